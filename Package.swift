@@ -1,0 +1,63 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "keychainfs",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "keychainfs", targets: ["keychainfs"]),
+        .library(name: "KeychainEngine", targets: ["KeychainEngine"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // System libraries (found with pkg-config).
+        .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+
+        // Crypto core: guarded key memory, AEAD, KDF, keyed hashes.
+        .target(name: "SodiumCrypto", dependencies: ["CSodium"], swiftSettings: strict),
+
+        // The keychain engine: schema, SecItem semantics, encrypted store, keybag, device lock.
+        .target(
+            name: "KeychainEngine",
+            dependencies: [
+                "SodiumCrypto",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+
+        // The control socket: framing, requests, client and server.
+        .target(name: "ControlChannel", dependencies: ["KeychainEngine"], swiftSettings: strict),
+
+        // The FUSE frontend: paths and errnos translated into keychain calls.
+        .target(
+            name: "KeychainFS",
+            dependencies: ["CFuse", "KeychainEngine", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+
+        // The daemon: one per mounted vault; wires engine, FUSE session, control socket, signals.
+        .target(
+            name: "KeychainDaemon",
+            dependencies: ["KeychainEngine", "KeychainFS", "ControlChannel", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+
+        // The command line: a thin client.
+        .executableTarget(
+            name: "keychainfs",
+            dependencies: [
+                "KeychainEngine", "KeychainDaemon", "ControlChannel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+
+        .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "SodiumCrypto", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
+        .testTarget(name: "MountTests", dependencies: ["keychainfs", "KeychainFS", "KeychainEngine"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,53 @@
+import Foundation
+import SodiumCrypto
+
+extension Keychain {
+    /// SecItemAdd (reference §4.1). Returns what the `r_…` keys ask for, or nil.
+    public func add(_ dictionary: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
+        try Self.requireGroups(caller)
+        let q = try ParsedQuery.parse(dictionary)
+        let schema = q.schema!
+        if !q.matchKeys.isEmpty { throw .param("kSecMatch… keys are not allowed in SecItemAdd") }
+        if q.persistentRef != nil { throw .param("kSecValuePersistentRef is not allowed in SecItemAdd") }
+        if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
+        if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
+        if q.useKeys[SecKey.useAuthenticationUI] == .string(SecKey.useAuthenticationUISkip) {
+            throw .param("kSecUseAuthenticationUISkip is only allowed in SecItemCopyMatching")
+        }
+
+        var attributes = q.attributes
+        let group = Attributes.accessGroup.code
+        if let requested = attributes[group] { try Self.requireEntitled(requested, caller) } else {
+            attributes[group] = .string(caller.defaultAccessGroup!)
+        }
+        for attribute in schema.attributes {
+            if attribute.flags.contains(.sharingGroup), attributes[attribute.code] != nil {
+                throw .missingEntitlement("setting \(attribute.name) needs a sharing entitlement")
+            }
+            if attribute.flags.contains(.systemManaged) { attributes[attribute.code] = nil }
+            if attribute.flags.contains(.materialized), attributes[attribute.code] == nil, let value = attribute.defaultValue {
+                attributes[attribute.code] = value
+            }
+        }
+        let accessibility = attributes[Attributes.accessible.code].flatMap { $0.stringValue }.flatMap(Accessibility.init) ?? schema.defaultAccessibility
+        attributes[Attributes.accessible.code] = .string(accessibility.rawValue)
+        let now = Self.now()
+        attributes[Attributes.creationDate.code] = .date(now)
+        attributes[Attributes.modificationDate.code] = .date(now)
+
+        return try protection.withLock { keybag throws(KeychainError) -> KeychainValue? in
+            if accessibility == .whenPasscodeSetThisDeviceOnly, !keybag.record.hasPasscode {
+                throw KeychainError(SecStatus.authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a device passcode")
+            }
+            let keys = try keybag.keys(for: accessibility)
+            let uuid = Sodium.randomBytes(16)
+            let sealed = ItemSealer.seal(attributes: attributes, secret: q.valueData, classCode: schema.code, uuid: uuid,
+                                         accessibility: accessibility, keys: keys)
+            let row = StoredRow(rowid: 0, uuid: uuid, accessibility: accessibility, metadata: sealed.metadata,
+                                rowKey: sealed.rowKey, secret: sealed.secret, lookups: hasher.columns(for: attributes, schema: schema))
+            _ = try store.write { db in try ItemTable.insert(db, schema, row) }
+            return try ResultBuilder(query: q, schema: schema, forAdd: true)
+                .value(attributes: attributes, persistentRef: persistentReference(row, schema)) { q.valueData }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+extension Keychain {
+    /// SecItemCopyMatching (reference §4.2). Returns one object for a limit of 1 (the default), an array
+    /// otherwise, nil when no `r_…` key asks for anything. Results come in insertion order.
+    public func copyMatching(_ query: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
+        try Self.requireGroups(caller)
+        let q = try ParsedQuery.parse(query)
+        let schema = q.schema!
+        if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
+        if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
+        if q.persistentRef != nil, !q.attributes.isEmpty {
+            throw .param("a persistent reference and other attributes cannot be searched at the same time")
+        }
+        if !q.matchKeys.isDisjoint(with: [SecKey.matchIssuers, SecKey.matchPolicy]) && !["cert", "idnt"].contains(schema.code)
+            || q.matchKeys.contains(SecKey.matchHostOrSubdomainOfHost) && schema.code != "inet" {
+            throw KeychainError(SecStatus.unimplemented, "this kSecMatch… filter is not supported for class '\(schema.code)'")
+        }
+        let limit = q.limit ?? 1
+        let filter = try filter(for: q, caller: caller)
+        let builder = ResultBuilder(query: q, schema: schema, forAdd: false)
+
+        return try protection.withLock { keybag throws(KeychainError) -> KeychainValue? in
+            let rows = try store.read { db in try ItemTable.select(db, schema, filter, limit: limit) }
+            guard !rows.isEmpty else { throw .notFound }
+            var results: [KeychainValue] = []
+            for row in rows {
+                // Every row reached is opened, even for existence queries: a class-A row while locked fails the call.
+                let attributes = try openAttributes(row, schema: schema, keybag: keybag)
+                let value = try builder.value(attributes: attributes, persistentRef: persistentReference(row, schema)) { () throws(KeychainError) in
+                    try openSecret(row, schema: schema, keybag: keybag)
+                }
+                if let value { results.append(value) }
+            }
+            if limit == 1 { return results.first }
+            return q.returns.isEmpty ? nil : .array(results)
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import GRDB
+import SodiumCrypto
+
+/// What `keychainfs device status` shows.
+public struct DeviceStatus: Sendable, Equatable {
+    public var state: DeviceState
+    public var passcodeSet: Bool
+    public var failedAttempts: Int
+    /// Unlock attempts are refused until then (nil: not locked out).
+    public var lockedOutUntil: Date?
+    /// Seconds after an unlock at which the device locks itself (nil: never).
+    public var autoLockSeconds: Int?
+    public var testDevice: Bool
+}
+
+/// The device-lock simulator (SPEC §3). Each command returns once its state is in force.
+extension Keychain {
+    public func deviceStatus() -> DeviceStatus {
+        protection.withLock { kb in
+            let r = kb.record
+            let lockout = r.lockedOutUntil.flatMap { $0 > Self.now() && !r.testDevice ? $0 : nil }
+            return DeviceStatus(state: kb.state, passcodeSet: r.hasPasscode, failedAttempts: r.failedAttempts,
+                                lockedOutUntil: lockout, autoLockSeconds: r.autoLockSeconds, testDevice: r.testDevice)
+        }
+    }
+
+    /// Locks the device: class A keys are wiped before this returns. Without a passcode it changes nothing.
+    public func lockDevice() {
+        protection.withLock { $0.lock() }
+    }
+
+    /// Simulates a reboot: classes A and C become unavailable until the next unlock.
+    public func rebootDevice() {
+        protection.withLock { $0.reboot() }
+    }
+
+    /// Unlocks with `passcode`. Wrong passcodes count towards the escalating delays.
+    public func unlockDevice(passcode: Data) throws(KeychainError) {
+        guard deviceStatus().passcodeSet else { return }
+        try verifyingPasscode(passcode) { keybag, kek throws(KeychainError) in try keybag.unlock(with: kek) }
+        scheduleAutoLock()
+    }
+
+    /// Sets the first passcode; the device is unlocked afterwards.
+    public func setPasscode(_ passcode: Data) throws(KeychainError) {
+        try Self.validate(passcode)
+        let (salt, hardness) = protection.withLock { (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness) }
+        let kek = try Keybag.passcodeKEK(passcode, salt: salt, hardness: hardness, deviceKey: deviceKey)
+        defer { kek.wipe() }
+        try protection.withLock { keybag throws(KeychainError) in try keybag.setPasscode(kek: kek, salt: salt) }
+        scheduleAutoLock()
+    }
+
+    /// Changes the passcode; `old` must be the current one.
+    public func changePasscode(old: Data, new: Data) throws(KeychainError) {
+        try Self.validate(new)
+        let (salt, hardness) = protection.withLock { (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness) }
+        let newKEK = try Keybag.passcodeKEK(new, salt: salt, hardness: hardness, deviceKey: deviceKey)
+        defer { newKEK.wipe() }
+        try verifyingPasscode(old) { keybag, oldKEK throws(KeychainError) in
+            try keybag.changePasscode(oldKEK: oldKEK, newKEK: newKEK, newSalt: salt)
+        }
+        scheduleAutoLock()
+    }
+
+    /// Removes the passcode (`current` must be it) and deletes every akpu item, as iOS does.
+    /// Returns how many items were deleted.
+    @discardableResult
+    public func removePasscode(current: Data) throws(KeychainError) -> Int {
+        try verifyingPasscode(current) { keybag, kek throws(KeychainError) -> Int in
+            try keybag.unlock(with: kek)  // verify first: a wrong passcode must not delete anything
+            let deleted = try store.write { db -> Int in
+                var count = 0
+                for schema in Schema.classes {
+                    let rows = try ItemTable.select(db, schema, ItemTable.Filter(accessibility: .whenPasscodeSetThisDeviceOnly))
+                    try ItemTable.delete(db, schema, rowids: rows.map(\.rowid))
+                    count += rows.count
+                }
+                return count
+            }
+            try keybag.removePasscode(kek: kek)
+            return deleted
+        }
+    }
+
+    /// Sets (or, with nil, turns off) the auto-lock delay after an unlock.
+    public func setAutoLock(seconds: Int?) throws(KeychainError) {
+        if let seconds, seconds <= 0 { throw .param("auto-lock needs a positive number of seconds, or 'off'") }
+        try protection.withLock { keybag throws(KeychainError) in try keybag.updateSettings { $0.autoLockSeconds = seconds } }
+        scheduleAutoLock()
+    }
+
+    /// Number of items per class, for `status`.
+    public func itemCounts() throws(KeychainError) -> [String: Int] {
+        try store.read { db in
+            var counts: [String: Int] = [:]
+            for schema in Schema.classes { counts[schema.code] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(schema.code)") ?? 0 }
+            return counts
+        }
+    }
+
+    // MARK: Passcode checks
+
+    static func validate(_ passcode: Data) throws(KeychainError) {
+        guard !passcode.isEmpty, passcode.count <= 1024 else { throw .param("a passcode must be 1 to 1024 bytes long") }
+    }
+
+    /// Runs `body` with the KEK of `passcode` (derived without holding the lock), counting a wrong
+    /// passcode as a failed attempt and refusing attempts during a lockout.
+    private func verifyingPasscode<T>(_ passcode: Data, _ body: (inout Keybag, GuardedKey) throws(KeychainError) -> T) throws(KeychainError) -> T {
+        let record = protection.withLock { $0.record }
+        guard record.hasPasscode else { throw .param("no passcode is set") }
+        if let until = record.lockedOutUntil, until > Self.now(), !record.testDevice {
+            throw KeychainError(SecStatus.authFailed, "too many wrong passcodes: try again in \(Int(until.timeIntervalSince(Self.now()).rounded(.up))) s")
+        }
+        let kek = try Keybag.passcodeKEK(passcode, salt: record.passcodeSalt!, hardness: record.hardness, deviceKey: deviceKey)
+        defer { kek.wipe() }
+        return try protection.withLock { keybag throws(KeychainError) -> T in
+            do throws(KeychainError) {
+                let result = try body(&keybag, kek)
+                if keybag.record.failedAttempts > 0 || keybag.record.lockedOutUntil != nil {
+                    try keybag.updateSettings { $0.failedAttempts = 0; $0.lockedOutUntil = nil }
+                }
+                return result
+            } catch where error.status == SecStatus.authFailed {
+                let failures = keybag.record.failedAttempts + 1
+                let delay = keybag.record.testDevice ? 0 : LockoutPolicy.delay(afterFailures: failures)
+                try keybag.updateSettings {
+                    $0.failedAttempts = failures
+                    $0.lockedOutUntil = delay > 0 ? Self.now().addingTimeInterval(delay) : nil
+                }
+                let wait = delay > 0 ? "; unlocking is disabled for \(Int(delay)) s" : ""
+                throw KeychainError(SecStatus.authFailed, "the passcode is not correct (\(failures) failed attempt\(failures == 1 ? "" : "s")\(wait))")
+            }
+        }
+    }
+
+    // MARK: Auto-lock
+
+    /// Arms the auto-lock timer from now; any later unlock re-arms it (a generation number voids older timers).
+    private func scheduleAutoLock() {
+        let generation = autoLockGeneration.withLock { g in g += 1; return g }
+        guard let seconds = protection.withLock({ $0.record.autoLockSeconds }), deviceStatus().passcodeSet else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { [weak self] in
+            guard let self, self.autoLockGeneration.withLock({ $0 }) == generation else { return }
+            self.lockDevice()
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import SodiumCrypto
+import Synchronization
+
+/// The keychain engine for one open vault: SecItemAdd / CopyMatching / Update / Delete with Apple's
+/// data-protection semantics, and the device-lock simulator. It knows nothing of FUSE or paths.
+///
+/// Every operation and every device command runs under one lock, so a command that changes the
+/// lock state is in force for every call that starts after it returns.
+public final class Keychain: Sendable {
+    /// The vault this keychain serves.
+    public let vault: Vault
+    let store: ItemStore
+    let hasher: LookupHasher
+    let deviceKey: GuardedKey
+    let protection: Mutex<Keybag>
+    let autoLockGeneration = Mutex<Int>(0)
+
+    /// Opens the vault at `vault`. The device starts before its first unlock if a passcode is set
+    /// (a daemon start is a boot), unlocked otherwise.
+    public init(vault: Vault, deviceKeyPath: String? = nil) throws(KeychainError) {
+        self.vault = vault
+        _ = try vault.config()
+        deviceKey = try DeviceKey.load(from: try vault.deviceKeyPath(override: deviceKeyPath))
+        let keybag = try Keybag(path: vault.keybagPath, deviceKey: deviceKey)
+        hasher = LookupHasher(indexKey: keybag.indexKey)
+        protection = Mutex(keybag)
+        store = try ItemStore(path: vault.databasePath)
+    }
+
+    /// Rejects callers without access groups (reference §4.1 #2).
+    static func requireGroups(_ caller: Caller) throws(KeychainError) {
+        guard !caller.accessGroups.isEmpty else { throw .missingEntitlement("the caller has no keychain access groups") }
+    }
+
+    static func requireEntitled(_ group: KeychainValue, _ caller: Caller) throws(KeychainError) {
+        guard let name = group.stringValue, caller.accessGroups.contains(name) else {
+            throw .missingEntitlement("the caller is not entitled to the requested access group")
+        }
+    }
+
+    /// Current time, as the keychain stamps it.
+    static func now() -> Date { Date() }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import GRDB
+
+/// Finding rows for a query and opening them: the part CopyMatching, Update and Delete share.
+extension Keychain {
+    /// The SQL filter for a parsed query: every given attribute, the caller's access groups, and the
+    /// implicit sync = 0 unless kSecAttrSynchronizable was given or the query is by persistent reference.
+    func filter(for q: ParsedQuery, caller: Caller) throws(KeychainError) -> ItemTable.Filter {
+        var filter = ItemTable.Filter()
+        for (code, value) in q.attributes { filter.equals.append((code, [hasher.hash(code, value)])) }
+        let group = Attributes.accessGroup.code
+        if let requested = q.attributes[group] {
+            try Self.requireEntitled(requested, caller)
+        } else {
+            filter.equals.append((group, caller.accessGroups.map { hasher.hash(group, .string($0)) }))
+        }
+        if let ref = q.persistentRef {
+            switch ref.target {
+            case .uuid(let uuid): filter.uuid = uuid
+            case .rowid(let rowid): filter.rowid = rowid
+            }
+        } else if !q.synchronizableSpecified {
+            filter.equals.append((Attributes.synchronizable.code, [hasher.hash(Attributes.synchronizable.code, 0)]))
+        }
+        return filter
+    }
+
+    /// Decrypts a row's attributes with its class's metadata key (errSecInteractionNotAllowed while the
+    /// class is unavailable) and checks them against the row's lookup columns, so a row whose columns
+    /// were tampered with is errSecDecode rather than a wrong answer.
+    func openAttributes(_ row: StoredRow, schema: ItemClassSchema, keybag: Keybag) throws(KeychainError) -> [String: KeychainValue] {
+        let keys = try keybag.keys(for: row.accessibility)
+        let attributes = try ItemSealer.openAttributes(row, classCode: schema.code, metadataKey: keys.metadataKey)
+        guard hasher.columns(for: attributes, schema: schema) == row.lookups,
+              attributes[Attributes.accessible.code] == .string(row.accessibility.rawValue)
+        else {
+            throw KeychainError(SecStatus.decode, "item \(row.rowid) of class '\(schema.code)' does not match its index: the vault was modified")
+        }
+        return attributes
+    }
+
+    func openSecret(_ row: StoredRow, schema: ItemClassSchema, keybag: Keybag) throws(KeychainError) -> Data? {
+        try ItemSealer.openSecret(row, classCode: schema.code, classKey: try keybag.keys(for: row.accessibility).classKey)
+    }
+
+    func persistentReference(_ row: StoredRow, _ schema: ItemClassSchema) -> Data {
+        PersistentReference(classCode: schema.code, uuid: row.uuid).data
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+extension Keychain {
+    /// SecItemUpdate (reference §4.3): every match is updated in one transaction; a primary-key change
+    /// that collides is errSecDuplicateItem and nothing changes. Persistent references survive.
+    public func update(_ query: KeychainDictionary, _ attributesToUpdate: KeychainDictionary, caller: Caller) throws(KeychainError) {
+        try Self.requireGroups(caller)
+        let q = try ParsedQuery.parse(query)
+        let schema = q.schema!
+        if q.hasReturnKeys { throw .param("kSecReturn… keys are not allowed in SecItemUpdate's query") }
+        if !q.matchKeys.isEmpty { throw .param("kSecMatch… keys (kSecMatchLimit included) are not allowed in SecItemUpdate") }
+        if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
+        if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
+        var (changes, newData) = try ParsedQuery.parseChanges(attributesToUpdate, schema: schema)
+        if let group = changes[Attributes.accessGroup.code] { try Self.requireEntitled(group, caller) }
+        changes[Attributes.modificationDate.code] = nil
+        let filter = try filter(for: q, caller: caller)
+
+        try protection.withLock { keybag throws(KeychainError) in
+            try store.write { db in
+                let rows = try ItemTable.select(db, schema, filter)
+                guard !rows.isEmpty else { throw KeychainError.notFound }
+                for row in rows {
+                    let old = try openAttributes(row, schema: schema, keybag: keybag)
+                    let secret = try newData ?? openSecret(row, schema: schema, keybag: keybag)
+                    var attributes = old.merging(changes) { $1 }
+                    attributes[Attributes.modificationDate.code] = .date(Self.nextModificationDate(after: old[Attributes.modificationDate.code]))
+                    let accessibility = Accessibility(rawValue: attributes[Attributes.accessible.code]?.stringValue ?? "") ?? row.accessibility
+                    if accessibility == .whenPasscodeSetThisDeviceOnly, !keybag.record.hasPasscode {
+                        throw KeychainError(SecStatus.authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a device passcode")
+                    }
+                    let sealed = ItemSealer.seal(attributes: attributes, secret: secret, classCode: schema.code, uuid: row.uuid,
+                                                 accessibility: accessibility, keys: try keybag.keys(for: accessibility))
+                    try ItemTable.update(db, schema, StoredRow(
+                        rowid: row.rowid, uuid: row.uuid, accessibility: accessibility, metadata: sealed.metadata,
+                        rowKey: sealed.rowKey, secret: sealed.secret, lookups: hasher.columns(for: attributes, schema: schema)))
+                }
+            }
+        }
+    }
+
+    /// mdat strictly increases: now, or 1 ms after the old value if the clock has not moved past it.
+    static func nextModificationDate(after old: KeychainValue?) -> Date {
+        let now = Self.now()
+        guard case .date(let previous) = old, now <= previous else { return now }
+        return previous.addingTimeInterval(0.001)
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import SodiumCrypto
+
+/// The keys in memory and the device state. Class keys are loaded exactly while their class is
+/// available and wiped the moment it is not (SPEC §3). Callers serialise access (the keychain's lock).
+struct Keybag {
+    let path: String
+    private(set) var record: KeybagRecord
+    private(set) var state: DeviceState
+    private let deviceKey: GuardedKey
+    private let deviceKEK: GuardedKey
+    private var classKeys: [Accessibility: GuardedKey] = [:]
+    private var metadataKeys: [Accessibility: GuardedKey] = [:]
+
+    /// The device-bound key for the lookup columns; always available.
+    let indexKey: GuardedKey
+
+    /// Makes a new keybag with a fresh class key and metadata key per class (akpu only exists with a passcode).
+    static func create(at path: String, deviceKey: GuardedKey, hardness: PasscodeHardness, testDevice: Bool) throws(KeychainError) {
+        let kek = KeyDerivation.subkey(of: deviceKey, context: "keychainfs.kek.device.v1")
+        defer { kek.wipe() }
+        var record = KeybagRecord(hardness: hardness, testDevice: testDevice)
+        for a in Accessibility.allCases where a != .whenPasscodeSetThisDeviceOnly {
+            seal(fresh: a, under: kek, into: &record)
+        }
+        try record.save(to: path)
+    }
+
+    /// Loads a keybag: class D always; every class when no passcode is set (the device boots unlocked).
+    init(path: String, deviceKey: GuardedKey) throws(KeychainError) {
+        self.path = path
+        self.record = try KeybagRecord.load(from: path)
+        self.deviceKey = deviceKey
+        self.deviceKEK = KeyDerivation.subkey(of: deviceKey, context: "keychainfs.kek.device.v1")
+        self.indexKey = KeyDerivation.subkey(of: deviceKey, context: "keychainfs.index.v1")
+        self.state = record.hasPasscode ? .beforeFirstUnlock : .noPasscode
+        try load(record.hasPasscode ? [.always, .alwaysThisDeviceOnly] : Accessibility.allCases, kek: deviceKEK)
+    }
+
+    // MARK: Keys for items
+
+    /// The keys of `accessibility`, or errSecInteractionNotAllowed while its class is unavailable.
+    func keys(for accessibility: Accessibility) throws(KeychainError) -> ItemSealer.Keys {
+        guard state.allows(accessibility), let c = classKeys[accessibility], let m = metadataKeys[accessibility] else {
+            throw .locked(accessibility.rawValue)
+        }
+        return ItemSealer.Keys(classKey: c, metadataKey: m)
+    }
+
+    // MARK: Transitions
+
+    /// Lock: class A keys and class-A metadata keys are wiped now.
+    mutating func lock() {
+        guard record.hasPasscode, state != .beforeFirstUnlock else { return }
+        wipe { $0.tier == .a }
+        state = .locked
+    }
+
+    /// Reboot: class A and C keys are wiped; the device waits for its first unlock.
+    mutating func reboot() {
+        guard record.hasPasscode else { return }
+        wipe { $0.tier != .d }
+        state = .beforeFirstUnlock
+    }
+
+    /// The passcode's key-encryption key: Argon2id(passcode) entangled with the device key. Slow by design;
+    /// call it without holding the keychain's lock.
+    static func passcodeKEK(_ passcode: Data, salt: Data, hardness: PasscodeHardness, deviceKey: GuardedKey) throws(KeychainError) -> GuardedKey {
+        let stretched: GuardedKey
+        do { stretched = try KeyDerivation.passcodeKey(passcode, salt: salt, hardness: hardness) } catch {
+            throw KeychainError(SecStatus.allocate, "Argon2id failed: \(error)")
+        }
+        defer { stretched.wipe() }
+        return KeyDerivation.subkey(of: deviceKey, context: "keychainfs.kek.passcode.v1", input: stretched)
+    }
+
+    /// Derives the key-encryption key for `passcode` with this keybag's salt and limits.
+    func passcodeKEK(_ passcode: Data, salt: Data? = nil) throws(KeychainError) -> GuardedKey {
+        guard let salt = salt ?? record.passcodeSalt else { throw .param("no passcode is set") }
+        return try Self.passcodeKEK(passcode, salt: salt, hardness: record.hardness, deviceKey: deviceKey)
+    }
+
+    /// Unlock with a passcode's KEK: loads classes A and C, or throws errSecAuthFailed for a wrong passcode.
+    mutating func unlock(with kek: GuardedKey) throws(KeychainError) {
+        guard record.hasPasscode else { return }
+        try load(Accessibility.allCases.filter { $0.tier != .d }, kek: kek)
+        state = .unlocked
+    }
+
+    /// Sets the first passcode: classes A and C are re-wrapped under it, the akpu class is created.
+    mutating func setPasscode(kek: GuardedKey, salt: Data) throws(KeychainError) {
+        guard !record.hasPasscode else { throw .param("a passcode is already set; use 'passcode change'") }
+        var next = record
+        next.passcodeSalt = salt
+        for a in Accessibility.allCases where a.tier != .d && a != .whenPasscodeSetThisDeviceOnly {
+            try rewrap(a, under: kek, into: &next)
+        }
+        Self.seal(fresh: .whenPasscodeSetThisDeviceOnly, under: kek, into: &next)
+        try commit(next)
+        try load([.whenPasscodeSetThisDeviceOnly], kek: kek)
+        state = .unlocked
+    }
+
+    /// Changes the passcode; `oldKEK` must unlock the current one.
+    mutating func changePasscode(oldKEK: GuardedKey, newKEK: GuardedKey, newSalt: Data) throws(KeychainError) {
+        try unlock(with: oldKEK)
+        var next = record
+        next.passcodeSalt = newSalt
+        for a in Accessibility.allCases where a.tier != .d { try rewrap(a, under: newKEK, into: &next) }
+        try commit(next)
+    }
+
+    /// Removes the passcode (`kek` must unlock it): akpu keys are destroyed, A and C fall back to the device key.
+    /// The caller deletes the akpu items in the same breath.
+    mutating func removePasscode(kek: GuardedKey) throws(KeychainError) {
+        try unlock(with: kek)
+        var next = record
+        next.passcodeSalt = nil
+        next.classKeys[Accessibility.whenPasscodeSetThisDeviceOnly.rawValue] = nil
+        next.metadataKeys[Accessibility.whenPasscodeSetThisDeviceOnly.rawValue] = nil
+        for a in Accessibility.allCases where a.tier != .d && a != .whenPasscodeSetThisDeviceOnly {
+            try rewrap(a, under: deviceKEK, into: &next)
+        }
+        try commit(next)
+        wipe { $0 == .whenPasscodeSetThisDeviceOnly }
+        state = .noPasscode
+    }
+
+    /// Persists the simulator's settings (failed attempts, lockout, auto-lock).
+    mutating func updateSettings(_ change: (inout KeybagRecord) -> Void) throws(KeychainError) {
+        var next = record
+        change(&next)
+        try commit(next)
+    }
+
+    // MARK: Wrapping
+
+    private static func classKeyAD(_ a: Accessibility) -> Data { Data("keychainfs.classkey.v1/\(a.rawValue)".utf8) }
+    private static func metadataKeyAD(_ a: Accessibility) -> Data { Data("keychainfs.metadatakey.v1/\(a.rawValue)".utf8) }
+
+    private static func seal(fresh a: Accessibility, under kek: GuardedKey, into record: inout KeybagRecord) {
+        let classKey = GuardedKey.random()
+        let metadataKey = GuardedKey.random()
+        defer { classKey.wipe(); metadataKey.wipe() }
+        record.classKeys[a.rawValue] = classKey.withBytes { AEAD.seal($0, key: kek, associatedData: classKeyAD(a)) }
+        record.metadataKeys[a.rawValue] = metadataKey.withBytes { AEAD.seal($0, key: classKey, associatedData: metadataKeyAD(a)) }
+    }
+
+    /// Re-seals a loaded class key under another KEK (its metadata key stays sealed under the class key).
+    private func rewrap(_ a: Accessibility, under kek: GuardedKey, into record: inout KeybagRecord) throws(KeychainError) {
+        guard let key = classKeys[a] else { throw KeychainError(SecStatus.internalError, "class key '\(a.rawValue)' is not loaded") }
+        record.classKeys[a.rawValue] = key.withBytes { AEAD.seal($0, key: kek, associatedData: Self.classKeyAD(a)) }
+    }
+
+    /// Unwraps the given classes; all or nothing. A wrong KEK is errSecAuthFailed.
+    private mutating func load(_ classes: [Accessibility], kek: GuardedKey) throws(KeychainError) {
+        var loaded: [(Accessibility, GuardedKey, GuardedKey)] = []
+        for a in classes {
+            guard let sealedClass = record.classKeys[a.rawValue], let sealedMetadata = record.metadataKeys[a.rawValue] else { continue }
+            do {
+                let c = try AEAD.openKey(sealedClass, key: kek, associatedData: Self.classKeyAD(a))
+                let m = try AEAD.openKey(sealedMetadata, key: c, associatedData: Self.metadataKeyAD(a))
+                loaded.append((a, c, m))
+            } catch {
+                for (_, c, m) in loaded { c.wipe(); m.wipe() }
+                throw KeychainError(SecStatus.authFailed, "the passcode is not correct")
+            }
+        }
+        for (a, c, m) in loaded {
+            classKeys[a]?.wipe(); metadataKeys[a]?.wipe()
+            classKeys[a] = c; metadataKeys[a] = m
+        }
+    }
+
+    private mutating func wipe(where predicate: (Accessibility) -> Bool) {
+        for a in Accessibility.allCases where predicate(a) {
+            classKeys.removeValue(forKey: a)?.wipe()
+            metadataKeys.removeValue(forKey: a)?.wipe()
+        }
+    }
+
+    private mutating func commit(_ next: KeybagRecord) throws(KeychainError) {
+        try next.save(to: path)
+        record = next
+    }
+}

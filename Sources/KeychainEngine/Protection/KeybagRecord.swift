@@ -1,0 +1,39 @@
+import Foundation
+import SodiumCrypto
+
+/// The keybag file's content: wrapped keys and the simulator's persistent settings. It holds no key
+/// in the clear: class keys are sealed under a key-encryption key, metadata keys under their class key.
+struct KeybagRecord: Codable {
+    var format = 1
+    /// Argon2id salt; nil when no passcode is set.
+    var passcodeSalt: Data?
+    var hardness: PasscodeHardness
+    /// Sealed class key per accessibility raw value.
+    var classKeys: [String: Data] = [:]
+    /// Sealed metadata key per accessibility raw value.
+    var metadataKeys: [String: Data] = [:]
+    var failedAttempts = 0
+    var lockedOutUntil: Date?
+    var autoLockSeconds: Int?
+    /// Test devices skip the escalating delays after wrong passcodes.
+    var testDevice: Bool
+
+    var hasPasscode: Bool { passcodeSalt != nil }
+
+    static func load(from path: String) throws(KeychainError) -> KeybagRecord {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw KeychainError(SecStatus.notAvailable, "keybag not found at \(path)")
+        }
+        do { return try JSONDecoder().decode(KeybagRecord.self, from: data) } catch {
+            throw KeychainError(SecStatus.decode, "keybag at \(path) is unreadable")
+        }
+    }
+
+    func save(to path: String) throws(KeychainError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data: Data
+        do { data = try encoder.encode(self) } catch { throw KeychainError(SecStatus.internalError, "cannot encode the keybag") }
+        try FileIO.writeAtomically(data, to: path, mode: 0o600)
+    }
+}

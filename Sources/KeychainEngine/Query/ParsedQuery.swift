@@ -1,0 +1,124 @@
+import Foundation
+
+/// A SecItem dictionary after key dispatch and value coercion (reference §3.1–3.2).
+/// Each operation then checks which groups of keys it allows.
+struct ParsedQuery {
+    var schema: ItemClassSchema?
+    /// Attribute filters (queries) or values (add), coerced to their kinds.
+    var attributes: [String: KeychainValue] = [:]
+    /// kSecAttrSynchronizable was given (any value, including SynchronizableAny): no implicit sync = 0 filter.
+    var synchronizableSpecified = false
+    /// kSecMatchLimit: nil when absent, `Int.max` for kSecMatchLimitAll.
+    var limit: Int?
+    /// Every `m_…` key present.
+    var matchKeys: Set<String> = []
+    /// The `r_…` keys whose value is true.
+    var returns: Set<String> = []
+    /// Any `r_…` key present, true or false.
+    var hasReturnKeys = false
+    var valueData: Data?
+    var persistentRef: PersistentReference?
+    var hasValueRef = false
+    var useKeys: [String: KeychainValue] = [:]
+
+    var returnsData: Bool { returns.contains(SecKey.returnData) }
+    var returnsAttributes: Bool { returns.contains(SecKey.returnAttributes) }
+    var returnsRef: Bool { returns.contains(SecKey.returnRef) }
+    var returnsPersistentRef: Bool { returns.contains(SecKey.returnPersistentRef) }
+
+    /// Parses a query or add dictionary. `classOptional` allows omitting kSecClass when a persistent
+    /// reference names the class.
+    static func parse(_ dict: KeychainDictionary) throws(KeychainError) -> ParsedQuery {
+        var q = ParsedQuery()
+        if let cls = dict[SecKey.class] {
+            guard let code = cls.stringValue else { throw .param("kSecClass must be a string") }
+            guard let schema = Schema.schema(for: code) else {
+                throw KeychainError(SecStatus.noSuchClass, "'\(code)' is not a keychain item class served here")
+            }
+            q.schema = schema
+        }
+        // Persistent refs can name the class; parse them before attributes need a schema.
+        if let ref = dict[SecKey.valuePersistentRef] {
+            guard let data = ref.dataValue, let parsed = PersistentReference(data) else {
+                throw .param("kSecValuePersistentRef is not a valid persistent reference")
+            }
+            q.persistentRef = parsed
+            if q.schema == nil { q.schema = Schema.schema(for: parsed.classCode) }
+            guard q.schema?.code == parsed.classCode else { throw .param("kSecValuePersistentRef names another class than kSecClass") }
+        }
+        guard let schema = q.schema else { throw .param("kSecClass is missing") }
+
+        for (key, value) in dict where key != SecKey.class && key != SecKey.valuePersistentRef {
+            if SecKey.forbidden.contains(key) { throw .param("'\(key)' is an internal attribute") }
+            if key.utf8.count == 4 {
+                try q.addAttribute(key, value, schema: schema)
+                continue
+            }
+            switch key.first {
+            case "m": try q.addMatchKey(key, value)
+            case "r":
+                guard SecKey.returnKeys.contains(key) else { throw .param("unknown return key '\(key)'") }
+                guard case .bool(let wanted) = value else { throw .param("'\(key)' must be a boolean (kCFBooleanTrue/False)") }
+                q.hasReturnKeys = true
+                if wanted { q.returns.insert(key) }
+            case "u":
+                guard SecKey.knownUseKeys.contains(key) else { throw .param("unknown use key '\(key)'") }
+                q.useKeys[key] = value
+            case "v":
+                switch key {
+                case SecKey.valueData:
+                    guard let data = value.dataValue else { throw .param("kSecValueData must be data") }
+                    q.valueData = data
+                case SecKey.valueRef: q.hasValueRef = true
+                default: throw .param("unknown value key '\(key)'")
+                }
+            case "f": continue  // internal callbacks: ignored, as Apple does
+            default: throw .param("'\(key)' is not a keychain dictionary key")
+            }
+        }
+        return q
+    }
+
+    private mutating func addAttribute(_ code: String, _ value: KeychainValue, schema: ItemClassSchema) throws(KeychainError) {
+        if code == SecKey.dataProtectionKeychain { return }
+        guard let attribute = schema.attribute(code) else { throw .noSuchAttr(code, in: schema.code) }
+        if attribute.kind == .synchronizable {
+            synchronizableSpecified = true
+            if value == .string(SecKey.synchronizableAny) { return }
+        }
+        attributes[code] = try ValueCoercion.coerce(value, to: attribute)
+    }
+
+    private mutating func addMatchKey(_ key: String, _ value: KeychainValue) throws(KeychainError) {
+        matchKeys.insert(key)
+        guard key == SecKey.matchLimit else { return }
+        switch value {
+        case .string(SecKey.matchLimitOne): limit = 1
+        case .string(SecKey.matchLimitAll): limit = .max
+        case .number(let n) where n > 0: limit = Int(n)
+        default: throw .param("kSecMatchLimit must be kSecMatchLimitOne, kSecMatchLimitAll or a positive number")
+        }
+    }
+
+    /// Parses SecItemUpdate's attributesToUpdate (reference §4.3): every key but `v_Data` is an attribute
+    /// lookup, so `class`, `r_…`, `m_…` and unknown keys are errSecNoSuchAttr.
+    static func parseChanges(_ dict: KeychainDictionary, schema: ItemClassSchema) throws(KeychainError) -> (attributes: [String: KeychainValue], data: Data?) {
+        var attributes: [String: KeychainValue] = [:]
+        var data: Data?
+        for (key, value) in dict {
+            if SecKey.forbidden.contains(key) { throw .param("'\(key)' is an internal attribute") }
+            if key == SecKey.valueData {
+                guard let d = value.dataValue else { throw .param("kSecValueData must be data") }
+                data = d
+                continue
+            }
+            if key == SecKey.dataProtectionKeychain { continue }
+            guard let attribute = schema.attribute(key) else { throw .noSuchAttr(key, in: schema.code) }
+            if attribute.flags.contains(.ignoredInUpdate) { continue }
+            if attribute.flags.contains(.sharingGroup) { throw .param("kSecAttrSharingGroup cannot be updated") }
+            if attribute.kind == .synchronizable, value == .string(SecKey.synchronizableAny) { continue }
+            attributes[key] = try ValueCoercion.coerce(value, to: attribute)
+        }
+        return (attributes, data)
+    }
+}

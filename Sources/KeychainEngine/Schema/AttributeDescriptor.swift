@@ -1,0 +1,79 @@
+/// How an attribute's values are typed and coerced (reference §3.2).
+public enum AttributeKind: Sendable {
+    /// String, data or number accepted and returned as given; matched on bytes (acct, svce, labl, …).
+    case blob
+    /// Data; a string becomes its UTF-8 bytes.
+    case data
+    /// String; data is decoded as UTF-8 (agrp, vwht, tkid, …).
+    case string
+    /// Integer; booleans become 0/1, integer strings become numbers, other strings are kept.
+    case number
+    /// Date.
+    case date
+    /// `pdmn`: one of the ``Accessibility`` raw values.
+    case accessibility
+    /// `sync`: 0/1, or kSecAttrSynchronizableAny in queries.
+    case synchronizable
+}
+
+/// Per-attribute flags, after Apple's schema flags (reference §2.1).
+public struct AttributeFlags: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Part of the class's UNIQUE set (`P`).
+    public static let primaryKey = AttributeFlags(rawValue: 1 << 0)
+    /// Written into every new item with its default when absent (`N` with `E`/`Z`).
+    public static let materialized = AttributeFlags(rawValue: 1 << 1)
+    /// Set by the keychain itself: callers' values are overwritten on add (cdat, mdat, musr).
+    public static let systemManaged = AttributeFlags(rawValue: 1 << 2)
+    /// Not in SecItemAdd's returned attributes (tomb, musr).
+    public static let omittedFromAddResult = AttributeFlags(rawValue: 1 << 3)
+    /// Silently ignored as a new value in SecItemUpdate (musr).
+    public static let ignoredInUpdate = AttributeFlags(rawValue: 1 << 4)
+    /// Needs a sharing entitlement to set, and cannot be updated (ggrp).
+    public static let sharingGroup = AttributeFlags(rawValue: 1 << 5)
+    /// Indexed in SQL for fast lookups (naming attributes, label).
+    public static let indexed = AttributeFlags(rawValue: 1 << 6)
+    /// Read-only through the filesystem (dates).
+    public static let readOnlyInFilesystem = AttributeFlags(rawValue: 1 << 7)
+}
+
+/// One attribute of an item class: the row of the schema table that drives validation, coercion,
+/// SQL columns, uniqueness, results and xattr names.
+public struct AttributeDescriptor: Sendable, Hashable {
+    /// Apple's raw 4-character key (`"acct"`).
+    public let code: String
+    /// Apple's public constant name (`"kSecAttrAccount"`), also the xattr name after `user.`.
+    public let name: String
+    public let kind: AttributeKind
+    public let flags: AttributeFlags
+    /// Value used when the attribute is absent (pk attributes are never NULL, reference §2.1).
+    public let defaultValue: KeychainValue?
+    /// Named values shown instead of raw ones (pdmn → kSecAttrAccessible…), if any.
+    public let enumeration: Enumeration?
+
+    public init(_ code: String, _ name: String, _ kind: AttributeKind, _ flags: AttributeFlags = [],
+                default defaultValue: KeychainValue? = nil, enumeration: Enumeration? = nil) {
+        self.code = code
+        self.name = name
+        self.kind = kind
+        self.flags = flags
+        self.defaultValue = defaultValue
+        self.enumeration = enumeration
+    }
+
+    public var isPrimaryKey: Bool { flags.contains(.primaryKey) }
+
+    public static func == (a: Self, b: Self) -> Bool { a.code == b.code }
+    public func hash(into h: inout Hasher) { h.combine(code) }
+}
+
+/// A table of named raw values for an enumerated attribute.
+public struct Enumeration: Sendable {
+    /// (raw value, public constant name) pairs.
+    public let cases: [(raw: KeychainValue, name: String)]
+
+    public func name(of raw: KeychainValue) -> String? { cases.first { $0.raw == raw }?.name }
+    public func raw(named name: String) -> KeychainValue? { cases.first { $0.name == name }?.raw }
+}

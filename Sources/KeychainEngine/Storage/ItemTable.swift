@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+
+/// The SQL of one class table, generated from its schema: a lookup column `h_<code>` per attribute,
+/// NOT NULL and UNIQUE together for the primary key, indexes for the indexed attributes.
+enum ItemTable {
+    static func column(_ code: String) -> String { "h_\(code)" }
+
+    static func createStatements(_ schema: ItemClassSchema) -> [String] {
+        let lookups = schema.attributes.map { "\(column($0.code)) BLOB\($0.isPrimaryKey ? " NOT NULL" : "")" }
+        let unique = schema.primaryKey.map { column($0.code) }.joined(separator: ", ")
+        var statements = ["""
+            CREATE TABLE IF NOT EXISTS \(schema.code) (
+              rowid INTEGER PRIMARY KEY AUTOINCREMENT,
+              uuid BLOB NOT NULL UNIQUE,
+              keyclass INTEGER NOT NULL,
+              metadata BLOB NOT NULL,
+              rowkey BLOB NOT NULL,
+              secret BLOB,
+              \(lookups.joined(separator: ",\n  ")),
+              UNIQUE(\(unique)))
+            """]
+        for attribute in schema.attributes where attribute.flags.contains(.indexed) {
+            statements.append("CREATE INDEX IF NOT EXISTS \(schema.code)_\(attribute.code) ON \(schema.code)(\(column(attribute.code)))")
+        }
+        return statements
+    }
+
+    /// A row filter: each lookup column must equal one of its hashes.
+    struct Filter {
+        var equals: [(code: String, oneOf: [Data])] = []
+        var uuid: Data?
+        var rowid: Int64?
+        var accessibility: Accessibility?
+    }
+
+    static func select(_ db: Database, _ schema: ItemClassSchema, _ filter: Filter, limit: Int? = nil) throws -> [StoredRow] {
+        var clauses: [String] = []
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        for (code, hashes) in filter.equals {
+            clauses.append("\(column(code)) IN (\(Array(repeating: "?", count: hashes.count).joined(separator: ",")))")
+            arguments.append(contentsOf: hashes)
+        }
+        if let uuid = filter.uuid { clauses.append("uuid = ?"); arguments.append(uuid) }
+        if let rowid = filter.rowid { clauses.append("rowid = ?"); arguments.append(rowid) }
+        if let a = filter.accessibility { clauses.append("keyclass = ?"); arguments.append(a.storageIndex) }
+        var sql = "SELECT * FROM \(schema.code)"
+        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
+        sql += " ORDER BY rowid"
+        if let limit, limit != .max { sql += " LIMIT \(limit)" }
+        let statement = try db.cachedStatement(sql: sql)
+        return try Row.fetchAll(statement, arguments: StatementArguments(arguments)).map { try decode($0, schema) }
+    }
+
+    static func insert(_ db: Database, _ schema: ItemClassSchema, _ row: StoredRow) throws -> Int64 {
+        let codes = schema.attributes.map(\.code)
+        let names = ["uuid", "keyclass", "metadata", "rowkey", "secret"] + codes.map(column)
+        let sql = "INSERT INTO \(schema.code) (\(names.joined(separator: ","))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ",")))"
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values(row, codes)))
+        return db.lastInsertedRowID
+    }
+
+    static func update(_ db: Database, _ schema: ItemClassSchema, _ row: StoredRow) throws {
+        let codes = schema.attributes.map(\.code)
+        let names = ["uuid", "keyclass", "metadata", "rowkey", "secret"] + codes.map(column)
+        let sql = "UPDATE \(schema.code) SET \(names.map { "\($0) = ?" }.joined(separator: ",")) WHERE rowid = ?"
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values(row, codes) + [row.rowid]))
+    }
+
+    static func delete(_ db: Database, _ schema: ItemClassSchema, rowids: [Int64]) throws {
+        for chunk in stride(from: 0, to: rowids.count, by: 500).map({ Array(rowids[$0..<min($0 + 500, rowids.count)]) }) {
+            try db.execute(sql: "DELETE FROM \(schema.code) WHERE rowid IN (\(chunk.map(String.init).joined(separator: ",")))")
+        }
+    }
+
+    private static func values(_ row: StoredRow, _ codes: [String]) -> [(any DatabaseValueConvertible)?] {
+        var values: [(any DatabaseValueConvertible)?] = [row.uuid, row.accessibility.storageIndex, row.metadata, row.rowKey, row.secret]
+        for code in codes { values.append(row.lookups[code] ?? nil) }
+        return values
+    }
+
+    private static func decode(_ row: Row, _ schema: ItemClassSchema) throws -> StoredRow {
+        guard let accessibility = Accessibility(storageIndex: row["keyclass"]) else {
+            throw KeychainError(SecStatus.decode, "row has an unknown protection class")
+        }
+        var lookups: [String: Data?] = [:]
+        for attribute in schema.attributes { lookups[attribute.code] = .some(row[column(attribute.code)] as Data?) }
+        return StoredRow(rowid: row["rowid"], uuid: row["uuid"], accessibility: accessibility,
+                         metadata: row["metadata"], rowKey: row["rowkey"], secret: row["secret"], lookups: lookups)
+    }
+}

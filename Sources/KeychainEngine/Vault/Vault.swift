@@ -1,0 +1,74 @@
+import Foundation
+import SodiumCrypto
+
+/// A vault directory (SPEC §1): the item database, the keybag, the config and, by default, the device key.
+public struct Vault: Sendable {
+    /// Persistent settings chosen at `init`.
+    public struct Config: Codable, Sendable {
+        public var format = 1
+        /// Where the device key lives when it is not the vault's own `device.key`.
+        public var deviceKeyPath: String?
+        public var testDevice: Bool
+    }
+
+    /// Absolute path of the vault directory.
+    public let directory: String
+
+    public init(directory: String) {
+        self.directory = URL(fileURLWithPath: directory).standardizedFileURL.path
+    }
+
+    public var configPath: String { directory + "/vault.json" }
+    public var keybagPath: String { directory + "/keybag" }
+    public var databasePath: String { directory + "/items.sqlite" }
+    public var defaultDeviceKeyPath: String { directory + "/device.key" }
+    /// The daemon's log (no secrets are ever logged).
+    public var logPath: String { directory + "/daemon.log" }
+
+    /// Whether `directory` holds a vault.
+    public var exists: Bool { FileManager.default.fileExists(atPath: configPath) }
+
+    /// Creates a new vault: directory (0700), device key (0600, optionally outside), keybag, database.
+    /// The device starts without a passcode.
+    public static func create(at directory: String, deviceKeyPath: String? = nil, testDevice: Bool = false) throws(KeychainError) -> Vault {
+        let vault = Vault(directory: directory)
+        guard !vault.exists else { throw .param("a vault already exists at \(vault.directory)") }
+        do {
+            try FileManager.default.createDirectory(atPath: vault.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw KeychainError(SecStatus.notAvailable, "cannot create \(vault.directory): \(error.localizedDescription)")
+        }
+        let external = deviceKeyPath.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        let keyPath = external ?? vault.defaultDeviceKeyPath
+        try DeviceKey.create(at: keyPath)
+        let deviceKey = try DeviceKey.load(from: keyPath)
+        defer { deviceKey.wipe() }
+        try Keybag.create(at: vault.keybagPath, deviceKey: deviceKey, hardness: testDevice ? .interactive : .moderate, testDevice: testDevice)
+        _ = try ItemStore(path: vault.databasePath)
+        try vault.save(Config(deviceKeyPath: external, testDevice: testDevice))
+        return vault
+    }
+
+    /// Reads the vault's config.
+    public func config() throws(KeychainError) -> Config {
+        guard let data = FileManager.default.contents(atPath: configPath) else {
+            throw KeychainError(SecStatus.notAvailable, "\(directory) is not a keychainfs vault (no vault.json); create one with 'keychainfs init'")
+        }
+        do { return try JSONDecoder().decode(Config.self, from: data) } catch {
+            throw KeychainError(SecStatus.decode, "\(configPath) is unreadable")
+        }
+    }
+
+    /// The device key path in force: an explicit override, the config's, or the default.
+    public func deviceKeyPath(override: String? = nil) throws(KeychainError) -> String {
+        if let override { return override }
+        return try config().deviceKeyPath ?? defaultDeviceKeyPath
+    }
+
+    private func save(_ config: Config) throws(KeychainError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        guard let data = try? encoder.encode(config) else { throw KeychainError(SecStatus.internalError, "cannot encode the vault config") }
+        try FileIO.writeAtomically(data, to: configPath, mode: 0o600)
+    }
+}

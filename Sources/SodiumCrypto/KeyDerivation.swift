@@ -1,0 +1,99 @@
+import CSodium
+import Foundation
+
+/// Argon2id work limits, named as libsodium names them.
+public enum PasscodeHardness: String, Codable, Sendable, CaseIterable {
+    /// ~120 ms here: for test devices.
+    case interactive
+    /// ~600 ms here: the default, as the SPEC asks.
+    case moderate
+
+    var limits: (ops: UInt64, mem: Int) {
+        switch self {
+        case .interactive: (UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE), Int(crypto_pwhash_MEMLIMIT_INTERACTIVE))
+        case .moderate: (UInt64(crypto_pwhash_OPSLIMIT_MODERATE), Int(crypto_pwhash_MEMLIMIT_MODERATE))
+        }
+    }
+}
+
+/// Key derivation: Argon2id for passcodes, keyed BLAKE2b for entangling and sub-keys.
+public enum KeyDerivation {
+    /// Length of an Argon2id salt.
+    public static let saltBytes = Int(crypto_pwhash_SALTBYTES)
+
+    /// Argon2id(passcode, salt) into guarded memory.
+    public static func passcodeKey(_ passcode: Data, salt: Data, hardness: PasscodeHardness) throws(CryptoError) -> GuardedKey {
+        Sodium.ensureInitialised()
+        let (ops, mem) = hardness.limits
+        var status: Int32 = -1
+        let key = GuardedKey.filled { dst in
+            status = passcode.withUnsafeBytes { p in
+                salt.withUnsafeBytes { s in
+                    crypto_pwhash(
+                        dst.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(GuardedKey.byteCount),
+                        p.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(passcode.count),
+                        s.baseAddress!.assumingMemoryBound(to: UInt8.self), ops, mem, crypto_pwhash_ALG_ARGON2ID13)
+                }
+            }
+        }
+        guard status == 0 else { key.wipe(); throw .kdfFailed }
+        return key
+    }
+
+    /// A sub-key: BLAKE2b keyed with `key` over `context ‖ input`, into guarded memory.
+    /// Used to entangle a passcode key with the device key and to derive purpose-bound keys.
+    public static func subkey(of key: GuardedKey, context: String, input: GuardedKey? = nil) -> GuardedKey {
+        GuardedKey.filled { dst in
+            var hash = Blake2b(key: key, outputBytes: GuardedKey.byteCount)
+            hash.update(Data(context.utf8))
+            input?.withBytes { hash.update($0) }
+            hash.finish(into: dst)
+        }
+    }
+
+    /// Keyed BLAKE2b of `parts` (each length-prefixed so that concatenations cannot collide), `outputBytes` long.
+    public static func keyedHash(_ parts: [Data], key: GuardedKey, outputBytes: Int = 16) -> Data {
+        var hash = Blake2b(key: key, outputBytes: outputBytes)
+        for part in parts {
+            withUnsafeBytes(of: UInt32(part.count).bigEndian) { hash.update($0) }
+            hash.update(part)
+        }
+        var out = Data(count: outputBytes)
+        out.withUnsafeMutableBytes { hash.finish(into: $0) }
+        return out
+    }
+}
+
+/// Incremental keyed BLAKE2b. libsodium's state is 64-byte aligned, which Swift cannot import,
+/// so it lives in aligned heap memory that is wiped when the hash finishes.
+struct Blake2b: ~Copyable {
+    private let state: UnsafeMutableRawPointer
+    private let size = crypto_generichash_statebytes()
+    private let outputBytes: Int
+
+    init(key: GuardedKey, outputBytes: Int) {
+        Sodium.ensureInitialised()
+        state = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
+        self.outputBytes = outputBytes
+        key.withBytes { k in
+            _ = crypto_generichash_init(OpaquePointer(state), k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count, outputBytes)
+        }
+    }
+
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        _ = crypto_generichash_update(OpaquePointer(state), base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
+    }
+
+    mutating func update(_ data: Data) { data.withUnsafeBytes { update($0) } }
+
+    mutating func finish(into out: UnsafeMutableRawBufferPointer) {
+        precondition(out.count == outputBytes)
+        _ = crypto_generichash_final(OpaquePointer(state), out.baseAddress!.assumingMemoryBound(to: UInt8.self), outputBytes)
+    }
+
+    deinit {
+        sodium_memzero(state, size)
+        state.deallocate()
+    }
+}

@@ -1,0 +1,36 @@
+import CSodium
+import Foundation
+
+/// Entry point of the crypto core: makes sure libsodium is initialised before any other call.
+public enum Sodium {
+    private static let initialised: Bool = sodium_init() >= 0
+
+    /// Initialises libsodium (idempotent, thread-safe). Every public type of this module calls it.
+    @discardableResult
+    public static func ensureInitialised() -> Bool {
+        precondition(initialised, "libsodium could not be initialised")
+        return initialised
+    }
+
+    /// `count` bytes from the system CSPRNG.
+    public static func randomBytes(_ count: Int) -> Data {
+        ensureInitialised()
+        var data = Data(count: count)
+        data.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, count) }
+        return data
+    }
+
+    /// Overwrites `data` with zeros in a way the optimiser keeps.
+    public static func wipe(_ data: inout Data) {
+        let count = data.count
+        guard count > 0 else { return }
+        data.withUnsafeMutableBytes { sodium_memzero($0.baseAddress!, count) }
+    }
+
+    /// Constant-time comparison.
+    public static func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
+        guard a.count == b.count else { return false }
+        if a.isEmpty { return true }
+        return a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in sodium_memcmp(pa.baseAddress!, pb.baseAddress!, a.count) == 0 } }
+    }
+}

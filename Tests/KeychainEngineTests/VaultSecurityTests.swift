@@ -1,0 +1,71 @@
+import Foundation
+import KeychainEngine
+import Testing
+
+/// What is on disk: no plaintext, no splicing, no reading without the device key.
+@Suite struct VaultSecurityTests {
+    @Test func noPlaintextInAnyVaultFile() throws {
+        let v = try TestVault()
+        let markers = ["svc-MARKER-7f3a", "acct-MARKER-91bd", "label-MARKER-c4e2", "secret-MARKER-55aa", "TEAM-MARKER-group"]
+        let caller = Caller(accessGroups: [markers[4]])
+        _ = try v.add(genp(markers[0], markers[1], ["labl": .string(markers[2]), "v_Data": data(markers[3])]), as: caller)
+        try v.update(genp(markers[0], markers[1]), ["v_Data": data(markers[3] + "-2")], as: caller)
+        let files = try FileManager.default.contentsOfDirectory(atPath: v.directory)
+        #expect(files.contains("items.sqlite"))
+        for file in files {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: v.directory + "/" + file))
+            for marker in markers { #expect(bytes.range(of: Data(marker.utf8)) == nil, "\(marker) found in \(file)") }
+        }
+    }
+
+    @Test func swappedRowsAreDetected() throws {
+        let v = try TestVault()
+        _ = try v.add(genp("svc", "a", ["v_Data": data("A")]))
+        _ = try v.add(genp("svc", "b", ["v_Data": data("B")]))
+        try v.withDatabase { db in
+            try db.exec("UPDATE genp SET metadata = (SELECT metadata FROM genp WHERE rowid = 2), secret = (SELECT secret FROM genp WHERE rowid = 2) WHERE rowid = 1")
+        }
+        #expect(v.status { _ = try v.copy(genp("svc", "a", ["r_Data": true])) } == SecStatus.decode)
+        try v.withDatabase { db in try db.exec("UPDATE genp SET h_acct = (SELECT h_acct FROM genp WHERE rowid = 2) || x'00' WHERE rowid = 1") }
+        #expect(v.status { _ = try v.copy(["class": "genp", "m_Limit": "m_LimitAll", "r_Data": true]) } == SecStatus.decode)
+        #expect(try v.copy(genp("svc", "b", ["r_Data": true])) == data("B"), "the intact item still reads")
+    }
+
+    @Test func aVaultWithoutItsDeviceKeyIsUnreadable() throws {
+        let v = try TestVault()
+        _ = try v.add(genp("svc", "a", ["v_Data": data("A")]))
+        let copy = v.directory + "-copy"
+        try FileManager.default.copyItem(atPath: v.directory, toPath: copy)
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try FileManager.default.removeItem(atPath: copy + "/device.key")
+        #expect(throws: KeychainError.self) { _ = try Keychain(vault: Vault(directory: copy)) }
+        // Another device key: the keybag does not open.
+        let other = try TestVault()
+        try FileManager.default.copyItem(atPath: other.directory + "/device.key", toPath: copy + "/device.key")
+        let opened = try? Keychain(vault: Vault(directory: copy))
+        #expect(opened == nil || (try? opened!.copyMatching(genp("svc", "a", ["r_Data": true]), caller: v.caller)) == nil)
+    }
+
+    @Test func externalDeviceKey() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("kc-ext-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        let vault = try Vault.create(at: base + "/vault", deviceKeyPath: base + "/uid.key", testDevice: true)
+        #expect(!FileManager.default.fileExists(atPath: base + "/vault/device.key"))
+        let attrs = try FileManager.default.attributesOfItem(atPath: base + "/uid.key")
+        #expect((attrs[.posixPermissions] as? Int) == 0o600)
+        let kc = try Keychain(vault: vault)
+        _ = try kc.add(genp("s", "a"), caller: Caller())
+    }
+
+    @Test func corruptedDatabaseGivesAClearError() throws {
+        let v = try TestVault()
+        let path = v.directory + "/items.sqlite"
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
+        try? FileManager.default.removeItem(atPath: path + "-wal")
+        try? FileManager.default.removeItem(atPath: path + "-shm")
+        do { _ = try Keychain(vault: Vault(directory: v.directory)); Issue.record("opened a corrupt vault") } catch {
+            #expect([SecStatus.notAvailable, SecStatus.decode].contains(error.status))
+        }
+    }
+}
