@@ -19,6 +19,7 @@ let package = Package(
         // System libraries (found with pkg-config).
         .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CSystem"),
 
         // Crypto core: guarded key memory, AEAD, KDF, keyed hashes.
         .target(name: "SodiumCrypto", dependencies: ["CSodium"], swiftSettings: strict),
@@ -39,20 +40,20 @@ let package = Package(
         // The FUSE frontend: paths and errnos translated into keychain calls.
         .target(
             name: "KeychainFS",
-            dependencies: ["CFuse", "KeychainEngine", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CFuse", "KeychainEngine", "SodiumCrypto", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
         // The daemon: one per mounted vault; wires engine, FUSE session, control socket, signals.
         .target(
             name: "KeychainDaemon",
-            dependencies: ["KeychainEngine", "KeychainFS", "ControlChannel", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CSystem", "KeychainEngine", "KeychainFS", "ControlChannel", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
         // The command line: a thin client.
         .executableTarget(
             name: "keychainfs",
             dependencies: [
-                "KeychainEngine", "KeychainDaemon", "ControlChannel",
+                "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

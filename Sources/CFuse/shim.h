@@ -4,5 +4,3 @@
 #include <fuse_lowlevel.h>
 #include <sys/xattr.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>

@@ -3,7 +3,11 @@ import Foundation
 extension Keychain {
     /// SecItemUpdate (reference §4.3): every match is updated in one transaction; a primary-key change
     /// that collides is errSecDuplicateItem and nothing changes. Persistent references survive.
-    public func update(_ query: KeychainDictionary, _ attributesToUpdate: KeychainDictionary, caller: Caller) throws(KeychainError) {
+    ///
+    /// `removing` (not in Apple's API; the filesystem's removexattr) clears attributes: primary-key and
+    /// always-present attributes go back to their defaults, optional ones disappear.
+    public func update(_ query: KeychainDictionary, _ attributesToUpdate: KeychainDictionary,
+                       removing: Set<String> = [], caller: Caller) throws(KeychainError) {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(query)
         let schema = q.schema!
@@ -14,6 +18,10 @@ extension Keychain {
         var (changes, newData) = try ParsedQuery.parseChanges(attributesToUpdate, schema: schema)
         if let group = changes[Attributes.accessGroup.code] { try Self.requireEntitled(group, caller) }
         changes[Attributes.modificationDate.code] = nil
+        for code in removing {
+            guard let attribute = schema.attribute(code) else { throw .noSuchAttr(code, in: schema.code) }
+            if attribute.flags.contains(.systemManaged) { throw KeychainError(SecStatus.readOnly, "\(attribute.name) is set by the keychain") }
+        }
         let filter = try filter(for: q, caller: caller)
 
         try protection.withLock { keybag throws(KeychainError) in
@@ -24,6 +32,7 @@ extension Keychain {
                     let old = try openAttributes(row, schema: schema, keybag: keybag)
                     let secret = try newData ?? openSecret(row, schema: schema, keybag: keybag)
                     var attributes = old.merging(changes) { $1 }
+                    for code in removing { attributes[code] = Self.removedValue(schema.attribute(code)!, schema, caller) }
                     attributes[Attributes.modificationDate.code] = .date(Self.nextModificationDate(after: old[Attributes.modificationDate.code]))
                     let accessibility = Accessibility(rawValue: attributes[Attributes.accessible.code]?.stringValue ?? "") ?? row.accessibility
                     if accessibility == .whenPasscodeSetThisDeviceOnly, !keybag.record.hasPasscode {
@@ -37,6 +46,13 @@ extension Keychain {
                 }
             }
         }
+    }
+
+    /// What an attribute becomes when removed: its default if items always carry it, otherwise nothing.
+    static func removedValue(_ attribute: AttributeDescriptor, _ schema: ItemClassSchema, _ caller: Caller) -> KeychainValue? {
+        if attribute.code == Attributes.accessible.code { return .string(schema.defaultAccessibility.rawValue) }
+        if attribute.code == Attributes.accessGroup.code { return caller.defaultAccessGroup.map(KeychainValue.string) }
+        return attribute.flags.contains(.materialized) ? attribute.defaultValue : nil
     }
 
     /// mdat strictly increases: now, or 1 ms after the old value if the clock has not moved past it.

@@ -1,0 +1,83 @@
+import Foundation
+import KeychainEngine
+
+/// The control protocol's version. A peer speaking another version is refused with errSecParam.
+public let controlProtocolVersion: Int64 = 1
+
+/// A request to the daemon: a command name and its arguments.
+public struct ControlRequest: Sendable {
+    public var command: ControlCommand
+    public var arguments: KeychainDictionary
+
+    public init(_ command: ControlCommand, _ arguments: KeychainDictionary = [:]) {
+        self.command = command
+        self.arguments = arguments
+    }
+
+    var encoded: KeychainValue {
+        .dictionary(["version": .number(controlProtocolVersion), "command": .string(command.rawValue), "arguments": .dictionary(arguments)])
+    }
+
+    init(decoding value: KeychainValue) throws(KeychainError) {
+        guard case .dictionary(let d) = value, d["version"] == .number(controlProtocolVersion) else {
+            throw KeychainError(SecStatus.param, "unsupported control protocol version (this daemon speaks version \(controlProtocolVersion))")
+        }
+        guard let name = d["command"]?.stringValue, let command = ControlCommand(rawValue: name) else {
+            throw KeychainError(SecStatus.param, "unknown control command")
+        }
+        self.command = command
+        self.arguments = d["arguments"]?.dictionaryValue ?? [:]
+    }
+}
+
+/// The commands the daemon understands.
+public enum ControlCommand: String, Sendable, CaseIterable {
+    case status
+    case deviceStatus = "device.status"
+    case deviceLock = "device.lock"
+    case deviceUnlock = "device.unlock"
+    case deviceReboot = "device.reboot"
+    case passcodeSet = "device.passcode.set"
+    case passcodeChange = "device.passcode.change"
+    case passcodeRemove = "device.passcode.remove"
+    case autoLock = "device.auto-lock"
+    case unmount
+    case itemAdd = "item.add"
+    case itemCopyMatching = "item.copy-matching"
+    case itemUpdate = "item.update"
+    case itemDelete = "item.delete"
+}
+
+/// The daemon's answer: an OSStatus, a message, and a result value.
+public struct ControlResponse: Sendable {
+    public var status: OSStatus
+    public var message: String
+    public var result: KeychainValue?
+
+    public init(status: OSStatus = SecStatus.success, message: String = "", result: KeychainValue? = nil) {
+        self.status = status
+        self.message = message
+        self.result = result
+    }
+
+    public init(error: KeychainError) { self.init(status: error.status, message: error.message) }
+
+    /// Throws the response's error, if it is one.
+    public func check() throws(KeychainError) -> KeychainValue? {
+        guard status == SecStatus.success else { throw KeychainError(status, message) }
+        return result
+    }
+
+    var encoded: KeychainValue {
+        var d: KeychainDictionary = ["status": .number(Int64(status)), "message": .string(message)]
+        if let result { d["result"] = result }
+        return .dictionary(d)
+    }
+
+    init(decoding value: KeychainValue) throws(KeychainError) {
+        guard case .dictionary(let d) = value, let status = d["status"]?.numberValue, let s = Int32(exactly: status) else {
+            throw KeychainError(SecStatus.decode, "malformed response from the daemon")
+        }
+        self.init(status: s, message: d["message"]?.stringValue ?? "", result: d["result"])
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import KeychainEngine
+
+/// Accepts connections on the control socket and answers each request with `handler`.
+/// The socket is 0600 and only peers with the daemon's uid (or root) are served.
+public final class ControlServer: Sendable {
+    public typealias Handler = @Sendable (ControlRequest) -> ControlResponse
+
+    public let socketPath: String
+    private let listener: Int32
+    private let handler: Handler
+
+    /// Binds the socket (replacing a stale one) and starts accepting on a background thread.
+    public init(socketPath: String, handler: @escaping Handler) throws(KeychainError) {
+        self.socketPath = socketPath
+        self.handler = handler
+        let directory = (socketPath as NSString).deletingLastPathComponent
+        mkdir(directory, 0o700)
+        unlink(socketPath)
+        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listener >= 0 else { throw KeychainError(SecStatus.notAvailable, "cannot create the control socket") }
+        var address = try ControlSocket.address(socketPath)
+        let previous = umask(0o177)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        umask(previous)
+        guard bound == 0, listen(listener, 64) == 0 else {
+            Glibc.close(listener)
+            throw KeychainError(SecStatus.notAvailable, "cannot listen on \(socketPath): \(String(cString: strerror(errno)))")
+        }
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "keychainfs-control"
+        thread.start()
+    }
+
+    /// Stops accepting and removes the socket file.
+    public func close() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        unlink(socketPath)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return
+            }
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            let thread = Thread { [self] in serve(connection) }
+            thread.start()
+        }
+    }
+
+    private func serve(_ connection: Int32) {
+        defer { Glibc.close(connection) }
+        guard peerIsAllowed(connection) else {
+            try? Framing.write(ControlResponse(status: SecStatus.authFailed, message: "this daemon serves only its owner").encoded, to: connection)
+            return
+        }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let response: ControlResponse
+        do {
+            guard let frame = try Framing.read(from: connection) else { return }
+            response = handler(try ControlRequest(decoding: frame))
+        } catch {
+            response = ControlResponse(error: error)
+        }
+        try? Framing.write(response.encoded, to: connection)
+    }
+
+    /// `struct ucred` (hidden behind _GNU_SOURCE in Glibc's module).
+    private struct PeerCredentials { var pid: Int32 = 0; var uid: UInt32 = 0; var gid: UInt32 = 0 }
+    private static let soPeerCred: Int32 = 17
+
+    private func peerIsAllowed(_ connection: Int32) -> Bool {
+        var credentials = PeerCredentials()
+        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+        guard getsockopt(connection, SOL_SOCKET, Self.soPeerCred, &credentials, &length) == 0 else { return false }
+        return credentials.uid == getuid() || credentials.uid == 0
+    }
+}

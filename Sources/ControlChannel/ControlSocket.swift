@@ -1,0 +1,29 @@
+import Foundation
+import KeychainEngine
+
+/// Where a vault's daemon listens, and how Unix socket addresses are built.
+public enum ControlSocket {
+    /// `VAULT/control.sock`, or, when that path is too long for a socket address, a name derived from
+    /// the vault path in a 0700 per-user directory under /tmp.
+    public static func path(for vault: Vault) -> String {
+        let inVault = vault.directory + "/control.sock"
+        if inVault.utf8.count < maxPathBytes { return inVault }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in vault.directory.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return "/tmp/keychainfs-\(getuid())/\(String(hash, radix: 16)).sock"
+    }
+
+    static let maxPathBytes = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
+
+    static func address(_ path: String) throws(KeychainError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < maxPathBytes else { throw KeychainError(SecStatus.param, "socket path too long: \(path)") }
+        withUnsafeMutableBytes(of: &address.sun_path) { dst in
+            dst.copyBytes(from: bytes)
+            dst[bytes.count] = 0
+        }
+        return address
+    }
+}

@@ -1,0 +1,81 @@
+import ControlChannel
+import Foundation
+import KeychainEngine
+import KeychainFS
+import Logging
+
+/// How a daemon serves its vault.
+public struct DaemonConfiguration: Sendable {
+    public var vault: Vault
+    public var mountpoint: String
+    public var caller: Caller
+    public var defaultAccessible: Accessibility?
+    public var deviceKeyPath: String?
+
+    public init(vault: Vault, mountpoint: String, caller: Caller, defaultAccessible: Accessibility?, deviceKeyPath: String?) {
+        self.vault = vault
+        self.mountpoint = mountpoint
+        self.caller = caller
+        self.defaultAccessible = defaultAccessible
+        self.deviceKeyPath = deviceKeyPath
+    }
+}
+
+/// One process per mounted vault: engine, keys, lock state, FUSE session and control socket (SPEC §1).
+public enum Daemon {
+    /// Serves until unmounted, SIGTERM/SIGINT, or `keychainfs unmount`. Returns the exit status.
+    public static func run(_ configuration: DaemonConfiguration, log: Logger) -> Int32 {
+        ProcessHardening.disableCoreDumps()
+        let exitRequest = ExitRequest()
+        ProcessHardening.onTerminationSignal { signal in
+            log.info("signal \(signal): unmounting")
+            exitRequest.fire()
+        }
+        do {
+            let lock = try VaultLock(configuration.vault)
+            let keychain = try Keychain(vault: configuration.vault, deviceKeyPath: configuration.deviceKeyPath)
+            let view = KeychainView(keychain: keychain, caller: configuration.caller, defaultAccessible: configuration.defaultAccessible)
+            let mount = try FuseMount(view: view, mountpoint: configuration.mountpoint, source: configuration.vault.directory, log: log)
+            exitRequest.set { mount.requestExit() }
+            let handler = ControlHandler(keychain: keychain, mountpoint: configuration.mountpoint) {
+                DispatchQueue.global().async { exitRequest.fire() }
+            }
+            let server = try ControlServer(socketPath: ControlSocket.path(for: configuration.vault), handler: handler.handle)
+            log.info("serving \(configuration.vault.directory) at \(configuration.mountpoint) (pid \(getpid()), device \(keychain.deviceStatus().state.rawValue))")
+            let result = mount.run()
+            server.close()
+            log.info("unmounted \(configuration.mountpoint)")
+            _ = consume lock
+            return result == 0 ? 0 : 1
+        } catch let error as KeychainError {
+            log.error("\(error)")
+            return 1
+        } catch {
+            log.error("\(error)")
+            return 1
+        }
+    }
+}
+
+/// The one-shot exit action, settable once the mount exists, callable from any thread.
+final class ExitRequest: @unchecked Sendable {
+    private let lock = NSLock()
+    private var action: (@Sendable () -> Void)?
+    private var fired = false
+
+    func set(_ action: @escaping @Sendable () -> Void) {
+        lock.lock()
+        let alreadyFired = fired
+        self.action = action
+        lock.unlock()
+        if alreadyFired { action() }
+    }
+
+    func fire() {
+        lock.lock()
+        fired = true
+        let action = self.action
+        lock.unlock()
+        action?()
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import KeychainEngine
+
+/// A failed filesystem operation: the errno returned to the kernel, and the OSStatus behind it if any.
+public struct FSError: Error, CustomStringConvertible, Sendable {
+    public let errno: Int32
+    public let status: OSStatus?
+    public let message: String
+
+    public init(_ errno: Int32, _ message: String) {
+        self.errno = errno
+        self.status = nil
+        self.message = message
+    }
+
+    /// The errno of a keychain error, from the one table.
+    public init(_ error: KeychainError) {
+        self.errno = ErrnoTable.errno(for: error.status)
+        self.status = error.status
+        self.message = error.message
+    }
+
+    public var description: String {
+        let code = status.map { " \(SecStatus.name(of: $0))" } ?? ""
+        return "\(String(cString: strerror(errno)))\(code): \(message)"
+    }
+}
+
+/// The one table mapping OSStatus to errno (SPEC §4 "Errors").
+public enum ErrnoTable {
+    public static let table: [(status: OSStatus, errno: Int32)] = [
+        (SecStatus.itemNotFound, ENOENT),
+        (SecStatus.duplicateItem, EEXIST),
+        (SecStatus.interactionNotAllowed, EACCES),
+        (SecStatus.authFailed, EPERM),
+        (SecStatus.param, EINVAL),
+        (SecStatus.noSuchAttr, ENOTSUP),  // on set; a get of an attribute the item lacks is ENODATA
+        (SecStatus.missingEntitlement, EACCES),
+        (SecStatus.decode, EIO),
+        (SecStatus.notAvailable, EIO),
+        (SecStatus.readOnly, EPERM),
+        (SecStatus.noSuchClass, ENOENT),
+        (SecStatus.unimplemented, ENOSYS),
+    ]
+
+    /// The errno for `status` (EIO for anything unexpected).
+    public static func errno(for status: OSStatus) -> Int32 {
+        table.first { $0.status == status }?.errno ?? EIO
+    }
+}
+
+/// Runs a keychain call, turning its error into an ``FSError``.
+func keychainCall<T>(_ body: () throws(KeychainError) -> T) throws(FSError) -> T {
+    do { return try body() } catch { throw FSError(error) }
+}

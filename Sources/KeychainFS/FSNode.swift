@@ -1,0 +1,53 @@
+import Foundation
+import KeychainEngine
+
+/// A resolved path in the mount.
+enum FSNode {
+    case root
+    case classDirectory(ItemClassSchema)
+    /// `<class>/<group>`: the value of the class's first naming attribute (a service, for genp).
+    case group(ItemClassSchema, value: KeychainValue, name: String)
+    case item(FSItem)
+    case value(FSItem)
+}
+
+/// An item as the filesystem sees it: its attributes and the persistent reference that addresses it.
+struct FSItem {
+    let schema: ItemClassSchema
+    let attributes: [String: KeychainValue]
+    let persistentRef: Data
+    /// `<class>/<group>/<item>`, for bookkeeping only (never logged).
+    let path: String
+
+    var inode: UInt64 { Inode.item(persistentRef) }
+
+    /// A query addressing exactly this item, stable across renames.
+    func query(_ extra: KeychainDictionary = [:]) -> KeychainDictionary {
+        [SecKey.class: .string(schema.code), SecKey.valuePersistentRef: .data(persistentRef)].merging(extra) { $1 }
+    }
+
+    var modified: Date {
+        if case .date(let d) = attributes[Attributes.modificationDate.code] { return d }
+        return Date(timeIntervalSince1970: 0)
+    }
+}
+
+/// A path split into byte components (names may hold any bytes but `/` and NUL).
+struct FSPath {
+    let components: [[UInt8]]
+    let text: String
+
+    init(_ cPath: UnsafePointer<CChar>) {
+        let bytes = Array(UnsafeRawBufferPointer(start: cPath, count: strlen(cPath)))
+        components = bytes.split(separator: 0x2F).map(Array.init)
+        text = String(decoding: bytes, as: UTF8.self)
+    }
+
+    init(_ text: String) {
+        components = Array(text.utf8).split(separator: 0x2F).map(Array.init)
+        self.text = text
+    }
+
+    var depth: Int { components.count }
+    var parent: FSPath { FSPath("/" + components.dropLast().map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/")) }
+}

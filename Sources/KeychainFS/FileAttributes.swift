@@ -1,0 +1,30 @@
+import Foundation
+
+/// What `stat` shows for a node.
+public struct FileAttributes: Sendable {
+    public var isDirectory: Bool
+    public var inode: UInt64
+    public var size: Int
+    public var modified: Date
+
+    /// Directories 0700, `value` 0600: private to the mounting user (SPEC §4 "Mount behaviour").
+    public var permissions: UInt32 { isDirectory ? 0o700 : 0o600 }
+}
+
+/// Inode numbers that stay the same for an item across its life: derived from its persistent
+/// reference (which survives updates and renames), never reused by another item.
+enum Inode {
+    static let root: UInt64 = 1
+
+    static func classDirectory(_ index: Int) -> UInt64 { UInt64(2 + index) }
+
+    static func item(_ persistentRef: Data) -> UInt64 { hash(persistentRef) & ~3 | 1 << 63 }
+    static func value(ofItem inode: UInt64) -> UInt64 { inode | 1 }
+    static func group(_ classCode: String, _ name: String) -> UInt64 { hash(Data((classCode + "/" + name).utf8)) & ~3 | 2 | 1 << 63 }
+
+    private static func hash(_ data: Data) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in data { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return h
+    }
+}

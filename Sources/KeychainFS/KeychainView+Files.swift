@@ -1,0 +1,85 @@
+import Foundation
+import KeychainEngine
+import SodiumCrypto
+
+/// `value` files: every read checks the lock; writes are buffered and committed atomically at close.
+extension KeychainView {
+    func open(_ path: FSPath, flags: Int32) throws(FSError) -> UInt64 {
+        guard case .value(let item) = try resolve(path) else { throw FSError(EISDIR, "only 'value' can be opened") }
+        let writable = flags & O_ACCMODE != O_RDONLY
+        let truncating = flags & O_TRUNC != 0
+        var buffer: Data?
+        if writable {
+            buffer = truncating ? Data() : try secret(of: item)
+        } else {
+            _ = try secret(of: item)  // refuse the open itself while the item is unavailable
+        }
+        return openFiles.insert(.init(item: item, writable: writable, append: flags & O_APPEND != 0, buffer: buffer, dirty: writable && truncating))
+    }
+
+    func read(_ handle: UInt64, offset: Int, size: Int) throws(FSError) -> Data {
+        let (item, writable) = try openFiles.with(handle) { h throws(FSError) in (h.item, h.writable) }
+        // Checks the lock on every read; a reader keeps the version it started with at offset 0.
+        let current = try secret(of: item)
+        let content = try openFiles.with(handle) { h throws(FSError) -> Data in
+            if writable { return h.buffer ?? Data() }
+            if offset == 0 || h.buffer == nil {
+                if h.buffer != nil { Sodium.wipe(&h.buffer!) }
+                h.buffer = current
+            }
+            return h.buffer!
+        }
+        guard offset < content.count else { return Data() }
+        return content.subdata(in: content.startIndex + offset..<content.startIndex + min(content.count, offset + size))
+    }
+
+    func write(_ handle: UInt64, offset: Int, data: Data) throws(FSError) -> Int {
+        try openFiles.with(handle) { h throws(FSError) -> Int in
+            guard h.writable, var buffer = h.buffer else { throw FSError(EBADF, "not open for writing") }
+            let start = h.append ? buffer.count : offset
+            guard start + data.count <= Self.maxValueBytes else { throw FSError(EFBIG, "a value is at most 1 MiB") }
+            if buffer.count < start { buffer.append(Data(count: start - buffer.count)) }
+            buffer.replaceSubrange(start..<min(buffer.count, start + data.count), with: data)
+            h.buffer = buffer
+            h.dirty = true
+            return data.count
+        }
+    }
+
+    func truncate(_ path: FSPath, size: Int, handle: UInt64?) throws(FSError) {
+        guard size <= Self.maxValueBytes else { throw FSError(EFBIG, "a value is at most 1 MiB") }
+        if let handle {
+            try openFiles.with(handle) { h throws(FSError) in
+                guard h.writable, var buffer = h.buffer else { throw FSError(EBADF, "not open for writing") }
+                buffer = resized(buffer, to: size)
+                h.buffer = buffer
+                h.dirty = true
+            }
+            return
+        }
+        guard case .value(let item) = try resolve(path) else { throw FSError(EISDIR, "only 'value' can be truncated") }
+        var current = try secret(of: item)
+        defer { Sodium.wipe(&current) }
+        try commit(resized(current, to: size), to: item)
+    }
+
+    private func resized(_ data: Data, to size: Int) -> Data {
+        data.count >= size ? data.prefix(size) : data + Data(count: size - data.count)
+    }
+
+    /// Commits a writer's buffer (every close() of a descriptor calls this).
+    func flush(_ handle: UInt64) throws(FSError) {
+        let pending = try openFiles.with(handle) { h throws(FSError) -> (FSItem, Data)? in
+            guard h.dirty, let buffer = h.buffer else { return nil }
+            h.dirty = false
+            return (h.item, buffer)
+        }
+        if let (item, data) = pending { try commit(data, to: item) }
+    }
+
+    func release(_ handle: UInt64) throws(FSError) {
+        guard var h = openFiles.remove(handle) else { return }
+        defer { if h.buffer != nil { Sodium.wipe(&h.buffer!) } }
+        if h.dirty, let buffer = h.buffer { try commit(buffer, to: h.item) }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import KeychainEngine
+
+/// mkdir = Add, rmdir = Delete, mv = Update of the naming attributes (SPEC §4 "Operations").
+extension KeychainView {
+    func makeDirectory(_ path: FSPath) throws(FSError) {
+        switch path.depth {
+        case 0, 1:
+            if case .classDirectory = try? resolve(path) { throw FSError(EEXIST, "class directories always exist") }
+            throw FSError(EPERM, "the mount's root holds only the class directories")
+        case 2:
+            guard case .classDirectory(let schema) = try resolve(path.parent) else { throw FSError(ENOENT, "no such class") }
+            let name = String(decoding: path.components[1], as: UTF8.self)
+            guard naming(schema).parseGroup(path.components[1]) != nil, path.components[1].count <= ItemNaming.maxNameBytes else {
+                throw FSError(EINVAL, "not a canonical name: escape %, ;, control and non-UTF-8 bytes as %XX")
+            }
+            if (try? resolve(path)) != nil { throw FSError(EEXIST, "the group exists") }
+            pendingGroups.withLock { _ = $0.insert(groupKey(schema, name)) }
+        case 3:
+            guard case .group(let schema, let groupValue, _) = try resolve(path.parent) else { throw FSError(ENOENT, "no such group") }
+            let naming = naming(schema)
+            guard let key = naming.parseItem(path.components[2]), !ItemNaming.isShortened(path.components[2]) else {
+                throw FSError(EINVAL, "not a canonical item name: <name>[;<code>=<value>…] with qualifiers in alphabetical order")
+            }
+            var attributes = key.filter { code, value in
+                naming.qualifiers.first { $0.code == code }.map { value != $0.defaultValue && code != Attributes.accessGroup.code } ?? true
+            }
+            if let group = key[Attributes.accessGroup.code], group != .string(caller.defaultAccessGroup ?? "") {
+                attributes[Attributes.accessGroup.code] = group
+            }
+            attributes[SecKey.class] = .string(schema.code)
+            attributes[schema.namingAttributes.group.code] = groupValue
+            if let defaultAccessible { attributes[Attributes.accessible.code] = .string(defaultAccessible.rawValue) }
+            _ = try keychainCall { () throws(KeychainError) in try keychain.add(attributes, caller: caller) }
+        default:
+            throw FSError(EINVAL, "an item directory holds only 'value'")
+        }
+    }
+
+    func removeDirectory(_ path: FSPath) throws(FSError) {
+        switch try resolve(path) {
+        case .root, .classDirectory:
+            throw FSError(EPERM, "class directories cannot be removed")
+        case .group(let schema, let value, let name):
+            var query = groupQuery(schema, value)
+            query[SecKey.matchLimit] = .string(SecKey.matchLimitOne)
+            if (try? keychain.copyMatching(query, caller: caller)) != nil { throw FSError(ENOTEMPTY, "the group holds items") }
+            pendingGroups.withLock { _ = $0.remove(groupKey(schema, name)) }
+        case .item(let item):
+            try keychainCall { () throws(KeychainError) in try keychain.delete(item.query(), caller: caller) }
+            removals.withLock { $0.forget(item.path) }
+            // Like any directory, the group outlives its last entry until it is removed itself (rm -r GROUP).
+            pendingGroups.withLock { _ = $0.insert(groupKey(item.schema, String(item.path.split(separator: "/", maxSplits: 2)[1]))) }
+        case .value:
+            throw FSError(ENOTDIR, "'value' is a file")
+        }
+    }
+
+    /// `unlink value` alone is refused; inside `rm -r ITEM` it is accepted (see ``RemovalTracker``).
+    func unlink(_ path: FSPath, by pid: Int32) throws(FSError) {
+        guard case .value(let item) = try resolve(path) else { throw FSError(EISDIR, "only 'value' is a file") }
+        guard removals.withLock({ $0.acceptUnlink(in: item.path, by: pid) }) else {
+            throw FSError(EPERM, "an item's value cannot be unlinked; remove the item directory (rmdir / rm -r) to delete it")
+        }
+    }
+
+    func rename(_ from: FSPath, to: FSPath) throws(FSError) {
+        if from.components == to.components { return }
+        switch try resolve(from) {
+        case .item(let item): try renameItem(item, to: to)
+        case .group(let schema, let value, let name): try renameGroup(schema, value: value, name: name, to: to)
+        default: throw FSError(EPERM, "only item and group directories can be renamed")
+        }
+    }
+
+    private func renameItem(_ item: FSItem, to: FSPath) throws(FSError) {
+        guard to.depth == 3 else { throw FSError(EINVAL, "an item directory must stay at item depth") }
+        guard to.components[0] == Array(item.schema.code.utf8) else { throw FSError(EXDEV, "items cannot move to another class") }
+        guard case .group(_, let groupValue, _) = try resolve(to.parent) else { throw FSError(ENOENT, "no such group") }
+        let naming = naming(item.schema)
+        guard let key = naming.parseItem(to.components[2]), !ItemNaming.isShortened(to.components[2]) else {
+            throw FSError(EINVAL, "not a canonical item name")
+        }
+        var changes = key.filter { code, value in naming.qualifiers.first { $0.code == code }.map { value != $0.defaultValue } ?? true }
+        changes[item.schema.namingAttributes.group.code] = groupValue
+        let removing = Set(naming.qualifiers.map(\.code)).subtracting(changes.keys).intersection(item.attributes.keys)
+        try keychainCall { () throws(KeychainError) in
+            try keychain.update(item.query(), changes, removing: removing, caller: caller)
+        }
+        removals.withLock { $0.forget(item.path) }
+    }
+
+    private func renameGroup(_ schema: ItemClassSchema, value: KeychainValue, name: String, to: FSPath) throws(FSError) {
+        guard to.depth == 2 else { throw FSError(EINVAL, "a group directory must stay at group depth") }
+        guard to.components[0] == Array(schema.code.utf8) else { throw FSError(EXDEV, "groups cannot move to another class") }
+        guard let newValue = naming(schema).parseGroup(to.components[1]), !ItemNaming.isShortened(to.components[1]) else {
+            throw FSError(EINVAL, "not a canonical name")
+        }
+        if (try? resolve(to)) != nil { throw FSError(EEXIST, "the target group exists") }
+        let newName = String(decoding: to.components[1], as: UTF8.self)
+        let wasPending = pendingGroups.withLock { $0.remove(groupKey(schema, name)) != nil }
+        do throws(KeychainError) {
+            try keychain.update(groupQuery(schema, value), [schema.namingAttributes.group.code: newValue], caller: caller)
+        } catch where error.status == SecStatus.itemNotFound && wasPending {
+            // An empty group made with mkdir: only its name moves.
+        } catch {
+            if wasPending { pendingGroups.withLock { _ = $0.insert(groupKey(schema, name)) } }
+            throw FSError(error)
+        }
+        if wasPending { pendingGroups.withLock { _ = $0.insert(groupKey(schema, newName)) } }
+    }
+
+    /// Files can only be `value`, which always exists: creating any other file is refused.
+    func create(_ path: FSPath) throws(FSError) -> Never {
+        if path.depth == 4, case .item = try resolve(path.parent) {
+            throw FSError(EINVAL, "an item directory holds only 'value'")
+        }
+        throw FSError(EINVAL, "files exist only as ITEM/value; make items with mkdir")
+    }
+}

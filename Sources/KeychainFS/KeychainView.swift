@@ -1,0 +1,192 @@
+import Foundation
+import KeychainEngine
+import Synchronization
+
+/// The filesystem as a thin translation of paths into keychain calls (SPEC §4). No FUSE types here:
+/// ``FuseOperations`` turns kernel requests into these calls and their ``FSError``s into errnos.
+public final class KeychainView: Sendable {
+    /// Largest `value` accepted (SPEC §4: bigger is EFBIG).
+    public static let maxValueBytes = 1 << 20
+
+    let keychain: Keychain
+    let caller: Caller
+    /// Accessibility given to items made with mkdir (nil: the class's default).
+    let defaultAccessible: Accessibility?
+    let mountTime = Date()
+    let openFiles = OpenFiles()
+    /// Group directories made with mkdir that hold no item yet.
+    let pendingGroups = Mutex<Set<String>>([])
+    let removals = Mutex(RemovalTracker())
+
+    public init(keychain: Keychain, caller: Caller, defaultAccessible: Accessibility? = nil) {
+        self.keychain = keychain
+        self.caller = caller
+        self.defaultAccessible = defaultAccessible
+    }
+
+    func naming(_ schema: ItemClassSchema) -> ItemNaming {
+        ItemNaming(schema: schema, defaultGroup: caller.defaultAccessGroup ?? "")
+    }
+
+    // MARK: Resolving paths
+
+    func resolve(_ path: FSPath) throws(FSError) -> FSNode {
+        let c = path.components
+        if c.isEmpty { return .root }
+        guard let code = String(validating: c[0], as: UTF8.self), let schema = Schema.schema(for: code) else {
+            throw FSError(ENOENT, "not a class directory")
+        }
+        if c.count == 1 { return .classDirectory(schema) }
+        let group = try resolveGroup(schema, c[1])
+        if c.count == 2 { return group }
+        guard case .group(_, let groupValue, let groupName) = group else { throw FSError(ENOENT, "no such group") }
+        let item = try resolveItem(schema, groupValue: groupValue, groupName: groupName, name: c[2])
+        if c.count == 3 { return .item(item) }
+        guard c[3] == Array("value".utf8), !removals.withLock({ $0.isValueHidden(in: item.path) }) else {
+            throw FSError(ENOENT, "an item directory holds only 'value'")
+        }
+        if c.count == 4 { return .value(item) }
+        throw FSError(ENOTDIR, "'value' is a file")
+    }
+
+    private func resolveGroup(_ schema: ItemClassSchema, _ name: [UInt8]) throws(FSError) -> FSNode {
+        let naming = naming(schema)
+        let text = String(decoding: name, as: UTF8.self)
+        if ItemNaming.isShortened(name) {
+            guard let match = try listGroups(schema).first(where: { $0.name == text }) else { throw FSError(ENOENT, "no such group") }
+            return .group(schema, value: match.value, name: text)
+        }
+        guard let value = naming.parseGroup(name) else { throw FSError(ENOENT, "not a canonical name") }
+        if pendingGroups.withLock({ $0.contains(groupKey(schema, text)) }) { return .group(schema, value: value, name: text) }
+        _ = try keychainCall { () throws(KeychainError) in
+            try keychain.copyMatching(groupQuery(schema, value), caller: caller)
+        }
+        return .group(schema, value: value, name: text)
+    }
+
+    private func resolveItem(_ schema: ItemClassSchema, groupValue: KeychainValue, groupName: String, name: [UInt8]) throws(FSError) -> FSItem {
+        let text = String(decoding: name, as: UTF8.self)
+        if ItemNaming.isShortened(name) {
+            guard let item = try listItems(schema, groupValue: groupValue, groupName: groupName).first(where: { $0.name == text })?.item else {
+                throw FSError(ENOENT, "no such item")
+            }
+            return item
+        }
+        guard let key = naming(schema).parseItem(name) else { throw FSError(ENOENT, "not a canonical item name") }
+        var query = key.merging([SecKey.class: .string(schema.code), schema.namingAttributes.group.code: groupValue]) { $1 }
+        query[SecKey.returnAttributes] = true
+        query[SecKey.returnPersistentRef] = true
+        let found = try keychainCall { () throws(KeychainError) in try keychain.copyMatching(query, caller: caller) }
+        return try item(schema, from: found, path: schema.code + "/" + groupName + "/" + text)
+    }
+
+    private func item(_ schema: ItemClassSchema, from result: KeychainValue?, path: String) throws(FSError) -> FSItem {
+        guard var attributes = result?.dictionaryValue, let ref = attributes.removeValue(forKey: SecKey.valuePersistentRef)?.dataValue else {
+            throw FSError(EIO, "the keychain returned no item")
+        }
+        return FSItem(schema: schema, attributes: attributes, persistentRef: ref, path: path)
+    }
+
+    func groupQuery(_ schema: ItemClassSchema, _ value: KeychainValue) -> KeychainDictionary {
+        [SecKey.class: .string(schema.code), schema.namingAttributes.group.code: value, Attributes.synchronizable.code: .string(SecKey.synchronizableAny)]
+    }
+
+    func groupKey(_ schema: ItemClassSchema, _ name: String) -> String { schema.code + "/" + name }
+
+    // MARK: Listing
+
+    /// The groups of a class (services, for genp): from its items, plus the ones just made with mkdir.
+    func listGroups(_ schema: ItemClassSchema) throws(FSError) -> [(name: String, value: KeychainValue)] {
+        let query: KeychainDictionary = [SecKey.class: .string(schema.code), Attributes.synchronizable.code: .string(SecKey.synchronizableAny),
+                                         SecKey.matchLimit: .string(SecKey.matchLimitAll), SecKey.returnAttributes: true]
+        let naming = naming(schema)
+        var seen = Set<String>()
+        var groups: [(String, KeychainValue)] = []
+        for attributes in try allMatches(query) {
+            let name = naming.groupName(attributes)
+            if seen.insert(name).inserted { groups.append((name, attributes[schema.namingAttributes.group.code] ?? "")) }
+        }
+        for key in pendingGroups.withLock({ $0 }) where key.hasPrefix(schema.code + "/") {
+            let name = String(key.dropFirst(schema.code.count + 1))
+            if seen.insert(name).inserted, let value = naming.parseGroup(Array(name.utf8)) { groups.append((name, value)) }
+        }
+        return groups
+    }
+
+    func listItems(_ schema: ItemClassSchema, groupValue: KeychainValue, groupName: String) throws(FSError) -> [(name: String, item: FSItem)] {
+        var query = groupQuery(schema, groupValue)
+        query[SecKey.matchLimit] = .string(SecKey.matchLimitAll)
+        query[SecKey.returnAttributes] = true
+        query[SecKey.returnPersistentRef] = true
+        let naming = naming(schema)
+        var items: [(String, FSItem)] = []
+        for result in try allMatches(query) {
+            let name = naming.itemName(result)
+            items.append((name, try item(schema, from: .dictionary(result), path: schema.code + "/" + groupName + "/" + name)))
+        }
+        return items
+    }
+
+    private func allMatches(_ query: KeychainDictionary) throws(FSError) -> [[String: KeychainValue]] {
+        do {
+            return try keychain.copyMatching(query, caller: caller)?.arrayValue?.compactMap(\.dictionaryValue) ?? []
+        } catch where error.status == SecStatus.itemNotFound {
+            return []
+        } catch {
+            throw FSError(error)
+        }
+    }
+
+    /// Directory entries of `path` with their attributes (without `.` and `..`).
+    func list(_ path: FSPath, by pid: Int32) throws(FSError) -> [(name: String, attributes: FileAttributes)] {
+        switch try resolve(path) {
+        case .root:
+            return Schema.classes.enumerated().map { ($1.code, directoryAttributes(Inode.classDirectory($0))) }
+        case .classDirectory(let schema):
+            return try listGroups(schema).map { ($0.name, directoryAttributes(Inode.group(schema.code, $0.name))) }
+        case .group(let schema, let value, let name):
+            return try listItems(schema, groupValue: value, groupName: name).map {
+                ($0.name, FileAttributes(isDirectory: true, inode: $0.item.inode, size: 0, modified: $0.item.modified))
+            }
+        case .item(let item):
+            removals.withLock { $0.noteListing(of: item.path, by: pid) }
+            if removals.withLock({ $0.isValueHidden(in: item.path) }) { return [] }
+            return [("value", try valueAttributes(item))]
+        case .value:
+            throw FSError(ENOTDIR, "'value' is a file")
+        }
+    }
+
+    // MARK: Attributes
+
+    func attributes(_ path: FSPath) throws(FSError) -> FileAttributes {
+        switch try resolve(path) {
+        case .root: return directoryAttributes(Inode.root)
+        case .classDirectory(let schema): return directoryAttributes(Inode.classDirectory(Schema.classes.firstIndex { $0.code == schema.code } ?? 0))
+        case .group(let schema, _, let name): return directoryAttributes(Inode.group(schema.code, name))
+        case .item(let item): return FileAttributes(isDirectory: true, inode: item.inode, size: 0, modified: item.modified)
+        case .value(let item): return try valueAttributes(item)
+        }
+    }
+
+    private func directoryAttributes(_ inode: UInt64) -> FileAttributes {
+        FileAttributes(isDirectory: true, inode: inode, size: 0, modified: mountTime)
+    }
+
+    private func valueAttributes(_ item: FSItem) throws(FSError) -> FileAttributes {
+        FileAttributes(isDirectory: false, inode: Inode.value(ofItem: item.inode), size: try secret(of: item).count, modified: item.modified)
+    }
+
+    /// The item's secret, read now: this is where the lock is checked.
+    func secret(of item: FSItem) throws(FSError) -> Data {
+        try keychainCall { () throws(KeychainError) in
+            try keychain.copyMatching(item.query([SecKey.returnData: true]), caller: caller)?.dataValue ?? Data()
+        }
+    }
+
+    func commit(_ data: Data, to item: FSItem) throws(FSError) {
+        try keychainCall { () throws(KeychainError) in
+            try keychain.update(item.query(), [SecKey.valueData: .data(data)], caller: caller)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import KeychainEngine
+
+/// Attribute values as xattr bytes (SPEC §4 "Attributes as xattrs"): strings as UTF-8, data raw,
+/// numbers as decimal, dates as ISO 8601 UTC with milliseconds, enumerations by constant name
+/// (the raw value is accepted on write).
+enum XattrFormat {
+    /// Prefix of every keychain xattr.
+    static let namespace = "user."
+    /// The read-only persistent-reference xattr.
+    static let persistentRefName = "kSecValuePersistentRef"
+
+    static func encode(_ value: KeychainValue, as attribute: AttributeDescriptor) -> Data {
+        if let name = attribute.enumeration?.name(of: value) { return Data(name.utf8) }
+        switch value {
+        case .string(let s): return Data(s.utf8)
+        case .data(let d): return d
+        case .number(let n): return Data(String(n).utf8)
+        case .bool(let b): return Data((b ? "1" : "0").utf8)
+        case .date(let d): return Data(dateFormatter().string(from: d).utf8)
+        case .array, .dictionary: return ValueCodec.encode(value)
+        }
+    }
+
+    /// Parses bytes written with setfattr; nil when they do not fit the attribute's kind.
+    static func decode(_ bytes: Data, as attribute: AttributeDescriptor) -> KeychainValue? {
+        let text = String(validating: bytes, as: UTF8.self)
+        if let enumeration = attribute.enumeration, let text {
+            if let raw = enumeration.raw(named: text) { return raw }
+            if enumeration.cases.contains(where: { $0.raw == .string(text) }) { return .string(text) }
+        }
+        switch attribute.kind {
+        case .blob: return text.map(KeychainValue.string) ?? .data(bytes)
+        case .data: return .data(bytes)
+        case .string, .accessibility: return text.map(KeychainValue.string)
+        case .number, .synchronizable:
+            guard let text else { return nil }
+            switch text {
+            case "true": return .number(1)
+            case "false": return .number(0)
+            default: return Int64(text).map(KeychainValue.number)
+            }
+        case .date:
+            return text.flatMap { dateFormatter().date(from: $0) }.map(KeychainValue.date)
+        }
+    }
+
+    private static func dateFormatter() -> ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter
+    }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import KeychainEngine
+
+struct Device: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Drive the device-lock simulator of a running daemon.",
+        discussion: "Each command returns once the new state is in force: the next read after 'lock' fails.",
+        subcommands: [DeviceStatusCommand.self, Lock.self, Unlock.self, Reboot.self, Passcode.self, AutoLock.self])
+
+    struct DeviceStatusCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "status", abstract: "State, passcode, failed attempts, auto-lock.")
+        @OptionGroup var address: DaemonAddress
+        func run() throws { DeviceStatusPrinter.print(try address.send(.deviceStatus)?.dictionaryValue ?? [:]) }
+    }
+
+    struct Lock: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Lock: WhenUnlocked items become unavailable (EACCES).")
+        @OptionGroup var address: DaemonAddress
+        func run() throws {
+            let status = try address.send(.deviceLock)?.dictionaryValue
+            if status?["state"] == "no-passcode" { print("no passcode is set: the device stays unlocked (as on iOS)") }
+        }
+    }
+
+    struct Unlock: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unlock with the passcode.")
+        @OptionGroup var address: DaemonAddress
+        @Flag(help: "Read the passcode from standard input instead of prompting.") var passcodeStdin = false
+        func run() throws {
+            var input = PasscodeInput(fromStdin: passcodeStdin)
+            _ = try address.send(.deviceUnlock, ["passcode": .data(try input.next("Passcode: "))])
+        }
+    }
+
+    struct Reboot: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Reboot: AfterFirstUnlock items too become unavailable until the next unlock.")
+        @OptionGroup var address: DaemonAddress
+        func run() throws { _ = try address.send(.deviceReboot) }
+    }
+
+    struct AutoLock: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "auto-lock", abstract: "Lock automatically SECONDS after each unlock, or 'off'.")
+        @OptionGroup var address: DaemonAddress
+        @Argument(help: "Seconds, or 'off'.") var seconds: String
+        func run() throws {
+            if seconds == "off" { _ = try address.send(.autoLock); return }
+            guard let n = Int64(seconds), n > 0 else { throw ValidationError("expected a positive number of seconds or 'off'") }
+            _ = try address.send(.autoLock, ["seconds": .number(n)])
+        }
+    }
+
+    struct Passcode: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set, change or remove the device passcode.", subcommands: [Set.self, Change.self, Remove.self])
+
+        struct Set: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Set the first passcode (standard input: one line).")
+            @OptionGroup var address: DaemonAddress
+            @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
+            func run() throws {
+                var input = PasscodeInput(fromStdin: passcodeStdin)
+                let passcode = try input.next("New passcode: ")
+                if !passcodeStdin, try input.next("Again: ") != passcode { throw CLIError("the passcodes differ") }
+                _ = try address.send(.passcodeSet, ["passcode": .data(passcode)])
+            }
+        }
+
+        struct Change: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Change the passcode (standard input: old, then new, one per line).")
+            @OptionGroup var address: DaemonAddress
+            @Flag(help: "Read the passcodes from standard input.") var passcodeStdin = false
+            func run() throws {
+                var input = PasscodeInput(fromStdin: passcodeStdin)
+                let old = try input.next("Current passcode: ")
+                let new = try input.next("New passcode: ")
+                if !passcodeStdin, try input.next("Again: ") != new { throw CLIError("the passcodes differ") }
+                _ = try address.send(.passcodeChange, ["old": .data(old), "new": .data(new)])
+            }
+        }
+
+        struct Remove: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Remove the passcode: every WhenPasscodeSetThisDeviceOnly item is deleted, as on iOS.")
+            @OptionGroup var address: DaemonAddress
+            @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
+            func run() throws {
+                var input = PasscodeInput(fromStdin: passcodeStdin)
+                let result = try address.send(.passcodeRemove, ["passcode": .data(try input.next("Current passcode: "))])
+                print("passcode removed; \(result?.dictionaryValue?["deletedItems"]?.numberValue ?? 0) WhenPasscodeSet item(s) deleted")
+            }
+        }
+    }
+}

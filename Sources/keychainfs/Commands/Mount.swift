@@ -1,0 +1,65 @@
+import ArgumentParser
+import ControlChannel
+import Foundation
+import KeychainDaemon
+import KeychainEngine
+import Logging
+
+struct Mount: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Mount a vault and serve it (in the background unless --foreground).")
+
+    @Argument(help: "The vault directory.")
+    var vault: String
+
+    @Argument(help: "Where to mount it (created if missing).")
+    var mountpoint: String
+
+    @Flag(help: "Stay in the foreground and log to standard error.")
+    var foreground = false
+
+    @Option(name: .customLong("access-group"), help: "An access group of the mount's caller, in order (repeatable; default: 'default').")
+    var accessGroups: [String] = []
+
+    @Option(help: "Accessibility of items made with mkdir (raw value such as 'ck' or constant name).")
+    var defaultAccessible: String?
+
+    @Option(help: "The device key file, if it is not the vault's own.")
+    var deviceKey: String?
+
+    func validate() throws {
+        if let defaultAccessible, Accessibility(argument: defaultAccessible) == nil {
+            throw ValidationError("unknown accessibility '\(defaultAccessible)': use ak, ck, dk, aku, cku, dku, akpu or a kSecAttrAccessible… name")
+        }
+    }
+
+    func run() throws {
+        let vault = Vault(directory: vault)
+        _ = try vault.config()
+        try FileManager.default.createDirectory(atPath: mountpoint, withIntermediateDirectories: true)
+        let mountpoint = MountTable.canonical(mountpoint)
+        if MountTable.isMounted(mountpoint) { throw CLIError("\(mountpoint) is already a keychainfs mount") }
+        if ControlClient(vault: vault).isDaemonRunning { throw CLIError("\(vault.directory) is already served by a daemon") }
+
+        guard foreground else { return try Background.start(arguments: daemonArguments(mountpoint), vault: vault, mountpoint: mountpoint) }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .info
+            return handler
+        }
+        let configuration = DaemonConfiguration(
+            vault: vault, mountpoint: mountpoint,
+            caller: Caller(accessGroups: accessGroups.isEmpty ? Caller.defaultAccessGroups : accessGroups),
+            defaultAccessible: defaultAccessible.flatMap(Accessibility.init(argument:)), deviceKeyPath: deviceKey)
+        let status = Daemon.run(configuration, log: Logger(label: "keychainfs"))
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    private func daemonArguments(_ mountpoint: String) -> [String] {
+        var arguments = ["mount", Vault(directory: vault).directory, mountpoint, "--foreground"]
+        for group in accessGroups { arguments += ["--access-group", group] }
+        if let defaultAccessible { arguments += ["--default-accessible", defaultAccessible] }
+        if let deviceKey { arguments += ["--device-key", URL(fileURLWithPath: deviceKey).standardizedFileURL.path] }
+        return arguments
+    }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+import ControlChannel
+import Foundation
+import KeychainEngine
+import KeychainFS
+
+struct Unmount: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Unmount a vault and stop its daemon; returns once the mount is gone.")
+
+    @Argument(help: "The mount point.")
+    var mountpoint: String
+
+    func run() throws {
+        guard let entry = MountTable.entry(mountpoint: mountpoint) else { throw CLIError("\(mountpoint) is not a keychainfs mount") }
+        let client = ControlClient(vault: Vault(directory: entry.vault))
+        if (try? client.send(ControlRequest(.unmount)).check()) == nil {
+            // No daemon answers (killed?): remove the dead mount.
+            FuseMount.detach(entry.mountpoint)
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while MountTable.isMounted(entry.mountpoint) {
+            guard Date() < deadline else {
+                FuseMount.detach(entry.mountpoint)
+                throw CLIError("the daemon did not unmount \(entry.mountpoint) within 10 s; detached it")
+            }
+            usleep(10_000)
+        }
+        while client.isDaemonRunning, Date() < deadline { usleep(10_000) }
+    }
+}

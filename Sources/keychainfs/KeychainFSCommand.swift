@@ -1,0 +1,14 @@
+import ArgumentParser
+
+@main
+struct KeychainFSCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keychainfs",
+        abstract: "Apple's keychain on Linux: a vault mounted with FUSE, with a device-lock simulator.",
+        discussion: """
+            Secrets are files: cat MOUNT/genp/<service>/<account>/value. Attributes are xattrs on the item \
+            directory (getfattr -d). 'keychainfs device lock' makes WhenUnlocked items unreadable (EACCES) \
+            until 'keychainfs device unlock'.
+            """,
+        subcommands: [Init.self, Mount.self, Unmount.self, Status.self, Device.self])
+}

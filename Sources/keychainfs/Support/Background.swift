@@ -1,0 +1,50 @@
+import ControlChannel
+import Foundation
+import KeychainEngine
+
+/// Starts the daemon as a detached child (its own session, output to the vault's log) and returns
+/// once the mount serves requests, or fails with the daemon's own words.
+enum Background {
+    static func start(arguments: [String], vault: Vault, mountpoint: String) throws {
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, vault.logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        let setsid: Int16 = 0x80  // POSIX_SPAWN_SETSID: no terminal signal reaches the daemon
+        posix_spawnattr_setflags(&attributes, setsid)
+        let logStart = (try? FileManager.default.attributesOfItem(atPath: vault.logPath)[.size] as? Int) ?? 0
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        guard spawned == 0 else { throw CLIError("cannot start the daemon: \(String(cString: strerror(spawned)))") }
+
+        let deadline = Date().addingTimeInterval(20)
+        let client = ControlClient(vault: vault)
+        while Date() < deadline {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                throw CLIError("the daemon exited:\n" + logTail(vault.logPath, from: logStart))
+            }
+            if MountTable.isMounted(mountpoint), client.isDaemonRunning {
+                print("mounted \(vault.directory) at \(mountpoint) (daemon pid \(pid), log \(vault.logPath))")
+                return
+            }
+            usleep(20_000)
+        }
+        kill(pid, SIGTERM)
+        throw CLIError("the daemon did not become ready within 20 s:\n" + logTail(vault.logPath, from: logStart))
+    }
+
+    private static func logTail(_ path: String, from offset: Int) -> String {
+        guard let data = FileManager.default.contents(atPath: path), data.count > offset else { return "(no log output)" }
+        return String(decoding: data.suffix(from: offset).suffix(4000), as: UTF8.self)
+    }
+}

@@ -1,0 +1,5 @@
+/// A command-line failure with a sentence for the user (ArgumentParser prints it and exits 1).
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

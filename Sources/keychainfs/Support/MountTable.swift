@@ -1,0 +1,47 @@
+import Foundation
+
+/// The keychainfs entries of /proc/self/mounts: the source field is the vault directory.
+enum MountTable {
+    struct Entry { let vault: String; let mountpoint: String }
+
+    static func entries() -> [Entry] {
+        guard let text = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count >= 3, fields[2] == "fuse.keychainfs" else { return nil }
+            return Entry(vault: unescape(fields[0]), mountpoint: unescape(fields[1]))
+        }
+    }
+
+    static func entry(mountpoint: String) -> Entry? {
+        let path = canonical(mountpoint)
+        return entries().last { $0.mountpoint == path }
+    }
+
+    static func isMounted(_ mountpoint: String) -> Bool { entry(mountpoint: mountpoint) != nil }
+
+    /// Absolute path with symlinks resolved where possible.
+    static func canonical(_ path: String) -> String {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        guard let resolved = realpath(absolute, nil) else { return absolute }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// /proc/mounts writes space, tab, newline and backslash as octal escapes.
+    private static func unescape(_ field: Substring) -> String {
+        var bytes: [UInt8] = []
+        let raw = Array(field.utf8)
+        var i = 0
+        while i < raw.count {
+            if raw[i] == 0x5C, i + 3 < raw.count, let value = UInt8(String(decoding: raw[i + 1...i + 3], as: UTF8.self), radix: 8) {
+                bytes.append(value)
+                i += 4
+            } else {
+                bytes.append(raw[i])
+                i += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

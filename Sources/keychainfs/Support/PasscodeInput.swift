@@ -1,0 +1,47 @@
+import Foundation
+
+/// Passcodes come from a no-echo prompt on the terminal or, with `--passcode-stdin`, one per line on
+/// standard input. Never from argv, where any user could read them in /proc.
+struct PasscodeInput {
+    let fromStdin: Bool
+    private var stdinLines: [Data]?
+
+    init(fromStdin: Bool) { self.fromStdin = fromStdin }
+
+    /// The next passcode; `prompt` is shown on the terminal.
+    mutating func next(_ prompt: String) throws -> Data {
+        if fromStdin {
+            if stdinLines == nil {
+                let all = FileHandle.standardInput.readDataToEndOfFile()
+                stdinLines = all.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
+                    Data(line.last == 0x0D ? line.dropLast() : line)
+                }
+            }
+            guard let line = stdinLines?.first, !line.isEmpty else { throw CLIError("expected one more passcode line on standard input") }
+            stdinLines!.removeFirst()
+            return line
+        }
+        return try Self.prompt(prompt)
+    }
+
+    private static func prompt(_ prompt: String) throws -> Data {
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard tty >= 0 else { throw CLIError("no terminal to ask for the passcode: use --passcode-stdin") }
+        defer { close(tty) }
+        var saved = termios()
+        tcgetattr(tty, &saved)
+        var silent = saved
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(tty, TCSAFLUSH, &silent)
+        defer {
+            tcsetattr(tty, TCSAFLUSH, &saved)
+            _ = write(tty, "\n", 1)
+        }
+        _ = prompt.withCString { write(tty, $0, strlen($0)) }
+        var line = Data()
+        var byte: UInt8 = 0
+        while read(tty, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
+        guard !line.isEmpty else { throw CLIError("no passcode entered") }
+        return line
+    }
+}
