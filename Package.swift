@@ -59,6 +59,7 @@ let package = Package(
             swiftSettings: strict),
 
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "SodiumCrypto", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
-        .testTarget(name: "MountTests", dependencies: ["keychainfs", "KeychainFS", "KeychainEngine"], swiftSettings: strict),
+        .testTarget(name: "KeychainFSTests", dependencies: ["KeychainFS", "KeychainEngine"], swiftSettings: strict),
+        .testTarget(name: "MountTests", dependencies: ["keychainfs", "CSystem", "ControlChannel", "KeychainEngine"], swiftSettings: strict),
     ]
 )

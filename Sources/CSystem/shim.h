@@ -4,3 +4,4 @@
 #include <sys/mount.h>
 
 static inline int keychainfs_set_nondumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
+#include <sys/xattr.h>

@@ -49,5 +49,10 @@ struct FSPath {
     }
 
     var depth: Int { components.count }
+
+    /// Names longer than NAME_MAX are refused as by any Linux filesystem (FUSE itself allows 1024 bytes).
+    func checkNameLengths() throws(FSError) {
+        if components.contains(where: { $0.count > 255 }) { throw FSError(ENAMETOOLONG, "a name is longer than 255 bytes") }
+    }
     var parent: FSPath { FSPath("/" + components.dropLast().map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/")) }
 }

@@ -14,7 +14,7 @@ extension KeychainView {
         } else {
             _ = try secret(of: item)  // refuse the open itself while the item is unavailable
         }
-        return openFiles.insert(.init(item: item, writable: writable, append: flags & O_APPEND != 0, buffer: buffer, dirty: writable && truncating))
+        return openFiles.insert(.init(item: item, writable: writable, append: flags & O_APPEND != 0, buffer: buffer, dirty: writable && truncating, failure: nil))
     }
 
     func read(_ handle: UInt64, offset: Int, size: Int) throws(FSError) -> Data {
@@ -37,7 +37,10 @@ extension KeychainView {
         try openFiles.with(handle) { h throws(FSError) -> Int in
             guard h.writable, var buffer = h.buffer else { throw FSError(EBADF, "not open for writing") }
             let start = h.append ? buffer.count : offset
-            guard start + data.count <= Self.maxValueBytes else { throw FSError(EFBIG, "a value is at most 1 MiB") }
+            guard start + data.count <= Self.maxValueBytes else {
+                h.failure = EFBIG
+                throw FSError(EFBIG, "a value is at most 1 MiB")
+            }
             if buffer.count < start { buffer.append(Data(count: start - buffer.count)) }
             buffer.replaceSubrange(start..<min(buffer.count, start + data.count), with: data)
             h.buffer = buffer
@@ -47,10 +50,14 @@ extension KeychainView {
     }
 
     func truncate(_ path: FSPath, size: Int, handle: UInt64?) throws(FSError) {
-        guard size <= Self.maxValueBytes else { throw FSError(EFBIG, "a value is at most 1 MiB") }
+        guard size <= Self.maxValueBytes else {
+            if let handle { try openFiles.with(handle) { h throws(FSError) in h.failure = EFBIG } }
+            throw FSError(EFBIG, "a value is at most 1 MiB")
+        }
         if let handle {
             try openFiles.with(handle) { h throws(FSError) in
                 guard h.writable, var buffer = h.buffer else { throw FSError(EBADF, "not open for writing") }
+                if h.failure != nil { return }
                 buffer = resized(buffer, to: size)
                 h.buffer = buffer
                 h.dirty = true
@@ -70,6 +77,10 @@ extension KeychainView {
     /// Commits a writer's buffer (every close() of a descriptor calls this).
     func flush(_ handle: UInt64) throws(FSError) {
         let pending = try openFiles.with(handle) { h throws(FSError) -> (FSItem, Data)? in
+            if let failure = h.failure {
+                h.dirty = false
+                throw FSError(failure, "an earlier write failed: nothing was committed")
+            }
             guard h.dirty, let buffer = h.buffer else { return nil }
             h.dirty = false
             return (h.item, buffer)
@@ -80,6 +91,6 @@ extension KeychainView {
     func release(_ handle: UInt64) throws(FSError) {
         guard var h = openFiles.remove(handle) else { return }
         defer { if h.buffer != nil { Sodium.wipe(&h.buffer!) } }
-        if h.dirty, let buffer = h.buffer { try commit(buffer, to: h.item) }
+        if h.dirty, h.failure == nil, let buffer = h.buffer { try commit(buffer, to: h.item) }
     }
 }

@@ -4,6 +4,7 @@ import KeychainEngine
 /// mkdir = Add, rmdir = Delete, mv = Update of the naming attributes (SPEC §4 "Operations").
 extension KeychainView {
     func makeDirectory(_ path: FSPath) throws(FSError) {
+        try path.checkNameLengths()
         switch path.depth {
         case 0, 1:
             if case .classDirectory = try? resolve(path) { throw FSError(EEXIST, "class directories always exist") }
@@ -42,9 +43,7 @@ extension KeychainView {
         case .root, .classDirectory:
             throw FSError(EPERM, "class directories cannot be removed")
         case .group(let schema, let value, let name):
-            var query = groupQuery(schema, value)
-            query[SecKey.matchLimit] = .string(SecKey.matchLimitOne)
-            if (try? keychain.copyMatching(query, caller: caller)) != nil { throw FSError(ENOTEMPTY, "the group holds items") }
+            if try groupHoldsItems(schema, value) { throw FSError(ENOTEMPTY, "the group holds items") }
             pendingGroups.withLock { _ = $0.remove(groupKey(schema, name)) }
         case .item(let item):
             try keychainCall { () throws(KeychainError) in try keychain.delete(item.query(), caller: caller) }
@@ -53,6 +52,17 @@ extension KeychainView {
             pendingGroups.withLock { _ = $0.insert(groupKey(item.schema, String(item.path.split(separator: "/", maxSplits: 2)[1]))) }
         case .value:
             throw FSError(ENOTDIR, "'value' is a file")
+        }
+    }
+
+    private func groupHoldsItems(_ schema: ItemClassSchema, _ value: KeychainValue) throws(FSError) -> Bool {
+        do {
+            _ = try keychain.copyMatching(groupQuery(schema, value), caller: caller)
+            return true
+        } catch where error.status == SecStatus.itemNotFound {
+            return false
+        } catch {
+            throw FSError(error)
         }
     }
 

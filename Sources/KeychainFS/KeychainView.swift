@@ -31,6 +31,7 @@ public final class KeychainView: Sendable {
     // MARK: Resolving paths
 
     func resolve(_ path: FSPath) throws(FSError) -> FSNode {
+        try path.checkNameLengths()
         let c = path.components
         if c.isEmpty { return .root }
         guard let code = String(validating: c[0], as: UTF8.self), let schema = Schema.schema(for: code) else {

@@ -13,6 +13,8 @@ final class OpenFiles: Sendable {
         /// Writers: the value being built. Readers: the version being read (taken at offset 0).
         var buffer: Data?
         var dirty: Bool
+        /// A write failed: close commits nothing and reports this errno (all or nothing).
+        var failure: Int32?
     }
 
     private let handles = Mutex<[UInt64: Handle]>([:])

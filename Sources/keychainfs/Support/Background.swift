@@ -18,6 +18,7 @@ enum Background {
         defer { posix_spawnattr_destroy(&attributes) }
         let setsid: Int16 = 0x80  // POSIX_SPAWN_SETSID: no terminal signal reaches the daemon
         posix_spawnattr_setflags(&attributes, setsid)
+        closeInheritedDescriptorsOnExec()
         let logStart = (try? FileManager.default.attributesOfItem(atPath: vault.logPath)[.size] as? Int) ?? 0
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -41,6 +42,15 @@ enum Background {
         }
         kill(pid, SIGTERM)
         throw CLIError("the daemon did not become ready within 20 s:\n" + logTail(vault.logPath, from: logStart))
+    }
+
+    /// The daemon outlives this process: it must not inherit descriptors the caller gave us (a parent
+    /// watching one of them for EOF, like Foundation's Process does, would wait for the daemon to exit).
+    private static func closeInheritedDescriptorsOnExec() {
+        guard let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
+        for fd in fds.compactMap(Int32.init) where fd > 2 {
+            _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
+        }
     }
 
     private static func logTail(_ path: String, from offset: Int) -> String {

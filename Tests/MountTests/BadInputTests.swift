@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// Bad input gets the errno of the SPEC's table and changes nothing (issue 2 "Writes").
+@Suite struct BadInputTests {
+    let m: MountedVault
+    let item: String
+    init() throws {
+        m = try MountedVault()
+        item = m.path("genp/svc/alice")
+        #expect(FS.mkdir(m.path("genp/svc")) == 0)
+        #expect(FS.mkdir(item) == 0)
+        #expect(FS.write(item + "/value", "original") == 0)
+        #expect(FS.setxattr(item, "user.kSecAttrLabel", "label") == 0)
+    }
+
+    /// Everything the fixture stored, to compare before and after.
+    func snapshot() -> [String] {
+        let items = (try? FS.list(m.path("genp/svc")).get()) ?? []
+        return items + [FS.text(item + "/value") ?? "?"] + FS.listxattr(item).map { "\($0)=\(FS.xattrText(item, $0) ?? "")" }
+    }
+
+    @Test func xattrsOutsideTheSchema() throws {
+        let before = snapshot()
+        #expect(FS.setxattr(item, "user.kSecAttrApplicationTag", "x") == ENOTSUP, "not a genp attribute: errSecNoSuchAttr")
+        #expect(FS.setxattr(item, "user.whatever", "x") == ENOTSUP)
+        #expect(FS.setxattr(item, "trusted.kSecAttrLabel", "x") != 0)
+        #expect(FS.getxattr(item, "user.kSecAttrComment").errno == ENODATA, "an attribute the item lacks")
+        #expect(FS.setxattr(item, "user.kSecAttrCreationDate", "2020-01-01T00:00:00.000Z") == EPERM, "read-only")
+        #expect(FS.setxattr(item, "user.kSecValuePersistentRef", "x") == EPERM)
+        #expect(FS.setxattr(item, "user.kSecAttrAccessible", "sometimes") == EINVAL)
+        #expect(FS.setxattr(item, "user.kSecAttrSynchronizable", "maybe") == EINVAL)
+        #expect(FS.setxattr(item, "user.kSecAttrAccessGroup", "not-mine") == EACCES, "errSecMissingEntitlement")
+        #expect(FS.setxattr(item + "/value", "user.kSecAttrLabel", "x") == ENOTSUP, "attributes live on the item directory")
+        #expect(snapshot() == before)
+    }
+
+    @Test func filesAndDirectoriesInTheWrongPlace() throws {
+        let before = snapshot()
+        #expect(FS.create(m.path("genp/svc/file")) == EINVAL, "a file at service depth")
+        #expect(FS.create(m.path("genp/file")) == EINVAL, "a write at class depth")
+        #expect(FS.create(item + "/other") == EINVAL)
+        #expect(FS.mkdir(item + "/sub") == EINVAL)
+        #expect(FS.mkdir(m.path("nope")) == EPERM, "an unknown class directory")
+        #expect(FS.list(m.path("nope")).errno == ENOENT)
+        #expect(FS.unlink(item + "/value") == EPERM, "unlink value alone")
+        #expect(FS.rmdir(m.path("genp")) == EPERM)
+        #expect(FS.rmdir(m.path("genp/svc")) == ENOTEMPTY)
+        #expect(FS.rename(item + "/value", item + "/value2") == EPERM)
+        #expect(Glibc.chmod(item + "/value", 0o644) != 0)
+        #expect(snapshot() == before)
+    }
+
+    @Test func namesThatAreNotCanonical() throws {
+        let before = snapshot()
+        #expect(FS.mkdir(m.path("genp/svc/a%b")) == EINVAL, "a bare % must be written %25")
+        #expect(FS.mkdir(m.path("genp/svc/%61")) == EINVAL, "'a' spelled %61 is not canonical")
+        #expect(FS.mkdir(m.path("genp/svc/bob;zzzz=1")) == EINVAL, "unknown qualifier")
+        #expect(FS.mkdir(m.path("genp/svc/bob;sync=0")) == EINVAL, "default qualifiers never appear")
+        #expect(FS.mkdir(m.path("genp/svc/bob;sync=2")) == EINVAL)
+        #expect(FS.mkdir(m.path("genp/svc/bob;sync=1;agrp=x")) == EINVAL, "qualifiers in alphabetical order")
+        let invalidUTF8 = m.path("genp/svc/") + String(decoding: [0x62], as: UTF8.self)
+        let raw = Array(invalidUTF8.utf8) + [0xFF, 0xFE, 0]
+        #expect(raw.withUnsafeBufferPointer { Glibc.mkdir(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), 0o700) } != 0)
+        #expect(errno == EINVAL, "invalid UTF-8 must be written as %XX")
+        let long = String(repeating: "x", count: 300)
+        #expect(FS.mkdir(m.path("genp/svc/\(long)")) == ENAMETOOLONG)
+        #expect(snapshot() == before)
+    }
+
+    @Test func collidingRenameIsEEXISTAndChangesNothing() throws {
+        #expect(FS.mkdir(m.path("genp/svc/bob")) == 0)
+        #expect(FS.write(m.path("genp/svc/bob/value"), "bob's") == 0)
+        let before = snapshot()
+        #expect(FS.rename(item, m.path("genp/svc/bob")) == EEXIST)
+        #expect(FS.mkdir(m.path("genp/svc/bob")) == EEXIST)
+        #expect(snapshot() == before)
+        #expect(FS.text(m.path("genp/svc/bob/value")) == "bob's")
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// Writing `value` (SPEC §4): buffered per open file, committed atomically at close.
+@Suite struct WriteTests {
+    let m: MountedVault
+    let item: String
+    init() throws {
+        m = try MountedVault()
+        item = m.path("genp/com.example.api/deploy")
+        #expect(FS.mkdir(m.path("genp/com.example.api")) == 0)
+        #expect(FS.mkdir(item) == 0)
+    }
+
+    @Test func printfThenCat() throws {
+        #expect(FS.text(item + "/value") == "", "a new item has an empty value")
+        let shell = Command.run("/bin/sh", ["-c", "printf s > '\(item)/value' && cat '\(item)/value'"])
+        #expect(shell.succeeded && shell.stdout == "s")
+        let append = Command.run("/bin/sh", ["-c", "printf t >> '\(item)/value' && cat '\(item)/value'"])
+        #expect(append.stdout == "st")
+        let truncate = Command.run("/usr/bin/truncate", ["-s", "1", item + "/value"])
+        #expect(truncate.succeeded && FS.text(item + "/value") == "s")
+    }
+
+    @Test func aReaderDuringRewritesSeesOldOrNewNeverAMix() throws {
+        // Values larger than one FUSE read, so a reader needs several read() calls per version.
+        let size = 300_000
+        let a = Data(repeating: 0x41, count: size), b = Data(repeating: 0x42, count: size)
+        #expect(FS.write(item + "/value", a) == 0)
+        let stop = Flag()
+        let torn = Counter(), reads = Counter()
+        let path = item + "/value"
+        let reader = Thread {
+            while !stop.isSet {
+                guard case .success(let data) = FS.read(path) else { torn.increment(); continue }
+                reads.increment()
+                if data != a && data != b { torn.increment() }
+            }
+        }
+        reader.start()
+        for i in 0..<40 { #expect(FS.write(item + "/value", i % 2 == 0 ? b : a) == 0) }
+        stop.set()
+        #expect(m.wait { reader.isFinished })
+        #expect(reads.value > 0)
+        #expect(torn.value == 0, "a reader saw a mix of two versions")
+    }
+
+    @Test func oversizedValueIsEFBIGAndChangesNothing() throws {
+        #expect(FS.write(item + "/value", "kept") == 0)
+        #expect(FS.write(item + "/value", Data(count: (1 << 20) + 1)) == EFBIG)
+        #expect(FS.text(item + "/value") == "kept")
+        #expect(FS.write(item + "/value", Data(repeating: 7, count: 1 << 20)) == 0, "exactly 1 MiB is fine")
+        #expect(Command.run("/usr/bin/truncate", ["-s", "2M", item + "/value"]).status != 0)
+    }
+
+    @Test func writesNeedTheItemToBeAvailable() throws {
+        #expect(FS.write(item + "/value", "v1") == 0)
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        try expectSuccess(m.device("lock"))
+        #expect(FS.write(item + "/value", "v2") == EACCES)
+        try expectSuccess(m.device("unlock", passcode: "1234"))
+        #expect(FS.text(item + "/value") == "v1")
+    }
+}
+
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func increment() { lock.withLock { count += 1 } }
+}
