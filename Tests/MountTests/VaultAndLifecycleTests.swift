@@ -109,3 +109,19 @@ final class Marker: @unchecked Sendable {
     var value: Int { lock.withLock { index } }
     func set(_ i: Int) { lock.withLock { index = i } }
 }
+
+extension VaultAndLifecycleTests {
+    @Test func anotherUserCannotReadTheMountOrTalkToTheDaemon() throws {
+        let m = try MountedVault()
+        #expect(FS.mkdir(m.path("genp/svc")) == 0 && FS.mkdir(m.path("genp/svc/a")) == 0)
+        #expect(FS.write(m.path("genp/svc/a/value"), "mine") == 0)
+        let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+        let cat = Command.run("/usr/bin/setpriv", asNobody + ["/bin/cat", m.path("genp/svc/a/value")])
+        #expect(!cat.succeeded && !cat.stdout.contains("mine"))
+        let ls = Command.run("/usr/bin/setpriv", asNobody + ["/bin/ls", m.mount])
+        #expect(!ls.succeeded)
+        let lock = Command.run("/usr/bin/setpriv", asNobody + [MountedVault.binary, "device", "lock", "--vault", m.vault])
+        #expect(!lock.succeeded)
+        #expect(FS.text(m.path("genp/svc/a/value")) == "mine")
+    }
+}

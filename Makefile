@@ -1,0 +1,27 @@
+# keychainfs: the README's two commands are scripts/demo.sh and scripts/test.sh; make wraps them.
+PREFIX ?= /usr/local
+
+.PHONY: demo test build release install clean
+
+demo:
+	scripts/demo.sh
+
+test:
+	scripts/test.sh
+
+build:
+	swift build
+
+release:
+	swift build -c release --product keychainfs
+
+install: release
+	install -D -m 0755 .build/release/keychainfs $(DESTDIR)$(PREFIX)/bin/keychainfs
+	install -D -m 0755 mount-helpers/with-keychain $(DESTDIR)$(PREFIX)/bin/with-keychain
+	install -D -m 0755 mount-helpers/mount.fuse.keychainfs $(DESTDIR)/sbin/mount.fuse.keychainfs
+	ln -sf mount.fuse.keychainfs $(DESTDIR)/sbin/mount.keychainfs
+	install -D -m 0644 mount-helpers/keychainfs@.service $(DESTDIR)$(PREFIX)/lib/systemd/user/keychainfs@.service
+	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/keychainfs/README.md
+
+clean:
+	rm -rf .build

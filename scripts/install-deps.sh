@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what keychainfs needs on Debian/Ubuntu and is missing: the C libraries it links
+# (libfuse3, libsqlite3, libsodium), fuse3 (fusermount3), pkg-config, and attr (getfattr/setfattr).
+# Uses sudo when not root. Swift itself must already be installed (swift.org toolchain).
+set -euo pipefail
+
+packages=(libfuse3-dev fuse3 libsqlite3-dev libsodium-dev pkg-config attr)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "installing: ${missing[*]}"
+  sudo=""; [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+command -v swift >/dev/null || { echo "Swift 6 is not on PATH: install a toolchain from swift.org first" >&2; exit 1; }
+[[ -c /dev/fuse ]] || { echo "/dev/fuse is missing: load the fuse module (modprobe fuse)" >&2; exit 1; }
