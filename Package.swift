@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // System libraries (found with pkg-config).
@@ -30,6 +32,8 @@ let package = Package(
             dependencies: [
                 "SodiumCrypto",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -58,7 +62,9 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainEngine", "SodiumCrypto", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
+        .testTarget(name: "KeychainEngineTests", dependencies: [
+            "KeychainEngine", "SodiumCrypto", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+        ], swiftSettings: strict),
         .testTarget(name: "KeychainFSTests", dependencies: ["KeychainFS", "KeychainEngine"], swiftSettings: strict),
         .testTarget(name: "MountTests", dependencies: ["keychainfs", "CSystem", "ControlChannel", "KeychainEngine"], swiftSettings: strict),
     ]

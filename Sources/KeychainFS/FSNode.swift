@@ -8,7 +8,16 @@ enum FSNode {
     /// `<class>/<group>`: the value of the class's first naming attribute (a service, for genp).
     case group(ItemClassSchema, value: KeychainValue, name: String)
     case item(FSItem)
-    case value(FSItem)
+    case file(FSItem, ItemFile)
+}
+
+/// The files in an item directory: `value` for stored classes; an identity shows its two halves.
+enum ItemFile: String, CaseIterable {
+    case value
+    case certificate
+    case key
+
+    static func files(of schema: ItemClassSchema) -> [ItemFile] { schema.isVirtual ? [.certificate, .key] : [.value] }
 }
 
 /// An item as the filesystem sees it: its attributes and the persistent reference that addresses it.

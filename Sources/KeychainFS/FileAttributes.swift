@@ -19,7 +19,9 @@ enum Inode {
     static func classDirectory(_ index: Int) -> UInt64 { UInt64(2 + index) }
 
     static func item(_ persistentRef: Data) -> UInt64 { hash(persistentRef) & ~3 | 1 << 63 }
-    static func value(ofItem inode: UInt64) -> UInt64 { inode | 1 }
+    static func file(_ file: ItemFile, ofItem inode: UInt64) -> UInt64 {
+        file == .key ? inode | 3 : inode | 1
+    }
     static func group(_ classCode: String, _ name: String) -> UInt64 { hash(Data((classCode + "/" + name).utf8)) & ~3 | 2 | 1 << 63 }
 
     private static func hash(_ data: Data) -> UInt64 {

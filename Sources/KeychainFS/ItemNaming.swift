@@ -4,6 +4,11 @@ import KeychainEngine
 /// Item names ↔ attributes, driven by the schema (SPEC §4 "Layout"): `<class>/<group>/<item>` where
 /// group and item are the class's two naming attributes, and the item's other uniqueness attributes
 /// follow as `;code=value` qualifiers, alphabetically, when not at their defaults.
+///
+/// Values are written as text, data attributes as lowercase hex, enumerations with a short name by
+/// it (`private`), numbers in decimal, dates in ISO 8601. Attributes that describe the value itself
+/// (a key's type and size, a certificate's issuer) are named only when two items would otherwise share
+/// a name.
 struct ItemNaming: Sendable {
     let schema: ItemClassSchema
     /// The mount's default access group: it never appears as a qualifier.
@@ -14,24 +19,32 @@ struct ItemNaming: Sendable {
     /// Suffix marker of a shortened name: never produced by ``NameEscaping`` (a bare `%` is followed by hex).
     static let shortenedMarker = "%~"
 
-    /// Primary-key attributes shown as qualifiers: all but the naming ones and those the keychain sets itself.
-    var qualifiers: [AttributeDescriptor] {
+    /// Primary-key attributes that can appear as qualifiers: all but the naming ones and those the keychain sets.
+    private var candidates: [AttributeDescriptor] {
         schema.primaryKey
             .filter { $0 != schema.namingAttributes.group && $0 != schema.namingAttributes.item && !$0.flags.contains(.systemManaged) }
             .sorted { $0.code < $1.code }
     }
 
+    /// Qualifiers every name carries when not at their defaults.
+    var qualifiers: [AttributeDescriptor] { candidates.filter { !$0.flags.contains(.describesValue) } }
+    /// Qualifiers added only to tell apart items that would share a name.
+    var disambiguators: [AttributeDescriptor] { candidates.filter { $0.flags.contains(.describesValue) } }
+
     // MARK: Attributes → names
 
     func groupName(_ attributes: [String: KeychainValue]) -> String {
-        Self.shortened(NameEscaping.escape(bytes(attributes[schema.namingAttributes.group.code] ?? schema.namingAttributes.group.defaultValue)))
+        let attribute = schema.namingAttributes.group
+        return Self.shortened(NameEscaping.escape(bytes(attributes[attribute.code] ?? attribute.defaultValue, attribute)))
     }
 
-    func itemName(_ attributes: [String: KeychainValue]) -> String {
-        var name = NameEscaping.escape(bytes(attributes[schema.namingAttributes.item.code] ?? schema.namingAttributes.item.defaultValue))
-        for attribute in qualifiers {
-            guard let value = attributes[attribute.code], value != defaultValue(attribute) else { continue }
-            name += ";\(attribute.code)=" + NameEscaping.escape(bytes(value))
+    /// The item's name; with `disambiguated`, the value-describing qualifiers too.
+    func itemName(_ attributes: [String: KeychainValue], disambiguated: Bool = false) -> String {
+        let attribute = schema.namingAttributes.item
+        var name = NameEscaping.escape(bytes(attributes[attribute.code] ?? attribute.defaultValue, attribute))
+        for qualifier in disambiguated ? candidates : qualifiers {
+            guard let value = attributes[qualifier.code], value != defaultValue(qualifier) else { continue }
+            name += ";\(qualifier.code)=" + NameEscaping.escape(bytes(value, qualifier))
         }
         return Self.shortened(name)
     }
@@ -40,21 +53,22 @@ struct ItemNaming: Sendable {
 
     /// The naming attribute's value for a group directory name; nil if the name is not canonical.
     func parseGroup(_ name: [UInt8]) -> KeychainValue? {
-        NameEscaping.unescape(name).map { value($0, as: schema.namingAttributes.group) }
+        NameEscaping.unescape(name).flatMap { value($0, as: schema.namingAttributes.group) }
     }
 
-    /// The full primary key (minus the group) named by an item directory name, every absent qualifier
-    /// at its default; nil if the name is malformed.
+    /// The primary key (minus the group) named by an item directory name: every absent qualifier at its
+    /// default, value-describing qualifiers only if written; nil if the name is not canonical.
     func parseItem(_ name: [UInt8]) -> [String: KeychainValue]? {
         let parts = name.split(separator: 0x3B, omittingEmptySubsequences: false)  // ';'
-        guard let item = NameEscaping.unescape(Array(parts[0])) else { return nil }
-        var attributes: [String: KeychainValue] = [schema.namingAttributes.item.code: value(item, as: schema.namingAttributes.item)]
+        let itemAttribute = schema.namingAttributes.item
+        guard let item = NameEscaping.unescape(Array(parts[0])).flatMap({ value($0, as: itemAttribute) }) else { return nil }
+        var attributes: [String: KeychainValue] = [itemAttribute.code: item]
         var previous = ""
         for part in parts.dropFirst() {
             guard let equals = part.firstIndex(of: 0x3D), let code = String(validating: part[part.startIndex..<equals], as: UTF8.self),
-                  code > previous, let attribute = qualifiers.first(where: { $0.code == code }),
+                  code > previous, let attribute = candidates.first(where: { $0.code == code }),
                   let raw = NameEscaping.unescape(Array(part[part.index(after: equals)...])),
-                  let parsed = qualifierValue(raw, as: attribute), parsed != defaultValue(attribute)
+                  let parsed = value(raw, as: attribute), parsed != defaultValue(attribute)
             else { return nil }
             attributes[code] = parsed
             previous = code
@@ -70,38 +84,51 @@ struct ItemNaming: Sendable {
 
     // MARK: Values
 
-    private func defaultValue(_ attribute: AttributeDescriptor) -> KeychainValue? {
+    func defaultValue(_ attribute: AttributeDescriptor) -> KeychainValue? {
         attribute == Attributes.accessGroup ? .string(defaultGroup) : attribute.defaultValue
     }
 
-    /// The bytes a value is named by: UTF-8 for strings, raw data, decimal numbers.
-    private func bytes(_ value: KeychainValue?) -> [UInt8] {
+    /// The bytes a value is named by.
+    private func bytes(_ value: KeychainValue?, _ attribute: AttributeDescriptor) -> [UInt8] {
+        guard let value else { return [] }
+        if let short = attribute.enumeration?.pathName(of: value) { return Array(short.utf8) }
         switch value {
-        case .string(let s): Array(s.utf8)
-        case .data(let d): Array(d)
-        case .number(let n): Array(String(n).utf8)
-        case .bool(let b): b ? [0x31] : [0x30]
-        default: []
+        case .string(let s): return Array(s.utf8)
+        case .data(let d): return attribute.kind == .data ? Array(d.map { String(format: "%02x", $0) }.joined().utf8) : Array(d)
+        case .number(let n): return Array(String(n).utf8)
+        case .bool(let b): return b ? [0x31] : [0x30]
+        case .date(let d): return Array(XattrFormat.formatDate(d).utf8)
+        case .array, .dictionary: return []
         }
     }
 
-    /// A naming attribute's value from name bytes: text when it is UTF-8, data otherwise.
-    private func value(_ bytes: [UInt8], as attribute: AttributeDescriptor) -> KeychainValue {
-        if attribute.kind == .data { return .data(Data(bytes)) }
-        if let s = String(validating: bytes, as: UTF8.self) { return .string(s) }
-        return .data(Data(bytes))
+    /// The value named by `bytes`, or nil unless they are its canonical spelling.
+    private func value(_ bytes: [UInt8], as attribute: AttributeDescriptor) -> KeychainValue? {
+        let parsed: KeychainValue?
+        if let raw = attribute.enumeration?.raw(pathName: String(decoding: bytes, as: UTF8.self)) {
+            parsed = raw
+        } else {
+            switch attribute.kind {
+            case .data: parsed = Self.hex(bytes).map(KeychainValue.data)
+            case .date: parsed = String(validating: bytes, as: UTF8.self).flatMap(XattrFormat.parseDate).map(KeychainValue.date)
+            case .blob: parsed = String(validating: bytes, as: UTF8.self).map(KeychainValue.string) ?? .data(Data(bytes))
+            default: parsed = String(validating: bytes, as: UTF8.self).flatMap { try? attribute.coerce(.string($0)) }
+            }
+        }
+        guard let parsed, self.bytes(parsed, attribute) == bytes else { return nil }
+        return parsed
     }
 
-    private func qualifierValue(_ bytes: [UInt8], as attribute: AttributeDescriptor) -> KeychainValue? {
-        switch attribute.kind {
-        case .number, .synchronizable:
-            guard let s = String(validating: bytes, as: UTF8.self), let n = Int64(s), String(n) == s else { return nil }
-            return attribute.kind == .synchronizable && n != 0 && n != 1 ? nil : .number(n)
-        case .string, .accessibility:
-            return String(validating: bytes, as: UTF8.self).map(KeychainValue.string)
-        default:
-            return value(bytes, as: attribute)
+    private static func hex(_ bytes: [UInt8]) -> Data? {
+        guard bytes.count % 2 == 0 else { return nil }
+        var out = Data()
+        var index = 0
+        while index < bytes.count {
+            guard let byte = UInt8(String(decoding: bytes[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
+            out.append(byte)
+            index += 2
         }
+        return out
     }
 
     /// Names longer than NAME_MAX keep a prefix and get a hash of the full name (found again by listing).

@@ -5,22 +5,24 @@ import SodiumCrypto
 /// `value` files: every read checks the lock; writes are buffered and committed atomically at close.
 extension KeychainView {
     func open(_ path: FSPath, flags: Int32) throws(FSError) -> UInt64 {
-        guard case .value(let item) = try resolve(path) else { throw FSError(EISDIR, "only 'value' can be opened") }
+        guard case .file(let item, let file) = try resolve(path) else { throw FSError(EISDIR, "only an item's files can be opened") }
         let writable = flags & O_ACCMODE != O_RDONLY
+        if writable { try requireWritable(item.schema) }
         let truncating = flags & O_TRUNC != 0
         var buffer: Data?
         if writable {
             buffer = truncating ? Data() : try secret(of: item)
         } else {
-            _ = try secret(of: item)  // refuse the open itself while the item is unavailable
+            _ = try content(of: item, file)  // refuse the open itself while the item is unavailable
         }
-        return openFiles.insert(.init(item: item, writable: writable, append: flags & O_APPEND != 0, buffer: buffer, dirty: writable && truncating, failure: nil))
+        return openFiles.insert(.init(item: item, file: file, writable: writable, append: flags & O_APPEND != 0, buffer: buffer,
+                                      dirty: writable && truncating, failure: nil))
     }
 
     func read(_ handle: UInt64, offset: Int, size: Int) throws(FSError) -> Data {
-        let (item, writable) = try openFiles.with(handle) { h throws(FSError) in (h.item, h.writable) }
+        let (item, file, writable) = try openFiles.with(handle) { h throws(FSError) in (h.item, h.file, h.writable) }
         // Checks the lock on every read; a reader keeps the version it started with at offset 0.
-        let current = try secret(of: item)
+        let current = try content(of: item, file)
         let content = try openFiles.with(handle) { h throws(FSError) -> Data in
             if writable { return h.buffer ?? Data() }
             if offset == 0 || h.buffer == nil {
@@ -64,7 +66,8 @@ extension KeychainView {
             }
             return
         }
-        guard case .value(let item) = try resolve(path) else { throw FSError(EISDIR, "only 'value' can be truncated") }
+        guard case .file(let item, _) = try resolve(path) else { throw FSError(EISDIR, "only an item's files can be truncated") }
+        try requireWritable(item.schema)
         var current = try secret(of: item)
         defer { Sodium.wipe(&current) }
         try commit(resized(current, to: size), to: item)

@@ -11,6 +11,7 @@ extension KeychainView {
             throw FSError(EPERM, "the mount's root holds only the class directories")
         case 2:
             guard case .classDirectory(let schema) = try resolve(path.parent) else { throw FSError(ENOENT, "no such class") }
+            try requireWritable(schema)
             let name = String(decoding: path.components[1], as: UTF8.self)
             guard naming(schema).parseGroup(path.components[1]) != nil, path.components[1].count <= ItemNaming.maxNameBytes else {
                 throw FSError(EINVAL, "not a canonical name: escape %, ;, control and non-UTF-8 bytes as %XX")
@@ -19,16 +20,13 @@ extension KeychainView {
             pendingGroups.withLock { _ = $0.insert(groupKey(schema, name)) }
         case 3:
             guard case .group(let schema, let groupValue, _) = try resolve(path.parent) else { throw FSError(ENOENT, "no such group") }
+            try requireWritable(schema)
             let naming = naming(schema)
             guard let key = naming.parseItem(path.components[2]), !ItemNaming.isShortened(path.components[2]) else {
                 throw FSError(EINVAL, "not a canonical item name: <name>[;<code>=<value>…] with qualifiers in alphabetical order")
             }
-            var attributes = key.filter { code, value in
-                naming.qualifiers.first { $0.code == code }.map { value != $0.defaultValue && code != Attributes.accessGroup.code } ?? true
-            }
-            if let group = key[Attributes.accessGroup.code], group != .string(caller.defaultAccessGroup ?? "") {
-                attributes[Attributes.accessGroup.code] = group
-            }
+            var attributes = key.filter { code, value in value != naming.defaultValue(schema.attribute(code)!) }
+            attributes[schema.namingAttributes.item.code] = key[schema.namingAttributes.item.code]
             attributes[SecKey.class] = .string(schema.code)
             attributes[schema.namingAttributes.group.code] = groupValue
             if let defaultAccessible { attributes[Attributes.accessible.code] = .string(defaultAccessible.rawValue) }
@@ -43,15 +41,17 @@ extension KeychainView {
         case .root, .classDirectory:
             throw FSError(EPERM, "class directories cannot be removed")
         case .group(let schema, let value, let name):
+            try requireWritable(schema)
             if try groupHoldsItems(schema, value) { throw FSError(ENOTEMPTY, "the group holds items") }
             pendingGroups.withLock { _ = $0.remove(groupKey(schema, name)) }
         case .item(let item):
+            try requireWritable(item.schema)
             try keychainCall { () throws(KeychainError) in try keychain.delete(item.query(), caller: caller) }
             removals.withLock { $0.forget(item.path) }
             // Like any directory, the group outlives its last entry until it is removed itself (rm -r GROUP).
             pendingGroups.withLock { _ = $0.insert(groupKey(item.schema, String(item.path.split(separator: "/", maxSplits: 2)[1]))) }
-        case .value:
-            throw FSError(ENOTDIR, "'value' is a file")
+        case .file:
+            throw FSError(ENOTDIR, "not a directory")
         }
     }
 
@@ -68,7 +68,8 @@ extension KeychainView {
 
     /// `unlink value` alone is refused; inside `rm -r ITEM` it is accepted (see ``RemovalTracker``).
     func unlink(_ path: FSPath, by pid: Int32) throws(FSError) {
-        guard case .value(let item) = try resolve(path) else { throw FSError(EISDIR, "only 'value' is a file") }
+        guard case .file(let item, _) = try resolve(path) else { throw FSError(EISDIR, "only an item's files are files") }
+        try requireWritable(item.schema)
         guard removals.withLock({ $0.acceptUnlink(in: item.path, by: pid) }) else {
             throw FSError(EPERM, "an item's value cannot be unlinked; remove the item directory (rmdir / rm -r) to delete it")
         }
@@ -77,8 +78,12 @@ extension KeychainView {
     func rename(_ from: FSPath, to: FSPath) throws(FSError) {
         if from.components == to.components { return }
         switch try resolve(from) {
-        case .item(let item): try renameItem(item, to: to)
-        case .group(let schema, let value, let name): try renameGroup(schema, value: value, name: name, to: to)
+        case .item(let item):
+            try requireWritable(item.schema)
+            try renameItem(item, to: to)
+        case .group(let schema, let value, let name):
+            try requireWritable(schema)
+            try renameGroup(schema, value: value, name: name, to: to)
         default: throw FSError(EPERM, "only item and group directories can be renamed")
         }
     }
@@ -91,7 +96,8 @@ extension KeychainView {
         guard let key = naming.parseItem(to.components[2]), !ItemNaming.isShortened(to.components[2]) else {
             throw FSError(EINVAL, "not a canonical item name")
         }
-        var changes = key.filter { code, value in naming.qualifiers.first { $0.code == code }.map { value != $0.defaultValue } ?? true }
+        var changes = key.filter { code, value in value != naming.defaultValue(item.schema.attribute(code)!) }
+        changes[item.schema.namingAttributes.item.code] = key[item.schema.namingAttributes.item.code]
         changes[item.schema.namingAttributes.group.code] = groupValue
         let removing = Set(naming.qualifiers.map(\.code)).subtracting(changes.keys).intersection(item.attributes.keys)
         try keychainCall { () throws(KeychainError) in
@@ -122,8 +128,9 @@ extension KeychainView {
 
     /// Files can only be `value`, which always exists: creating any other file is refused.
     func create(_ path: FSPath) throws(FSError) -> Never {
-        if path.depth == 4, case .item = try resolve(path.parent) {
-            throw FSError(EINVAL, "an item directory holds only 'value'")
+        if path.depth == 4, case .item(let item) = try resolve(path.parent) {
+            try requireWritable(item.schema)
+            throw FSError(EINVAL, "an item directory holds only its value")
         }
         throw FSError(EINVAL, "files exist only as ITEM/value; make items with mkdir")
     }

@@ -30,6 +30,7 @@ extension KeychainView {
 
     func setXattr(_ path: FSPath, _ name: String, _ bytes: Data, flags: Int32) throws(FSError) {
         let (item, attribute) = try itemAndAttribute(path, name, missing: ENOTSUP)
+        try requireWritable(item.schema)
         guard let attribute, !attribute.flags.contains(.readOnlyInFilesystem), !attribute.flags.contains(.systemManaged) else {
             throw FSError(EPERM, "\(name) is read-only")
         }
@@ -45,6 +46,7 @@ extension KeychainView {
     /// Removing a primary-key attribute sets its default (SPEC §4); an optional one disappears.
     func removeXattr(_ path: FSPath, _ name: String) throws(FSError) {
         let (item, attribute) = try itemAndAttribute(path, name, missing: ENODATA)
+        try requireWritable(item.schema)
         guard let attribute, !attribute.flags.contains(.readOnlyInFilesystem), !attribute.flags.contains(.systemManaged) else {
             throw FSError(EPERM, "\(name) is read-only")
         }

@@ -43,11 +43,12 @@ public final class KeychainView: Sendable {
         guard case .group(_, let groupValue, let groupName) = group else { throw FSError(ENOENT, "no such group") }
         let item = try resolveItem(schema, groupValue: groupValue, groupName: groupName, name: c[2])
         if c.count == 3 { return .item(item) }
-        guard c[3] == Array("value".utf8), !removals.withLock({ $0.isValueHidden(in: item.path) }) else {
-            throw FSError(ENOENT, "an item directory holds only 'value'")
+        guard let file = ItemFile.files(of: schema).first(where: { Array($0.rawValue.utf8) == c[3] }),
+              !removals.withLock({ $0.isValueHidden(in: item.path) }) else {
+            throw FSError(ENOENT, "no such file in an item directory")
         }
-        if c.count == 4 { return .value(item) }
-        throw FSError(ENOTDIR, "'value' is a file")
+        if c.count == 4 { return .file(item, file) }
+        throw FSError(ENOTDIR, "'\(file.rawValue)' is a file")
     }
 
     private func resolveGroup(_ schema: ItemClassSchema, _ name: [UInt8]) throws(FSError) -> FSNode {
@@ -73,12 +74,17 @@ public final class KeychainView: Sendable {
             }
             return item
         }
-        guard let key = naming(schema).parseItem(name) else { throw FSError(ENOENT, "not a canonical item name") }
+        let naming = naming(schema)
+        guard let key = naming.parseItem(name) else { throw FSError(ENOENT, "not a canonical item name") }
         var query = key.merging([SecKey.class: .string(schema.code), schema.namingAttributes.group.code: groupValue]) { $1 }
         query[SecKey.returnAttributes] = true
         query[SecKey.returnPersistentRef] = true
-        let found = try keychainCall { () throws(KeychainError) in try keychain.copyMatching(query, caller: caller) }
-        return try item(schema, from: found, path: schema.code + "/" + groupName + "/" + text)
+        query[SecKey.matchLimit] = 2
+        let found = try keychainCall { () throws(KeychainError) in try keychain.copyMatching(query, caller: caller) }?.arrayValue ?? []
+        // Without its value-describing qualifiers a name may fit two items; then only their full names exist.
+        let disambiguated = naming.disambiguators.contains { key[$0.code] != nil }
+        guard found.count == 1 || (disambiguated && !found.isEmpty) else { throw FSError(ENOENT, "the name fits more than one item") }
+        return try item(schema, from: found.first, path: schema.code + "/" + groupName + "/" + text)
     }
 
     private func item(_ schema: ItemClassSchema, from result: KeychainValue?, path: String) throws(FSError) -> FSItem {
@@ -120,9 +126,12 @@ public final class KeychainView: Sendable {
         query[SecKey.returnAttributes] = true
         query[SecKey.returnPersistentRef] = true
         let naming = naming(schema)
+        let results = try allMatches(query)
+        let shared = Dictionary(grouping: results.map { naming.itemName($0) }, by: { $0 }).filter { $0.value.count > 1 }
         var items: [(String, FSItem)] = []
-        for result in try allMatches(query) {
-            let name = naming.itemName(result)
+        for result in results {
+            var name = naming.itemName(result)
+            if shared[name] != nil { name = naming.itemName(result, disambiguated: true) }
             items.append((name, try item(schema, from: .dictionary(result), path: schema.code + "/" + groupName + "/" + name)))
         }
         return items
@@ -152,9 +161,11 @@ public final class KeychainView: Sendable {
         case .item(let item):
             removals.withLock { $0.noteListing(of: item.path, by: pid) }
             if removals.withLock({ $0.isValueHidden(in: item.path) }) { return [] }
-            return [("value", try valueAttributes(item))]
-        case .value:
-            throw FSError(ENOTDIR, "'value' is a file")
+            var entries: [(name: String, attributes: FileAttributes)] = []
+            for file in ItemFile.files(of: item.schema) { entries.append((file.rawValue, try fileAttributes(item, file))) }
+            return entries
+        case .file(_, let file):
+            throw FSError(ENOTDIR, "'\(file.rawValue)' is a file")
         }
     }
 
@@ -166,7 +177,7 @@ public final class KeychainView: Sendable {
         case .classDirectory(let schema): return directoryAttributes(Inode.classDirectory(Schema.classes.firstIndex { $0.code == schema.code } ?? 0))
         case .group(let schema, _, let name): return directoryAttributes(Inode.group(schema.code, name))
         case .item(let item): return FileAttributes(isDirectory: true, inode: item.inode, size: 0, modified: item.modified)
-        case .value(let item): return try valueAttributes(item)
+        case .file(let item, let file): return try fileAttributes(item, file)
         }
     }
 
@@ -174,15 +185,39 @@ public final class KeychainView: Sendable {
         FileAttributes(isDirectory: true, inode: inode, size: 0, modified: mountTime)
     }
 
-    private func valueAttributes(_ item: FSItem) throws(FSError) -> FileAttributes {
-        FileAttributes(isDirectory: false, inode: Inode.value(ofItem: item.inode), size: try secret(of: item).count, modified: item.modified)
+    private func fileAttributes(_ item: FSItem, _ file: ItemFile) throws(FSError) -> FileAttributes {
+        let size: Int
+        do throws(FSError) { size = try content(of: item, file).count } catch where error.errno == EPERM { size = 0 }  // a withheld secret
+        return FileAttributes(isDirectory: false, inode: Inode.file(file, ofItem: item.inode), size: size, modified: item.modified)
     }
 
-    /// The item's secret, read now: this is where the lock is checked.
+    /// The item's secret, read now: this is where the lock is checked. Secrets the schema withholds
+    /// (keys that are not extractable) are EPERM.
     func secret(of item: FSItem) throws(FSError) -> Data {
-        try keychainCall { () throws(KeychainError) in
+        if let rule = item.schema.secretWithheldWhen, item.attributes[rule.code] == rule.value {
+            throw FSError(EPERM, "the item's secret is not extractable")
+        }
+        return try keychainCall { () throws(KeychainError) in
             try keychain.copyMatching(item.query([SecKey.returnData: true]), caller: caller)?.dataValue ?? Data()
         }
+    }
+
+    /// A file's content: the secret, or an identity's certificate (its data) or private key (the key item's secret).
+    func content(of item: FSItem, _ file: ItemFile) throws(FSError) -> Data {
+        switch file {
+        case .value, .certificate: return try secret(of: item)
+        case .key:
+            var query: KeychainDictionary = [SecKey.class: .string(Schema.key.code), Attributes.keyClass.code: 1,
+                                             SecKey.returnAttributes: true, SecKey.returnPersistentRef: true]
+            query[Attributes.applicationLabel.code] = item.attributes[Attributes.publicKeyHash.code] ?? .data(Data())
+            let found = try keychainCall { () throws(KeychainError) in try keychain.copyMatching(query, caller: caller) }
+            return try secret(of: self.item(Schema.key, from: found, path: item.path + "/key"))
+        }
+    }
+
+    /// Refuses changes in classes that have no table of their own (the identity join is read-only).
+    func requireWritable(_ schema: ItemClassSchema) throws(FSError) {
+        if schema.isVirtual { throw FSError(EROFS, "\(schema.code)/ is a read-only view: change its certificate or key") }
     }
 
     func commit(_ data: Data, to item: FSItem) throws(FSError) {

@@ -8,6 +8,7 @@ import Synchronization
 final class OpenFiles: Sendable {
     struct Handle {
         let item: FSItem
+        let file: ItemFile
         let writable: Bool
         let append: Bool
         /// Writers: the value being built. Readers: the version being read (taken at offset 0).

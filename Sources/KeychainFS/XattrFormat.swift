@@ -17,7 +17,7 @@ enum XattrFormat {
         case .data(let d): return d
         case .number(let n): return Data(String(n).utf8)
         case .bool(let b): return Data((b ? "1" : "0").utf8)
-        case .date(let d): return Data(dateFormatter().string(from: d).utf8)
+        case .date(let d): return Data(formatDate(d).utf8)
         case .array, .dictionary: return ValueCodec.encode(value)
         }
     }
@@ -41,9 +41,13 @@ enum XattrFormat {
             default: return Int64(text).map(KeychainValue.number)
             }
         case .date:
-            return text.flatMap { dateFormatter().date(from: $0) }.map(KeychainValue.date)
+            return text.flatMap(parseDate).map(KeychainValue.date)
         }
     }
+
+    /// ISO 8601 UTC with milliseconds: `2026-11-22T11:42:30.895Z`.
+    static func formatDate(_ date: Date) -> String { dateFormatter().string(from: date) }
+    static func parseDate(_ text: String) -> Date? { dateFormatter().date(from: text) }
 
     private static func dateFormatter() -> ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()

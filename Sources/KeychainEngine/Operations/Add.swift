@@ -7,6 +7,7 @@ extension Keychain {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(dictionary)
         let schema = q.schema!
+        if schema.isVirtual { throw .param("an identity is added as its certificate and its private key") }
         if !q.matchKeys.isEmpty { throw .param("kSecMatch… keys are not allowed in SecItemAdd") }
         if q.persistentRef != nil { throw .param("kSecValuePersistentRef is not allowed in SecItemAdd") }
         if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
@@ -20,6 +21,7 @@ extension Keychain {
         if let requested = attributes[group] { try Self.requireEntitled(requested, caller) } else {
             attributes[group] = .string(caller.defaultAccessGroup!)
         }
+        if let interpreter = schema.interpreter, let data = q.valueData { try interpreter.apply(data, to: &attributes, schema: schema) }
         for attribute in schema.attributes {
             if attribute.flags.contains(.sharingGroup), attributes[attribute.code] != nil {
                 throw .missingEntitlement("setting \(attribute.name) needs a sharing entitlement")

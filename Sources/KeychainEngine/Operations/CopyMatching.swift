@@ -17,8 +17,9 @@ extension Keychain {
             throw KeychainError(SecStatus.unimplemented, "this kSecMatch… filter is not supported for class '\(schema.code)'")
         }
         let limit = q.limit ?? 1
-        let filter = try filter(for: q, caller: caller)
         let builder = ResultBuilder(query: q, schema: schema, forAdd: false)
+        if schema.isVirtual { return try copyIdentities(q, limit: limit, builder: builder, caller: caller) }
+        let filter = try filter(for: q, caller: caller)
 
         return try protection.withLock { keybag throws(KeychainError) -> KeychainValue? in
             let rows = try store.read { db in try ItemTable.select(db, schema, filter, limit: limit) }

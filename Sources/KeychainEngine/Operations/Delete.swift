@@ -10,6 +10,7 @@ extension Keychain {
         if !q.matchKeys.isEmpty { throw .param("kSecMatch… keys (kSecMatchLimit included) are not allowed in SecItemDelete") }
         if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
         if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
+        if schema.isVirtual { return try deleteIdentities(q, caller: caller) }
         let filter = try filter(for: q, caller: caller)
         try protection.withLock { _ throws(KeychainError) in
             try store.write { db in

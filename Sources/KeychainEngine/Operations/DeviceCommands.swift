@@ -72,7 +72,7 @@ extension Keychain {
             try keybag.unlock(with: kek)  // verify first: a wrong passcode must not delete anything
             let deleted = try store.write { db -> Int in
                 var count = 0
-                for schema in Schema.classes {
+                for schema in Schema.storedClasses {
                     let rows = try ItemTable.select(db, schema, ItemTable.Filter(accessibility: .whenPasscodeSetThisDeviceOnly))
                     try ItemTable.delete(db, schema, rowids: rows.map(\.rowid))
                     count += rows.count
@@ -95,7 +95,7 @@ extension Keychain {
     public func itemCounts() throws(KeychainError) -> [String: Int] {
         try store.read { db in
             var counts: [String: Int] = [:]
-            for schema in Schema.classes { counts[schema.code] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(schema.code)") ?? 0 }
+            for schema in Schema.storedClasses { counts[schema.code] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(schema.code)") ?? 0 }
             return counts
         }
     }

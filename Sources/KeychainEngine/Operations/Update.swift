@@ -12,6 +12,7 @@ extension Keychain {
         let q = try ParsedQuery.parse(query)
         let schema = q.schema!
         if q.hasReturnKeys { throw .param("kSecReturn… keys are not allowed in SecItemUpdate's query") }
+        if schema.isVirtual { return try updateIdentities(q, attributesToUpdate, caller: caller) }
         if !q.matchKeys.isEmpty { throw .param("kSecMatch… keys (kSecMatchLimit included) are not allowed in SecItemUpdate") }
         if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
         if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
@@ -33,6 +34,7 @@ extension Keychain {
                     let secret = try newData ?? openSecret(row, schema: schema, keybag: keybag)
                     var attributes = old.merging(changes) { $1 }
                     for code in removing { attributes[code] = Self.removedValue(schema.attribute(code)!, schema, caller) }
+                    if let interpreter = schema.interpreter, let newData { try interpreter.apply(newData, to: &attributes, schema: schema) }
                     attributes[Attributes.modificationDate.code] = .date(Self.nextModificationDate(after: old[Attributes.modificationDate.code]))
                     let accessibility = Accessibility(rawValue: attributes[Attributes.accessible.code]?.stringValue ?? "") ?? row.accessibility
                     if accessibility == .whenPasscodeSetThisDeviceOnly, !keybag.record.hasPasscode {

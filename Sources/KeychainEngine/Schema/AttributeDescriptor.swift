@@ -37,6 +37,9 @@ public struct AttributeFlags: OptionSet, Sendable {
     public static let indexed = AttributeFlags(rawValue: 1 << 6)
     /// Read-only through the filesystem (dates).
     public static let readOnlyInFilesystem = AttributeFlags(rawValue: 1 << 7)
+    /// A primary-key attribute that describes the item's value (a certificate's issuer, a key's type and
+    /// size): the filesystem names it only when needed to tell two items apart.
+    public static let describesValue = AttributeFlags(rawValue: 1 << 8)
 }
 
 /// One attribute of an item class: the row of the schema table that drives validation, coercion,
@@ -71,9 +74,36 @@ public struct AttributeDescriptor: Sendable, Hashable {
 
 /// A table of named raw values for an enumerated attribute.
 public struct Enumeration: Sendable {
-    /// (raw value, public constant name) pairs.
-    public let cases: [(raw: KeychainValue, name: String)]
+    /// (raw value, public constant name, short name used in paths) triples.
+    public let cases: [(raw: KeychainValue, name: String, pathName: String?)]
+
+    public init(cases: [(raw: KeychainValue, name: String)]) {
+        self.cases = cases.map { ($0.raw, $0.name, nil) }
+    }
+
+    public init(cases: [(raw: KeychainValue, name: String, pathName: String?)]) {
+        self.cases = cases
+    }
+
+    /// String values named `prefix + suffix` (`kSecAttrProtocol` + `HTTPS` for `htps`).
+    init(prefix: String, _ pairs: KeyValuePairs<String, String>) {
+        self.init(cases: pairs.map { (KeychainValue.string($0.value), prefix + $0.key) })
+    }
 
     public func name(of raw: KeychainValue) -> String? { cases.first { $0.raw == raw }?.name }
     public func raw(named name: String) -> KeychainValue? { cases.first { $0.name == name }?.raw }
+    public func pathName(of raw: KeychainValue) -> String? { cases.first { $0.raw == raw }?.pathName }
+    public func raw(pathName: String) -> KeychainValue? { cases.first { $0.pathName == pathName }?.raw }
+}
+
+extension AttributeDescriptor {
+    /// Converts a caller's value to this attribute's kind, as SecItem calls do (errSecParam if it cannot be).
+    public func coerce(_ value: KeychainValue) throws(KeychainError) -> KeychainValue {
+        try ValueCoercion.coerce(value, to: self)
+    }
+
+    /// The same attribute with other flags (a class where it is, or is not, part of the primary key).
+    func with(_ flags: AttributeFlags, default defaultValue: KeychainValue? = nil) -> AttributeDescriptor {
+        AttributeDescriptor(code, name, kind, flags, default: defaultValue ?? self.defaultValue, enumeration: enumeration)
+    }
 }

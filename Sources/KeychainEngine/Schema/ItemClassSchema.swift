@@ -11,16 +11,27 @@ public struct ItemClassSchema: Sendable {
     public let namingAttributes: (group: AttributeDescriptor, item: AttributeDescriptor)
     /// Accessibility given to items added without one (reference §4.1 #5).
     public let defaultAccessibility: Accessibility
+    /// Derives attributes from the item's value (a certificate's DER, a key's bytes), if the class does.
+    let interpreter: ValueInterpreter?
+    /// When this attribute has this value, the secret may not leave the keychain as a file
+    /// (keys that are not extractable).
+    public let secretWithheldWhen: (code: String, value: KeychainValue)?
+    /// A class without a table of its own (kSecClassIdentity, the join of certificates and keys).
+    public let isVirtual: Bool
 
     private let byCode: [String: AttributeDescriptor]
 
     init(code: String, name: String, attributes: [AttributeDescriptor],
-         naming: (AttributeDescriptor, AttributeDescriptor), defaultAccessibility: Accessibility) {
+         naming: (AttributeDescriptor, AttributeDescriptor), defaultAccessibility: Accessibility,
+         interpreter: ValueInterpreter? = nil, secretWithheldWhen: (code: String, value: KeychainValue)? = nil, isVirtual: Bool = false) {
         self.code = code
         self.name = name
         self.attributes = attributes
         self.namingAttributes = naming
         self.defaultAccessibility = defaultAccessibility
+        self.interpreter = interpreter
+        self.secretWithheldWhen = secretWithheldWhen
+        self.isVirtual = isVirtual
         self.byCode = Dictionary(uniqueKeysWithValues: attributes.map { ($0.code, $0) })
     }
 
@@ -41,8 +52,58 @@ public enum Schema {
         naming: (Attributes.service, Attributes.account),
         defaultAccessibility: .whenUnlocked)
 
+    /// kSecClassInternetPassword (reference §2.4):
+    /// UNIQUE(acct, sdmn, srvr, ptcl, atyp, port, path, agrp, sync, vwht, tkid, musr, ggrp).
+    public static let internetPassword = ItemClassSchema(
+        code: "inet", name: "kSecClassInternetPassword",
+        attributes: Attributes.common + Attributes.password + [
+            Attributes.securityDomain, Attributes.server, Attributes.protocol, Attributes.authenticationType, Attributes.port, Attributes.path,
+        ],
+        naming: (Attributes.server, Attributes.account),
+        defaultAccessibility: .whenUnlocked)
+
+    /// kSecClassCertificate (reference §2.5): UNIQUE(ctyp, issr, slnr, agrp, sync, vwht, tkid, musr, ggrp).
+    /// Subject, issuer, serial, key ids and a default label come from the DER.
+    public static let certificate = ItemClassSchema(
+        code: "cert", name: "kSecClassCertificate",
+        attributes: Attributes.common + [
+            Attributes.certificateType, Attributes.certificateEncoding, Attributes.alias, Attributes.subject, Attributes.issuer,
+            Attributes.serialNumber, Attributes.subjectKeyID, Attributes.publicKeyHash,
+        ],
+        naming: (Attributes.label, Attributes.serialNumber),
+        defaultAccessibility: .always,
+        interpreter: CertificateInterpreter.interpreter)
+
+    /// kSecClassKey (reference §2.6):
+    /// UNIQUE(kcls, klbl, atag, crtr, type, bsiz, esiz, sdat, edat, agrp, sync, vwht, tkid, musr, ggrp).
+    public static let key = ItemClassSchema(
+        code: "keys", name: "kSecClassKey",
+        attributes: Attributes.common + [
+            Attributes.keyClass, Attributes.alias, Attributes.applicationLabel, Attributes.applicationTag, Attributes.keyCreator,
+            Attributes.keyType, Attributes.keySizeInBits, Attributes.effectiveKeySize, Attributes.startDate, Attributes.endDate,
+        ] + Attributes.keyFlags,
+        naming: (Attributes.applicationTag, Attributes.keyClass),
+        defaultAccessibility: .whenUnlocked,
+        interpreter: KeyInterpreter.interpreter,
+        secretWithheldWhen: ("extr", .number(0)))
+
+    /// kSecClassIdentity (reference §8): a certificate joined with the private key whose application label
+    /// is the certificate's public key hash. Its attributes are the certificate's and the key's; it is
+    /// named, and unique, like its certificate.
+    public static let identity = ItemClassSchema(
+        code: "idnt", name: "kSecClassIdentity",
+        attributes: certificate.attributes + key.attributes.filter { certificate.attribute($0.code) == nil }.map {
+            $0.with($0.flags.subtracting([.primaryKey, .materialized, .describesValue]))
+        },
+        naming: (Attributes.label, Attributes.serialNumber),
+        defaultAccessibility: .always,
+        isVirtual: true)
+
     /// All served classes, in directory-listing order.
-    public static let classes: [ItemClassSchema] = [genericPassword]
+    public static let classes: [ItemClassSchema] = [genericPassword, internetPassword, key, certificate, identity]
+
+    /// The classes with a table of their own.
+    public static let storedClasses: [ItemClassSchema] = classes.filter { !$0.isVirtual }
 
     /// Class values Apple defines (reference §1.1); the ones not served yet answer errSecNoSuchClass.
     public static let appleClassValues: Set<String> = ["genp", "inet", "cert", "keys", "idnt"]

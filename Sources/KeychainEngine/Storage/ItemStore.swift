@@ -16,7 +16,7 @@ final class ItemStore: Sendable {
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
             try queue.write { db in
-                for schema in Schema.classes {
+                for schema in Schema.storedClasses {
                     for statement in ItemTable.createStatements(schema) { try db.execute(sql: statement) }
                 }
             }
