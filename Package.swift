@@ -62,10 +62,12 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Test helpers shared by the test targets (real certificates made with openssl).
+        .target(name: "TestSupport", dependencies: [.product(name: "Crypto", package: "swift-crypto")], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "KeychainEngineTests", dependencies: [
-            "KeychainEngine", "SodiumCrypto", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+            "KeychainEngine", "SodiumCrypto", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ], swiftSettings: strict),
         .testTarget(name: "KeychainFSTests", dependencies: ["KeychainFS", "KeychainEngine"], swiftSettings: strict),
-        .testTarget(name: "MountTests", dependencies: ["keychainfs", "CSystem", "ControlChannel", "KeychainEngine"], swiftSettings: strict),
+        .testTarget(name: "MountTests", dependencies: ["keychainfs", "CSystem", "ControlChannel", "KeychainEngine", "TestSupport"], swiftSettings: strict),
     ]
 )

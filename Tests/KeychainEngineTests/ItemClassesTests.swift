@@ -1,6 +1,7 @@
 import Foundation
 import KeychainEngine
 import Testing
+import TestSupport
 
 /// inet, keys, cert and idnt (reference §2.4–§2.6, §8; issue 3).
 @Suite struct ItemClassesTests {

@@ -2,13 +2,14 @@ import Crypto
 import Foundation
 
 /// A real self-signed certificate made with `openssl req -x509` from a P-256 key made here.
-struct TestCertificate {
-    let der: Data
-    let privateKeyX963: Data
-    let publicKeyX963: Data
-    let serialHex: String
+public struct TestCertificate: Sendable {
+    public let der: Data
+    public let privateKeyX963: Data
+    public let publicKeyX963: Data
+    /// The serial number as the filesystem names it (lowercase hex).
+    public let serialHex: String
 
-    init(commonName: String, serial: String = "0A1B2C3D") throws {
+    public init(commonName: String, serial: String = "0A1B2C3D") throws {
         let key = P256.Signing.PrivateKey()
         privateKeyX963 = key.x963Representation
         publicKeyX963 = key.publicKey.x963Representation
@@ -30,11 +31,11 @@ struct TestCertificate {
     }
 
     /// SHA-1 of the public key: the certificate's pkhh and the key's default klbl.
-    var publicKeyHash: Data { Data(Insecure.SHA1.hash(data: publicKeyX963)) }
+    public var publicKeyHash: Data { Data(Insecure.SHA1.hash(data: publicKeyX963)) }
 }
 
 extension Data {
-    init(hex: String) {
+    public init(hex: String) {
         var bytes: [UInt8] = []
         var index = hex.startIndex
         while index < hex.endIndex {
