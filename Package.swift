@@ -41,6 +41,9 @@ let package = Package(
         // The control socket: framing, requests, client and server.
         .target(name: "ControlChannel", dependencies: ["KeychainEngine"], swiftSettings: strict),
 
+        // SecItem calls on a vault: through its daemon, or in-process when none runs.
+        .target(name: "KeychainClient", dependencies: ["KeychainEngine", "ControlChannel"], swiftSettings: strict),
+
         // The FUSE frontend: paths and errnos translated into keychain calls.
         .target(
             name: "KeychainFS",
@@ -57,7 +60,7 @@ let package = Package(
         .executableTarget(
             name: "keychainfs",
             dependencies: [
-                "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel",
+                "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel", "KeychainClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

@@ -45,7 +45,7 @@ public enum Daemon {
             let result = mount.run()
             server.close()
             log.info("unmounted \(configuration.mountpoint)")
-            _ = consume lock
+            withExtendedLifetime(lock) {}
             return result == 0 ? 0 : 1
         } catch let error as KeychainError {
             log.error("\(error)")

@@ -10,5 +10,9 @@ struct KeychainFSCommand: ParsableCommand {
             directory (getfattr -d). 'keychainfs device lock' makes WhenUnlocked items unreadable (EACCES) \
             until 'keychainfs device unlock'.
             """,
-        subcommands: [Init.self, Mount.self, Unmount.self, Status.self, Device.self])
+        subcommands: [
+            Init.self, Mount.self, Unmount.self, Status.self, Device.self,
+            AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
+            AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
+        ])
 }

@@ -1,0 +1,151 @@
+import ArgumentParser
+import Foundation
+import KeychainClient
+import KeychainEngine
+
+/// add-, find- and delete- for one password class, shared by the generic and internet verbs.
+enum PasswordVerbs {
+    /// The attributes that identify an item of `classCode` (its UNIQUE set as the verbs can set it).
+    static func identity(_ attributes: KeychainDictionary, classCode: String) -> KeychainDictionary {
+        let keys: Set<String> = classCode == "inet" ? ["class", "acct", "srvr", "sdmn", "path", "port", "ptcl", "atyp"] : ["class", "acct", "svce"]
+        return attributes.filter { keys.contains($0.key) }
+    }
+
+    static func add(_ attributes: KeychainDictionary, password: Data, update: Bool, keychain: KeychainArgument, operation: String) throws {
+        let connection = try keychain.connect()
+        var item = attributes
+        item["v_Data"] = .data(password)
+        do {
+            _ = try connection.add(item)
+        } catch where error.status == SecStatus.duplicateItem && update {
+            var changes = attributes.filter { $0.key != "class" }
+            changes["v_Data"] = .data(password)
+            do { try connection.update(identity(attributes, classCode: attributes["class"]!.stringValue!), changes) } catch {
+                throw SecurityOutput.fail("SecKeychainItemModifyContent", error)
+            }
+        } catch {
+            throw SecurityOutput.fail("\(operation) (\(connection.vault.directory))", error)
+        }
+    }
+
+    static func find(_ attributes: KeychainDictionary, showPassword: Bool, onlyPassword: Bool, keychain: KeychainArgument) throws {
+        let connection = try keychain.connect()
+        var query = attributes
+        query["r_Attributes"] = true
+        if showPassword || onlyPassword { query["r_Data"] = true }
+        let found: [String: KeychainValue]
+        do {
+            found = try connection.copyMatching(query)?.dictionaryValue ?? [:]
+        } catch {
+            throw SecurityOutput.fail("SecKeychainSearchCopyNext", error)
+        }
+        let secret = found["v_Data"]?.dataValue ?? Data()
+        if onlyPassword {
+            print(SecurityOutput.password(secret))
+            return
+        }
+        SecurityOutput.printItem(found, classCode: attributes["class"]!.stringValue!, vault: connection.vault)
+        if showPassword { FileHandle.standardError.write(Data("password: \"\(SecurityOutput.password(secret))\"\n".utf8)) }
+    }
+
+    static func delete(_ attributes: KeychainDictionary, keychain: KeychainArgument) throws {
+        let connection = try keychain.connect()
+        var query = attributes
+        query["r_Attributes"] = true
+        query["r_PersistentRef"] = true
+        do throws(KeychainError) {
+            let found = try connection.copyMatching(query)?.dictionaryValue ?? [:]
+            guard let ref = found["v_PersistentRef"] else { throw KeychainError(SecStatus.itemNotFound, "not found") }
+            try connection.delete([SecKey.valuePersistentRef: ref])
+            SecurityOutput.printItem(found, classCode: attributes["class"]!.stringValue!, vault: connection.vault, withVersion: false)
+            print("password has been deleted.")
+        } catch {
+            throw SecurityOutput.fail("SecKeychainSearchCopyNext", error)
+        }
+    }
+
+    /// The password of an add verb: -w, -X (hex), else a no-echo prompt (or standard input when not a terminal).
+    static func password(_ text: String?, hex: String?) throws -> Data {
+        if let text { return Data(text.utf8) }
+        if let hex {
+            let digits = Array(hex.utf8)
+            let bytes = stride(from: 0, to: digits.count - 1, by: 2).compactMap { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16) }
+            guard digits.count % 2 == 0, bytes.count * 2 == digits.count else { throw ValidationError("-X takes an even number of hex digits") }
+            return Data(bytes)
+        }
+        var input = PasscodeInput(fromStdin: isatty(0) == 0)
+        return try input.next("password data for new item: ")
+    }
+}
+
+struct AddGenericPassword: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add-generic-password", abstract: "Add a generic password item (macOS security verb).")
+    @OptionGroup var attributes: GenericPasswordAttributes
+    @Option(name: .customShort("w"), help: "The password (visible to other users in /proc: prefer the prompt or standard input).") var password: String?
+    @Option(name: .customShort("X"), help: "The password as hex.") var hexPassword: String?
+    @Flag(name: .customShort("U"), help: "Update the item if it already exists.") var update = false
+    @Flag(name: .customShort("A"), help: "Allow any application (accepted; no effect).") var anyApplication = false
+    @Option(name: .customShort("T"), help: "Trusted application (accepted; no effect).") var trusted: [String] = []
+    @OptionGroup var keychain: KeychainArgument
+
+    func run() throws {
+        try PasswordVerbs.add(try attributes.attributes(), password: try PasswordVerbs.password(password, hex: hexPassword), update: update,
+                              keychain: keychain, operation: "SecKeychainItemCreateFromContent")
+    }
+}
+
+struct FindGenericPassword: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "find-generic-password", abstract: "Find a generic password item (macOS security verb).")
+    @OptionGroup var attributes: GenericPasswordAttributes
+    @Flag(name: .customShort("g"), help: "Show the password (on standard error).") var showPassword = false
+    @Flag(name: .customShort("w"), help: "Print only the password.") var onlyPassword = false
+    @OptionGroup var keychain: KeychainArgument
+
+    func run() throws {
+        try PasswordVerbs.find(try attributes.attributes(), showPassword: showPassword, onlyPassword: onlyPassword, keychain: keychain)
+    }
+}
+
+struct DeleteGenericPassword: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "delete-generic-password", abstract: "Delete a generic password item (macOS security verb).")
+    @OptionGroup var attributes: GenericPasswordAttributes
+    @OptionGroup var keychain: KeychainArgument
+
+    func run() throws { try PasswordVerbs.delete(try attributes.attributes(), keychain: keychain) }
+}
+
+struct AddInternetPassword: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add-internet-password", abstract: "Add an internet password item (macOS security verb).")
+    @OptionGroup var attributes: InternetPasswordAttributes
+    @Option(name: .customShort("w"), help: "The password (visible to other users in /proc: prefer the prompt or standard input).") var password: String?
+    @Option(name: .customShort("X"), help: "The password as hex.") var hexPassword: String?
+    @Flag(name: .customShort("U"), help: "Update the item if it already exists.") var update = false
+    @Flag(name: .customShort("A"), help: "Allow any application (accepted; no effect).") var anyApplication = false
+    @Option(name: .customShort("T"), help: "Trusted application (accepted; no effect).") var trusted: [String] = []
+    @OptionGroup var keychain: KeychainArgument
+
+    func run() throws {
+        try PasswordVerbs.add(try attributes.attributes(), password: try PasswordVerbs.password(password, hex: hexPassword), update: update,
+                              keychain: keychain, operation: "SecKeychainItemCreateFromContent")
+    }
+}
+
+struct FindInternetPassword: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "find-internet-password", abstract: "Find an internet password item (macOS security verb).")
+    @OptionGroup var attributes: InternetPasswordAttributes
+    @Flag(name: .customShort("g"), help: "Show the password (on standard error).") var showPassword = false
+    @Flag(name: .customShort("w"), help: "Print only the password.") var onlyPassword = false
+    @OptionGroup var keychain: KeychainArgument
+
+    func run() throws {
+        try PasswordVerbs.find(try attributes.attributes(), showPassword: showPassword, onlyPassword: onlyPassword, keychain: keychain)
+    }
+}
+
+struct DeleteInternetPassword: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "delete-internet-password", abstract: "Delete an internet password item (macOS security verb).")
+    @OptionGroup var attributes: InternetPasswordAttributes
+    @OptionGroup var keychain: KeychainArgument
+
+    func run() throws { try PasswordVerbs.delete(try attributes.attributes(), keychain: keychain) }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import KeychainClient
+import KeychainEngine
+
+/// What macOS `security` prints and how it exits, so that scripts written for a Mac run unchanged.
+enum SecurityOutput {
+    /// The attributes `security` shows per class, with their printed types.
+    static func shownAttributes(_ classCode: String) -> [(code: String, type: String)] {
+        let common: [(String, String)] = [("acct", "blob"), ("cdat", "timedate"), ("crtr", "uint32"), ("cusi", "sint32"), ("desc", "blob"),
+                                          ("icmt", "blob"), ("invi", "sint32"), ("mdat", "timedate"), ("nega", "sint32"), ("prot", "blob"),
+                                          ("scrp", "sint32"), ("type", "uint32")]
+        let own: [(String, String)] = classCode == "inet"
+            ? [("atyp", "blob"), ("path", "blob"), ("port", "uint32"), ("ptcl", "uint32"), ("sdmn", "blob"), ("srvr", "blob")]
+            : [("gena", "blob"), ("svce", "blob")]
+        return (common + own).sorted { $0.0 < $1.0 }.map { (code: $0.0, type: $0.1) }
+    }
+
+    /// `keychain: … / version: 512 / class: … / attributes: …` as macOS prints an item.
+    static func printItem(_ attributes: [String: KeychainValue], classCode: String, vault: Vault, withVersion: Bool = true) {
+        print("keychain: \"\(vault.directory)\"")
+        if withVersion { print("version: 512") }
+        print("class: \"\(classCode)\"")
+        print("attributes:")
+        print("    0x00000007 <blob>=\(format(attributes["labl"], type: "blob"))")
+        print("    0x00000008 <blob>=<NULL>")
+        for (code, type) in shownAttributes(classCode) where code != "prot" || attributes[code] != nil {
+            print("    \"\(code)\"<\(type)>=\(format(attributes[code], type: type))")
+        }
+    }
+
+    static func format(_ value: KeychainValue?, type: String) -> String {
+        switch value {
+        case nil: return "<NULL>"
+        case .string(let s)?: return quoted(Array(s.utf8))
+        case .data(let d)?: return d.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? quoted(Array(d)) : "0x" + hex(d)
+        case .number(let n)?: return String(format: "0x%08X ", UInt32(truncatingIfNeeded: n))
+        case .bool(let b)?: return String(format: "0x%08X ", b ? 1 : 0)
+        case .date(let date)?:
+            let formatter = DateFormatter()
+            formatter.dateFormat = "yyyyMMddHHmmss'Z'"
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            let text = formatter.string(from: date)
+            return "0x" + hex(Data(text.utf8) + [0]) + "  \"\(text)\\000\""
+        default: return "<NULL>"
+        }
+    }
+
+    private static func quoted(_ bytes: [UInt8]) -> String {
+        "\"" + bytes.map { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C ? String(UnicodeScalar($0)) : String(format: "\\%03o", $0) }.joined() + "\""
+    }
+
+    private static func hex(_ data: Data) -> String { data.map { String(format: "%02X", $0) }.joined() }
+
+    /// The secret as `-w` prints it: text if it is printable UTF-8, hex otherwise.
+    static func password(_ data: Data) -> String {
+        if let text = String(validating: data, as: UTF8.self), !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return text
+        }
+        return data.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Prints `security: OPERATION: message` and exits with the status's low byte (44 for not found).
+    static func fail(_ operation: String, _ error: KeychainError) -> ExitCode {
+        let message = error.status == SecStatus.itemNotFound || error.status == SecStatus.duplicateItem
+            ? SecStatus.message(of: error.status) : error.message
+        FileHandle.standardError.write(Data("security: \(operation): \(message)\n".utf8))
+        return ExitCode(Int32(UInt8(truncatingIfNeeded: error.status)))
+    }
+
+    /// A FourCharCode (`'aapl'`) as the number Apple stores for crtr and type.
+    static func fourCharCode(_ text: String) throws -> KeychainValue {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 4 else { throw ValidationError("'\(text)' is not a four-character code") }
+        return .number(Int64(bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }))
+    }
+}
+
+/// The keychain a verb acts on: its last argument (a vault directory), else the default vault.
+struct KeychainArgument: ParsableArguments {
+    @Argument(help: "The vault to use (macOS: the keychain file); default $KEYCHAIN_VAULT or ~/.local/share/keychainfs/default.")
+    var keychain: [String] = []
+
+    func connect() throws -> KeychainConnection {
+        let vault = keychain.first.map { Vault(directory: $0) } ?? ClientEnvironment.defaultVault()
+        return try KeychainConnection(vault: vault, caller: ClientEnvironment.caller(), createIfMissing: keychain.isEmpty)
+    }
+}
