@@ -9,6 +9,8 @@ let package = Package(
     products: [
         .executable(name: "keychainfs", targets: ["keychainfs"]),
         .library(name: "KeychainEngine", targets: ["KeychainEngine"]),
+        // Apple's SecItem API for Swift on Linux: `import Security` (and `import LocalAuthentication`).
+        .library(name: "Security", targets: ["Security", "LocalAuthentication"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -44,6 +46,10 @@ let package = Package(
         // SecItem calls on a vault: through its daemon, or in-process when none runs.
         .target(name: "KeychainClient", dependencies: ["KeychainEngine", "ControlChannel"], swiftSettings: strict),
 
+        // Apple's SecItem API (source-compatible) over KeychainClient; LAContext and friends.
+        .target(name: "Security", dependencies: ["KeychainEngine", "KeychainClient"], swiftSettings: strict),
+        .target(name: "LocalAuthentication", dependencies: ["Security"], swiftSettings: strict),
+
         // The FUSE frontend: paths and errnos translated into keychain calls.
         .target(
             name: "KeychainFS",
@@ -66,10 +72,17 @@ let package = Package(
             swiftSettings: strict),
 
         // Test helpers shared by the test targets (real certificates made with openssl).
-        .target(name: "TestSupport", dependencies: [.product(name: "Crypto", package: "swift-crypto")], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["ControlChannel", "KeychainEngine", .product(name: "Crypto", package: "swift-crypto")],
+                path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "KeychainEngineTests", dependencies: [
             "KeychainEngine", "SodiumCrypto", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ], swiftSettings: strict),
+        // iOS-style client code in a process of its own, for the lock tests.
+        .executableTarget(name: "security-probe", dependencies: ["Security"], path: "Tests/SecurityProbe", swiftSettings: strict),
+        .testTarget(name: "SecurityAPITests", dependencies: ["Security", "LocalAuthentication", "TestSupport", "security-probe", "keychainfs"],
+                    swiftSettings: strict),
+        .testTarget(name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "TestSupport"],
+                    swiftSettings: [.swiftLanguageMode(.v5), .define("SWIFT5_MODE")]),
         .testTarget(name: "KeychainFSTests", dependencies: ["KeychainFS", "KeychainEngine"], swiftSettings: strict),
         .testTarget(name: "MountTests", dependencies: ["keychainfs", "CSystem", "ControlChannel", "KeychainEngine", "TestSupport"], swiftSettings: strict),
     ]

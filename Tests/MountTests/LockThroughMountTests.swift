@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The device lock seen through `cat`: SPEC §3 through the mount (issue 2 "Lock through the mount").
 @Suite struct LockThroughMountTests {

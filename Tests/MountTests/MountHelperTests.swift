@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// mount-helpers/: with-keychain and the mount(8) helper.
 @Suite struct MountHelperTests {

@@ -2,6 +2,7 @@ import ControlChannel
 import Foundation
 import KeychainEngine
 import Testing
+import TestSupport
 
 /// Names, qualifiers, renames and inodes (SPEC §4 "Layout").
 @Suite struct NamingTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The macOS `security` verbs (SPEC §5, issue 3): same flags, output shapes and exit codes.
 @Suite struct SecurityVerbTests {

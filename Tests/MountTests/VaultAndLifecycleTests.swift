@@ -2,6 +2,7 @@ import ControlChannel
 import Foundation
 import KeychainEngine
 import Testing
+import TestSupport
 
 /// What the vault keeps on disk, and how mounts come and go (SPEC §4 "Mount behaviour", §8).
 @Suite struct VaultAndLifecycleTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Writing `value` (SPEC §4): buffered per open file, committed atomically at close.
 @Suite struct WriteTests {

@@ -1,16 +1,16 @@
 import Foundation
 
 /// The outcome of a finished command.
-struct CommandResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-    var succeeded: Bool { status == 0 }
+public struct CommandResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+    public var succeeded: Bool { status == 0 }
 }
 
 /// Runs programs with a deadline: a command still running then is killed and reported as failed.
-enum Command {
-    static func run(_ executable: String, _ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil,
+public enum Command {
+    public static func run(_ executable: String, _ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil,
                     timeout: TimeInterval = 30) -> CommandResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)

@@ -1,13 +1,17 @@
 import ControlChannel
 import Foundation
 import KeychainEngine
-import Testing
 
 /// A throwaway vault (a test device) mounted by the real `keychainfs` binary. ``close()`` (also run at
 /// deinit) always leaves no mount behind: `keychainfs unmount`, then a forced detach and SIGKILL.
-final class MountedVault {
+public final class MountedVault {
+    /// A program built next to the CLI (e.g. `security-probe`).
+    public static func builtProgram(_ name: String) -> String {
+        URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent(name).path
+    }
+
     /// The built CLI, next to the test bundle.
-    static let binary: String = {
+    public static let binary: String = {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
         var directory = URL(fileURLWithPath: exe).deletingLastPathComponent()
         while !directory.path.hasSuffix("/debug") && !directory.path.hasSuffix("/release") && directory.path != "/" {
@@ -16,12 +20,12 @@ final class MountedVault {
         return directory.appendingPathComponent("keychainfs").path
     }()
 
-    let root: String
-    let vault: String
-    let mount: String
+    public let root: String
+    public let vault: String
+    public let mount: String
     private var closed = false
 
-    init(mountArguments: [String] = [], initArguments: [String] = ["--test-device"]) throws {
+    public init(mountArguments: [String] = [], initArguments: [String] = ["--test-device"]) throws {
         root = "/tmp/kcfs-test-" + UUID().uuidString.prefix(8)
         vault = root + "/vault"
         mount = root + "/mnt"
@@ -38,32 +42,32 @@ final class MountedVault {
     deinit { close() }
 
     /// Runs `keychainfs ARGS`.
-    func cli(_ arguments: [String], stdin: String? = nil) -> CommandResult {
+    public func cli(_ arguments: [String], stdin: String? = nil) -> CommandResult {
         Command.run(Self.binary, arguments, stdin: stdin, timeout: 30)
     }
 
     /// Runs `keychainfs device ARGS --mount MOUNT`.
     @discardableResult
-    func device(_ arguments: String..., passcode: String? = nil) -> CommandResult {
+    public func device(_ arguments: String..., passcode: String? = nil) -> CommandResult {
         cli(["device"] + arguments + ["--mount", mount] + (passcode == nil ? [] : ["--passcode-stdin"]), stdin: passcode.map { $0 + "\n" })
     }
 
-    func path(_ relative: String) -> String { mount + "/" + relative }
+    public func path(_ relative: String) -> String { mount + "/" + relative }
 
     /// The control socket, for what the filesystem cannot express (names longer than NAME_MAX).
-    var control: ControlClient { ControlClient(vault: Vault(directory: vault)) }
+    public var control: ControlClient { ControlClient(vault: Vault(directory: vault)) }
 
-    var daemonPID: Int32? {
+    public var daemonPID: Int32? {
         guard let status = try? control.send(ControlRequest(.status)).check()?.dictionaryValue else { return nil }
         return status["pid"]?.numberValue.map { Int32($0) }
     }
 
-    var isMounted: Bool {
+    public var isMounted: Bool {
         ((try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? "").contains(" \(mount) fuse.keychainfs ")
     }
 
     /// Waits (at most `timeout`) for `condition`.
-    func wait(_ timeout: TimeInterval = 10, until condition: () -> Bool) -> Bool {
+    public func wait(_ timeout: TimeInterval = 10, until condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if condition() { return true }
@@ -73,7 +77,7 @@ final class MountedVault {
     }
 
     /// Unmounts (gracefully, then by force) and makes sure the daemon is gone; the vault stays.
-    func unmount() {
+    public func unmount() {
         let pid = daemonPID
         if isMounted { _ = Command.run(Self.binary, ["unmount", mount], timeout: 15) }
         if isMounted {
@@ -84,7 +88,7 @@ final class MountedVault {
     }
 
     /// Unmounts and removes everything.
-    func close() {
+    public func close() {
         guard !closed else { return }
         closed = true
         unmount()
@@ -92,11 +96,11 @@ final class MountedVault {
     }
 }
 
-struct CommandFailed: Error, CustomStringConvertible {
-    let result: CommandResult
-    var description: String { "exit \(result.status): \(result.stderr)\(result.stdout)" }
+public struct CommandFailed: Error, CustomStringConvertible {
+    public let result: CommandResult
+    public var description: String { "exit \(result.status): \(result.stderr)\(result.stdout)" }
 }
 
-func expectSuccess(_ result: CommandResult) throws {
+public func expectSuccess(_ result: CommandResult) throws {
     if !result.succeeded { throw CommandFailed(result: result) }
 }

@@ -1,0 +1,66 @@
+import Foundation
+import KeychainClient
+import KeychainEngine
+import Synchronization
+
+/// Adds an item (Apple's `SecItemAdd`).
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    SecItemSession.call { connection throws(KeychainError) in
+        let value = try connection.add(try ValueBridge.dictionary(attributes))
+        if let value, let result { result.pointee = ValueBridge.object(value) }
+    }
+}
+
+/// Finds items (Apple's `SecItemCopyMatching`).
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    SecItemSession.call { connection throws(KeychainError) in
+        let value = try connection.copyMatching(try ValueBridge.dictionary(query))
+        if let value, let result { result.pointee = ValueBridge.object(value) }
+    }
+}
+
+/// Updates every matching item (Apple's `SecItemUpdate`).
+public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+    SecItemSession.call { connection throws(KeychainError) in
+        try connection.update(try ValueBridge.dictionary(query), try ValueBridge.dictionary(attributesToUpdate))
+    }
+}
+
+/// Deletes every matching item (Apple's `SecItemDelete`).
+public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+    SecItemSession.call { connection throws(KeychainError) in
+        try connection.delete(try ValueBridge.dictionary(query))
+    }
+}
+
+/// Where SecItem calls go: the vault named by `KEYCHAIN_VAULT` (default
+/// `$XDG_DATA_HOME/keychainfs/default`, made on first use without a passcode), through its daemon if one
+/// serves it, else in this process; access groups from `KEYCHAIN_ACCESS_GROUPS`. Connections are
+/// kept per vault and access groups, and a daemon that went away is replaced on the next call.
+enum SecItemSession {
+    private static let connections = Mutex<[String: KeychainConnection]>([:])
+
+    static func call(_ body: (KeychainConnection) throws(KeychainError) -> Void) -> OSStatus {
+        let vault = ClientEnvironment.defaultVault()
+        let caller = ClientEnvironment.caller()
+        let key = vault.directory + "\u{0}" + caller.accessGroups.joined(separator: ",")
+        let connection: KeychainConnection
+        do {
+            connection = try connections.withLock { table throws(KeychainError) -> KeychainConnection in
+                if let existing = table[key] { return existing }
+                let made = try KeychainConnection(vault: vault, caller: caller, createIfMissing: true)
+                table[key] = made
+                return made
+            }
+        } catch {
+            return error.status
+        }
+        do {
+            try body(connection)
+            return errSecSuccess
+        } catch {
+            if error.status == SecStatus.notAvailable && connection.viaDaemon { _ = connections.withLock { $0.removeValue(forKey: key) } }
+            return error.status
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Security
+import LocalAuthentication
+import Testing
+import TestSupport
+
+#if SWIFT5_MODE
+private let mode = "swift5"
+#else
+private let mode = "swift6"
+#endif
+
+/// The vault these tests use in-process: one per test process, named through KEYCHAIN_VAULT before the
+/// first SecItem call. Every test uses its own service, so tests do not see each other's items.
+private let sharedVault: String = {
+    let path = "/tmp/kcfs-security-\(getpid())-\(UUID().uuidString.prefix(6))"
+    setenv("KEYCHAIN_VAULT", path, 1)
+    atexit {
+        let prefix = "kcfs-security-\(getpid())-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? [] where name.hasPrefix(prefix) {
+            try? FileManager.default.removeItem(atPath: "/tmp/" + name)
+        }
+    }
+    return path
+}()
+
+func uniqueService(_ name: String) -> String {
+    _ = sharedVault
+    return "\(mode).\(name).\(UUID().uuidString.prefix(8))"
+}
+
+/// iOS keychain code against keychainfs (issue 4), run in this file's language mode.
+@Suite struct SecurityAPITests {
+    @Test func addOrUpdateLoadListDelete() async throws {
+        let store = GenericPasswordStore(service: uniqueService("store"))
+        #expect(try store.load(account: "alice") == nil)
+        try store.save("one", account: "alice")
+        try store.save("two", account: "alice")  // duplicate → update
+        try store.save("x", account: "bob")
+        #expect(try store.load(account: "alice") == "two")
+        #expect(try Set(store.accounts()) == ["alice", "bob"])
+        try store.delete(account: "alice")
+        #expect(try store.accounts() == ["bob"])
+        let manager = KeychainManager(service: uniqueService("actor"))
+        try await manager.save("token", for: "me")
+        #expect(try await manager.token(for: "me") == "token")
+    }
+
+    @Test func resultShapes() throws {
+        let service = uniqueService("shapes")
+        for (account, secret) in [("a", "1"), ("b", "2")] {
+            let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+                                      kSecAttrAccount as String: account, kSecValueData as String: Data(secret.utf8)]
+            #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+        }
+        func copy(_ extra: [String: Any]) -> (OSStatus, CFTypeRef?) {
+            var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service]
+            query.merge(extra) { $1 }
+            var result: CFTypeRef?
+            let status = SecItemCopyMatching(query as CFDictionary, &result)
+            return (status, result)
+        }
+        #expect((copy([kSecReturnData as String: true]).1 as? Data) == Data("1".utf8), "one key, limit one: bare data")
+        let (existence, nothing) = copy([:])
+        #expect(existence == errSecSuccess && nothing == nil, "no return key: success, no result")
+        let attrs = copy([kSecReturnAttributes as String: kCFBooleanTrue!]).1 as? [String: Any]
+        #expect(attrs?[kSecAttrAccount as String] as? String == "a")
+        #expect(attrs?[kSecClass as String] == nil, "no class key in attributes")
+        #expect((attrs?[kSecAttrSynchronizable as String] as? NSNumber)?.intValue == 0, "booleans come back as numbers")
+        #expect(attrs?[kSecAttrCreationDate as String] is Date)
+        let both = copy([kSecReturnAttributes as String: true, kSecReturnData as String: true]).1 as? [String: Any]
+        #expect(both?[kSecValueData as String] as? Data == Data("1".utf8))
+        let all = copy([kSecReturnData as String: true, kSecMatchLimit as String: kSecMatchLimitAll]).1 as? [Data]
+        #expect(all == [Data("1".utf8), Data("2".utf8)], "kSecReturnData with kSecMatchLimitAll is an array of data")
+        let dicts = copy([kSecReturnAttributes as String: true, kSecMatchLimit as String: 5, kSecAttrAccount as String: "b"]).1 as? [[String: Any]]
+        #expect(dicts?.count == 1, "any limit but one gives an array")
+        let ref = copy([kSecReturnPersistentRef as String: true]).1 as? Data
+        #expect(ref?.count == 20)
+        var byRef: CFTypeRef?
+        #expect(SecItemCopyMatching([kSecValuePersistentRef: ref!, kSecReturnData: true] as NSDictionary, &byRef) == errSecSuccess)
+        #expect(byRef as? Data == Data("1".utf8))
+    }
+
+    @Test func errorsOfTheReference() throws {
+        let service = uniqueService("errors")
+        let item: [CFString: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrService: service, kSecAttrAccount: "a"]
+        #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
+        #expect(SecItemAdd(item as CFDictionary, nil) == errSecDuplicateItem)
+        var limited = item
+        limited[kSecMatchLimit] = kSecMatchLimitOne
+        #expect(SecItemUpdate(limited as CFDictionary, [kSecAttrLabel: "x"] as CFDictionary) == errSecParam)
+        #expect(SecItemDelete(limited as CFDictionary) == errSecParam)
+        #expect(SecItemUpdate(item as CFDictionary, [kSecClass: kSecClassGenericPassword] as CFDictionary) == errSecNoSuchAttr)
+        #expect(SecItemUpdate(item as CFDictionary, [kSecValueData: "not data"] as CFDictionary) == errSecParam)
+        #expect(SecItemAdd([kSecClass: "apls"] as CFDictionary, nil) == errSecNoSuchClass)
+        #expect(SecItemAdd([kSecAttrService: service] as CFDictionary, nil) == errSecParam)
+        #expect(SecItemCopyMatching([kSecClass: kSecClassCertificate, kSecAttrApplicationTag: "x"] as CFDictionary, nil) == errSecNoSuchAttr)
+        #expect(SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecMatchIssuers: [Data]()] as CFDictionary, nil) == errSecUnimplemented)
+        #expect(SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecAttrService: service, kSecReturnData: 1] as CFDictionary, nil) == errSecParam,
+                "returns need booleans")
+        #expect(SecItemDelete([kSecClass: kSecClassGenericPassword, kSecAttrService: service + "-none"] as CFDictionary) == errSecItemNotFound)
+        #expect(SecCopyErrorMessageString(errSecItemNotFound, nil) as String? == "The specified item could not be found in the keychain.")
+        #expect(SecCopyErrorMessageString(errSecInteractionNotAllowed, nil) as String? == "User interaction is not allowed.")
+    }
+
+    @Test func constantsHaveApplesRawValuesAndHashLikeStrings() {
+        let expected: [(CFString, String)] = [
+            (kSecClass, "class"), (kSecClassGenericPassword, "genp"), (kSecClassInternetPassword, "inet"), (kSecClassCertificate, "cert"),
+            (kSecClassKey, "keys"), (kSecClassIdentity, "idnt"), (kSecAttrAccessible, "pdmn"), (kSecAttrAccessControl, "accc"),
+            (kSecAttrAccount, "acct"), (kSecAttrService, "svce"), (kSecAttrSynchronizableAny, "syna"), (kSecAttrProtocolHTTPS, "htps"),
+            (kSecAttrProtocolFTP, "ftp "), (kSecAttrAuthenticationTypeHTMLForm, "form"), (kSecAttrKeyClassPrivate, "1"),
+            (kSecAttrKeyTypeECSECPrimeRandom, "73"), (kSecAttrKeyTypeEC, "73"), (kSecAttrKeyTypeRSA, "42"),
+            (kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, "akpu"), (kSecMatchLimitAll, "m_LimitAll"), (kSecReturnData, "r_Data"),
+            (kSecValuePersistentRef, "v_PersistentRef"), (kSecUseAuthenticationUISkip, "u_AuthUIS"), (kSecAttrPersistentReference, "persistref"),
+            (kSecUseDataProtectionKeychain, "nleg"), (kSecAttrTokenIDSecureEnclave, "com.apple.setoken"), (kSecMatchCaseInsensitive, "m_CaseInsensitive"),
+        ]
+        for (constant, raw) in expected {
+            #expect(constant as String == raw)
+            #expect(AnyHashable(constant) == AnyHashable(raw), "\(raw) hashes like its String")
+        }
+        let mixed: [AnyHashable: Any] = [kSecAttrAccount: "a", kSecAttrService as String: "s"]
+        #expect(mixed[kSecAttrAccount as String] != nil && mixed[kSecAttrService] != nil)
+        #expect(errSecMissingEntitlement == -34018 && errSecNoSuchAttr == -25303 && errSecInvalidOwnerEdit == -25244 && noErr == 0)
+    }
+
+    @Test func accessControlAndAuthenticationContext() throws {
+        let service = uniqueService("accc")
+        var error: Unmanaged<CFError>?
+        let access = SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .userPresence, &error)
+        #expect(access != nil && error == nil)
+        #expect(SecAccessControlCreateWithFlags(nil, "bogus" as CFString, [], &error) == nil && error != nil)
+        let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+                                  kSecAttrAccount as String: "a", kSecAttrAccessControl as String: access!]
+        #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+        var result: CFTypeRef?
+        let context = LAContext()
+        context.interactionNotAllowed = true
+        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+                                    kSecReturnAttributes as String: true, kSecUseAuthenticationContext as String: context]
+        #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+        #expect((result as? [String: Any])?[kSecAttrAccessible as String] as? String == "aku", "the access control's protection class")
+        var conflicting = add
+        conflicting[kSecAttrAccount as String] = "b"
+        conflicting[kSecAttrAccessible as String] = kSecAttrAccessibleAlways
+        #expect(SecItemAdd(conflicting as CFDictionary, nil) == errSecParam)
+        var laError: NSError?
+        #expect(!context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &laError) && laError != nil)
+    }
+}

@@ -1,0 +1,1 @@
+../SecurityClientCode/ClientCode.swift

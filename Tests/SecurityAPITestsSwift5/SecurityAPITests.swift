@@ -1,0 +1,1 @@
+../SecurityAPITests/SecurityAPITests.swift
