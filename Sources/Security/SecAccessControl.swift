@@ -21,8 +21,9 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable {
 }
 
 /// An access-control object: a protection class (kSecAttrAccessible… value) and flags.
-/// Stored items take its protection class; the constraint flags ask for user authentication, which
-/// Linux has no UI for, so they are kept but not enforced (see README).
+/// Items take its protection class and keep its flags; reading the secret of an item with constraint
+/// flags (user presence, biometry, passcode) fails with errSecInteractionNotAllowed when the caller
+/// allows no UI, and otherwise counts as authenticated while the device is unlocked (see README).
 public final class SecAccessControl: @unchecked Sendable {
     public let protection: String
     public let flags: SecAccessControlCreateFlags

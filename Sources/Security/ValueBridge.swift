@@ -32,6 +32,7 @@ enum ValueBridge {
                 throw KeychainError(SecStatus.param, "conflicting kSecAttrAccessible and kSecAttrAccessControl")
             }
             result["pdmn"] = .string(accessControl.protection)
+            result["accc"] = .number(Int64(bitPattern: UInt64(accessControl.flags.rawValue)))
         }
         return result
     }
@@ -73,8 +74,17 @@ enum ValueBridge {
         case .bool(let b): NSNumber(value: b)
         case .date(let d): NSDate(timeIntervalSinceReferenceDate: d.timeIntervalSinceReferenceDate)
         case .array(let a): NSArray(array: a.map(object))
-        case .dictionary(let d): NSDictionary(dictionary: d.mapValues(object))
+        case .dictionary(let d): NSDictionary(dictionary: resultDictionary(d))
         }
+    }
+
+    /// A returned attribute dictionary: kSecAttrAccessControl comes back as a SecAccessControl object.
+    private static func resultDictionary(_ d: KeychainDictionary) -> [String: AnyObject] {
+        var objects = d.mapValues(object)
+        if case .number(let flags)? = d["accc"], let protection = d["pdmn"]?.stringValue {
+            objects["accc"] = SecAccessControl(protection: protection, flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(UInt64(bitPattern: flags))))
+        }
+        return objects
     }
 }
 

@@ -99,13 +99,18 @@ func uniqueService(_ name: String) -> String {
         #expect(SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecAttrService: service, kSecReturnData: 1] as CFDictionary, nil) == errSecParam,
                 "returns need booleans")
         #expect(SecItemDelete([kSecClass: kSecClassGenericPassword, kSecAttrService: service + "-none"] as CFDictionary) == errSecItemNotFound)
+        #expect(SecItemAdd([kSecClass: kSecClassGenericPassword, kSecAttrService: service, kSecAttrAccessGroup: "TEAM.other"] as CFDictionary, nil)
+                == errSecMissingEntitlement)
+        #expect(SecItemAdd([kSecClass: kSecClassGenericPassword, kSecAttrService: service, kSecAttrAccount: "p",
+                            kSecAttrAccessible: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly] as CFDictionary, nil) == errSecAuthFailed,
+                "akpu without a passcode")
         #expect(SecCopyErrorMessageString(errSecItemNotFound, nil) as String? == "The specified item could not be found in the keychain.")
         #expect(SecCopyErrorMessageString(errSecInteractionNotAllowed, nil) as String? == "User interaction is not allowed.")
     }
 
     @Test func constantsHaveApplesRawValuesAndHashLikeStrings() {
         let expected: [(CFString, String)] = [
-            (kSecClass, "class"), (kSecClassGenericPassword, "genp"), (kSecClassInternetPassword, "inet"), (kSecClassCertificate, "cert"),
+            (kSecClass, "class"), (kSecClassGenericPassword, "genp"), (kSecAttrAccessControl, "accc"), (kSecClassInternetPassword, "inet"), (kSecClassCertificate, "cert"),
             (kSecClassKey, "keys"), (kSecClassIdentity, "idnt"), (kSecAttrAccessible, "pdmn"), (kSecAttrAccessControl, "accc"),
             (kSecAttrAccount, "acct"), (kSecAttrService, "svce"), (kSecAttrSynchronizableAny, "syna"), (kSecAttrProtocolHTTPS, "htps"),
             (kSecAttrProtocolFTP, "ftp "), (kSecAttrAuthenticationTypeHTMLForm, "form"), (kSecAttrKeyClassPrivate, "1"),
@@ -137,8 +142,20 @@ func uniqueService(_ name: String) -> String {
         context.interactionNotAllowed = true
         let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
                                     kSecReturnAttributes as String: true, kSecUseAuthenticationContext as String: context]
-        #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
-        #expect((result as? [String: Any])?[kSecAttrAccessible as String] as? String == "aku", "the access control's protection class")
+        #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess, "attributes need no authentication")
+        let attributes = result as? [String: Any]
+        #expect(attributes?[kSecAttrAccessible as String] as? String == "aku", "the access control's protection class")
+        #expect((attributes?[kSecAttrAccessControl as String] as? SecAccessControl)?.flags == .userPresence)
+        var secretQuery = query
+        secretQuery[kSecReturnData as String] = true
+        #expect(SecItemCopyMatching(secretQuery as CFDictionary, &result) == errSecInteractionNotAllowed, "a prompt would be needed")
+        secretQuery[kSecUseAuthenticationContext as String] = nil
+        secretQuery[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUIFail
+        #expect(SecItemCopyMatching(secretQuery as CFDictionary, &result) == errSecInteractionNotAllowed)
+        secretQuery[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUISkip
+        #expect(SecItemCopyMatching(secretQuery as CFDictionary, &result) == errSecItemNotFound, "Skip skips the item")
+        secretQuery[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUIAllow
+        #expect(SecItemCopyMatching(secretQuery as CFDictionary, &result) == errSecSuccess, "the unlocked device stands in for the prompt")
         var conflicting = add
         conflicting[kSecAttrAccount as String] = "b"
         conflicting[kSecAttrAccessible as String] = kSecAttrAccessibleAlways

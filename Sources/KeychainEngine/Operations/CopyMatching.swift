@@ -9,7 +9,7 @@ extension Keychain {
         let schema = q.schema!
         if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
         if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
-        if q.persistentRef != nil, !q.attributes.isEmpty {
+        if q.persistentRef != nil, !q.filters.isEmpty {
             throw .param("a persistent reference and other attributes cannot be searched at the same time")
         }
         if !q.matchKeys.isDisjoint(with: [SecKey.matchIssuers, SecKey.matchPolicy]) && !["cert", "idnt"].contains(schema.code)
@@ -25,14 +25,27 @@ extension Keychain {
             let rows = try store.read { db in try ItemTable.select(db, schema, filter, limit: limit) }
             guard !rows.isEmpty else { throw .notFound }
             var results: [KeychainValue] = []
+            var matched = 0
             for row in rows {
                 // Every row reached is opened, even for existence queries: a class-A row while locked fails the call.
                 let attributes = try openAttributes(row, schema: schema, keybag: keybag)
+                // Reading a secret guarded by access-control constraints would prompt: there is no UI
+                // here, so with UI Fail it is errSecInteractionNotAllowed, with Skip the item is skipped,
+                // otherwise the (unlocked) device stands in for a successful authentication.
+                if q.returnsData, Self.requiresAuthentication(attributes) {
+                    switch q.authenticationUI {
+                    case "u_AuthUIF": throw KeychainError(SecStatus.interactionNotAllowed, "the item needs user authentication and UI is not allowed")
+                    case SecKey.useAuthenticationUISkip: continue
+                    default: break
+                    }
+                }
+                matched += 1
                 let value = try builder.value(attributes: attributes, persistentRef: persistentReference(row, schema)) { () throws(KeychainError) in
                     try openSecret(row, schema: schema, keybag: keybag)
                 }
                 if let value { results.append(value) }
             }
+            guard matched > 0 else { throw .notFound }
             if limit == 1 { return results.first }
             return q.returns.isEmpty ? nil : .array(results)
         }

@@ -31,7 +31,7 @@ extension Keychain {
         if let ref = q.persistentRef, case .uuid(let uuid) = ref.target {
             certificateQuery[SecKey.valuePersistentRef] = .data(Data(Schema.certificate.code.utf8) + uuid)
         }
-        for (code, value) in q.attributes {
+        for (code, value) in q.filters {
             if Self.isCertificateSide(code) { certificateQuery[code] = value } else { keyQuery[code] = value }
         }
         if q.synchronizableSpecified, keyQuery[Attributes.synchronizable.code] == nil {

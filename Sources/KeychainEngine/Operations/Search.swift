@@ -7,7 +7,7 @@ extension Keychain {
     /// implicit sync = 0 unless kSecAttrSynchronizable was given or the query is by persistent reference.
     func filter(for q: ParsedQuery, caller: Caller) throws(KeychainError) -> ItemTable.Filter {
         var filter = ItemTable.Filter()
-        for (code, value) in q.attributes { filter.equals.append((code, [hasher.hash(code, value)])) }
+        for (code, value) in q.filters { filter.equals.append((code, [hasher.hash(code, value)])) }
         let group = Attributes.accessGroup.code
         if let requested = q.attributes[group] {
             try Self.requireEntitled(requested, caller)
@@ -41,6 +41,12 @@ extension Keychain {
 
     func openSecret(_ row: StoredRow, schema: ItemClassSchema, keybag: Keybag) throws(KeychainError) -> Data? {
         try ItemSealer.openSecret(row, classCode: schema.code, classKey: try keybag.keys(for: row.accessibility).classKey)
+    }
+
+    /// Whether reading an item's secret needs user authentication (access-control constraint flags).
+    static func requiresAuthentication(_ attributes: [String: KeychainValue]) -> Bool {
+        guard let flags = attributes[Attributes.accessControl.code]?.numberValue else { return false }
+        return flags & ~AccessControlBits.nonConstraints != 0
     }
 
     func persistentReference(_ row: StoredRow, _ schema: ItemClassSchema) -> Data {

@@ -6,6 +6,17 @@ struct ParsedQuery {
     var schema: ItemClassSchema?
     /// Attribute filters (queries) or values (add), coerced to their kinds.
     var attributes: [String: KeychainValue] = [:]
+
+    /// The attributes a query filters on (kSecAttrAccessControl never does).
+    var filters: [String: KeychainValue] {
+        attributes.filter { schema?.attribute($0.key)?.flags.contains(.neverFilters) != true }
+    }
+
+    /// What the caller said about authentication UI: kSecUseAuthenticationUI, or kSecUseNoAuthenticationUI.
+    var authenticationUI: String? {
+        if useKeys["u_NoAuthUI"] == .bool(true) { return "u_AuthUIF" }
+        return useKeys[SecKey.useAuthenticationUI]?.stringValue
+    }
     /// kSecAttrSynchronizable was given (any value, including SynchronizableAny): no implicit sync = 0 filter.
     var synchronizableSpecified = false
     /// kSecMatchLimit: nil when absent, `Int.max` for kSecMatchLimitAll.

@@ -40,6 +40,8 @@ public struct AttributeFlags: OptionSet, Sendable {
     /// A primary-key attribute that describes the item's value (a certificate's issuer, a key's type and
     /// size): the filesystem names it only when needed to tell two items apart.
     public static let describesValue = AttributeFlags(rawValue: 1 << 8)
+    /// Never a search filter (kSecAttrAccessControl, reference §3.2).
+    public static let neverFilters = AttributeFlags(rawValue: 1 << 9)
 }
 
 /// One attribute of an item class: the row of the schema table that drives validation, coercion,

@@ -24,11 +24,14 @@ public enum Attributes {
         "musr", "kSecAttrMultiUser", .data, [.primaryKey, .materialized, .systemManaged, .omittedFromAddResult, .ignoredInUpdate],
         default: .data(.init()))
     public static let sharingGroup = AttributeDescriptor("ggrp", "kSecAttrSharingGroup", .string, [.primaryKey, .sharingGroup], default: "")
+    /// kSecAttrAccessControl's flags (SecAccessControlCreateFlags bits); the Security module turns
+    /// SecAccessControl objects into the protection class plus this number.
+    public static let accessControl = AttributeDescriptor("accc", "kSecAttrAccessControl", .number, [.neverFilters])
 
     /// Attributes every class has.
     static let common: [AttributeDescriptor] = [
         creationDate, modificationDate, label, accessGroup, accessible, synchronizable, tombstone,
-        syncViewHint, tokenID, multiUser, sharingGroup,
+        syncViewHint, tokenID, multiUser, sharingGroup, accessControl,
     ]
 
     // Password attributes (genp and inet, reference §2.3–2.4).

@@ -3,7 +3,7 @@
 /// attributes (reference §1). The `Security` module declares the constants and takes their values here.
 public enum SecConstantTable {
     static let others: [String: String] = [
-        "kSecClass": "class", "kSecAttrAccessControl": "accc", "kSecAttrPersistentReference": "persistref",
+        "kSecClass": "class", "kSecAttrPersistentReference": "persistref",
         "kSecAttrPersistantReference": "persistref", "kSecAttrSynchronizableAny": "syna",
         "kSecAttrAccessGroupToken": "com.apple.token", "kSecAttrTokenIDSecureEnclave": "com.apple.setoken",
         "kSecAttrKeyTypeEC": "73", "kSecAttrPRF": "prf", "kSecAttrSalt": "salt", "kSecAttrRounds": "rounds",
