@@ -91,6 +91,17 @@ func uniqueService(_ name: String) -> String {
         #expect(SecItemUpdate(limited as CFDictionary, [kSecAttrLabel: "x"] as CFDictionary) == errSecParam)
         #expect(SecItemDelete(limited as CFDictionary) == errSecParam)
         #expect(SecItemUpdate(item as CFDictionary, [kSecClass: kSecClassGenericPassword] as CFDictionary) == errSecNoSuchAttr)
+        var returning = item
+        returning[kSecReturnData] = true
+        #expect(SecItemUpdate(returning as CFDictionary, [kSecAttrLabel: "x"] as CFDictionary) == errSecParam, "kSecReturn… in an update query")
+        var matching = item
+        matching[kSecAttrAccount] = "new"
+        matching[kSecMatchLimit] = kSecMatchLimitOne
+        #expect(SecItemAdd(matching as CFDictionary, nil) == errSecParam, "kSecMatch… in SecItemAdd (keychainfs's choice)")
+        var ref: CFTypeRef?
+        #expect(SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecAttrService: service, kSecReturnPersistentRef: true] as CFDictionary, &ref) == errSecSuccess)
+        #expect(SecItemCopyMatching([kSecValuePersistentRef: ref!, kSecAttrAccount: "a"] as CFDictionary, nil) == errSecParam,
+                "a persistent reference with other attributes")
         #expect(SecItemUpdate(item as CFDictionary, [kSecValueData: "not data"] as CFDictionary) == errSecParam)
         #expect(SecItemAdd([kSecClass: "apls"] as CFDictionary, nil) == errSecNoSuchClass)
         #expect(SecItemAdd([kSecAttrService: service] as CFDictionary, nil) == errSecParam)
