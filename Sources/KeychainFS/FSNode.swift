@@ -44,17 +44,18 @@ struct FSItem {
 /// A path split into byte components (names may hold any bytes but `/` and NUL).
 struct FSPath {
     let components: [[UInt8]]
-    let text: String
+    /// The path's bytes, as the kernel gave them.
+    let bytes: [UInt8]
 
     init(_ cPath: UnsafePointer<CChar>) {
-        let bytes = Array(UnsafeRawBufferPointer(start: cPath, count: strlen(cPath)))
-        components = bytes.split(separator: 0x2F).map(Array.init)
-        text = String(decoding: bytes, as: UTF8.self)
+        self.init(bytes: Array(UnsafeRawBufferPointer(start: cPath, count: strlen(cPath))))
     }
 
-    init(_ text: String) {
-        components = Array(text.utf8).split(separator: 0x2F).map(Array.init)
-        self.text = text
+    init(_ text: String) { self.init(bytes: Array(text.utf8)) }
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        components = bytes.split(separator: 0x2F).map(Array.init)
     }
 
     var depth: Int { components.count }
@@ -63,5 +64,5 @@ struct FSPath {
     func checkNameLengths() throws(FSError) {
         if components.contains(where: { $0.count > 255 }) { throw FSError(ENAMETOOLONG, "a name is longer than 255 bytes") }
     }
-    var parent: FSPath { FSPath("/" + components.dropLast().map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/")) }
+    var parent: FSPath { FSPath(bytes: [0x2F] + Array(components.dropLast().joined(separator: [0x2F]))) }
 }

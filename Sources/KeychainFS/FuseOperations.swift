@@ -74,6 +74,8 @@ enum FuseOperations {
                 info!.pointee.fh = try view.open(FSPath(path!), flags: info!.pointee.flags)
                 info!.pointee.direct_io = 1  // no secret in the page cache: every read reaches the lock check
                 info!.pointee.keep_cache = 0
+                // Readers commit nothing at close: spare them the FLUSH round trip. Writers commit there.
+                info!.pointee.noflush = info!.pointee.flags & O_ACCMODE == O_RDONLY ? 1 : 0
                 return 0
             }
         }

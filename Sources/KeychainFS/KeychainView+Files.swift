@@ -9,27 +9,34 @@ extension KeychainView {
         let writable = flags & O_ACCMODE != O_RDONLY
         if writable { try requireWritable(item.schema) }
         let truncating = flags & O_TRUNC != 0
-        var buffer: Data?
-        if writable {
-            buffer = truncating ? Data() : try secret(of: item)
-        } else {
-            _ = try content(of: item, file)  // refuse the open itself while the item is unavailable
-        }
-        return openFiles.insert(.init(item: item, file: file, writable: writable, append: flags & O_APPEND != 0, buffer: buffer,
-                                      dirty: writable && truncating, failure: nil))
+        // Reading the content now refuses the open itself while the item is unavailable.
+        let buffer = writable ? (truncating ? Data() : try secret(of: item)) : try content(of: item, file)
+        var handle = OpenFiles.Handle(item: item, file: file, writable: writable, append: flags & O_APPEND != 0, buffer: buffer,
+                                      dirty: writable && truncating, failure: nil)
+        handle.freshFromOpen = !writable
+        return openFiles.insert(handle)
     }
 
+    /// Every read checks the lock at that moment. A reader keeps one version from offset 0 to the end
+    /// (taken at open for its first pass, read again when it starts over), so a rewrite never shows it a mix.
     func read(_ handle: UInt64, offset: Int, size: Int) throws(FSError) -> Data {
-        let (item, file, writable) = try openFiles.with(handle) { h throws(FSError) in (h.item, h.file, h.writable) }
-        // Checks the lock on every read; a reader keeps the version it started with at offset 0.
-        let current = try content(of: item, file)
-        let content = try openFiles.with(handle) { h throws(FSError) -> Data in
-            if writable { return h.buffer ?? Data() }
-            if offset == 0 || h.buffer == nil {
+        let (item, file, writable, snapshot) = try openFiles.with(handle) { h throws(FSError) in
+            let usable = h.freshFromOpen || offset > 0
+            h.freshFromOpen = false
+            return (h.item, h.file, h.writable, usable ? h.buffer : nil)
+        }
+        let content: Data
+        if writable {
+            content = try openFiles.with(handle) { h throws(FSError) in h.buffer ?? Data() }
+        } else if let snapshot, try checkAvailable(item, file) {
+            content = snapshot
+        } else {
+            let current = try self.content(of: item, file)
+            try openFiles.with(handle) { h throws(FSError) in
                 if h.buffer != nil { Sodium.wipe(&h.buffer!) }
                 h.buffer = current
             }
-            return h.buffer!
+            content = current
         }
         guard offset < content.count else { return Data() }
         return content.subdata(in: content.startIndex + offset..<content.startIndex + min(content.count, offset + size))

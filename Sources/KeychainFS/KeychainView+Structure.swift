@@ -18,6 +18,7 @@ extension KeychainView {
             }
             if (try? resolve(path)) != nil { throw FSError(EEXIST, "the group exists") }
             pendingGroups.withLock { _ = $0.insert(groupKey(schema, name)) }
+            paths.clear()
         case 3:
             guard case .group(let schema, let groupValue, _) = try resolve(path.parent) else { throw FSError(ENOENT, "no such group") }
             try requireWritable(schema)
@@ -44,6 +45,7 @@ extension KeychainView {
             try requireWritable(schema)
             if try groupHoldsItems(schema, value) { throw FSError(ENOTEMPTY, "the group holds items") }
             pendingGroups.withLock { _ = $0.remove(groupKey(schema, name)) }
+            paths.clear()
         case .item(let item):
             try requireWritable(item.schema)
             try keychainCall { () throws(KeychainError) in try keychain.delete(item.query(), caller: caller) }
@@ -73,6 +75,7 @@ extension KeychainView {
         guard removals.withLock({ $0.acceptUnlink(in: item.path, by: pid) }) else {
             throw FSError(EPERM, "an item's value cannot be unlinked; remove the item directory (rmdir / rm -r) to delete it")
         }
+        paths.clear()
     }
 
     func rename(_ from: FSPath, to: FSPath) throws(FSError) {
@@ -124,6 +127,7 @@ extension KeychainView {
             throw FSError(error)
         }
         if wasPending { pendingGroups.withLock { _ = $0.insert(groupKey(schema, newName)) } }
+        paths.clear()
     }
 
     /// Files can only be `value`, which always exists: creating any other file is refused.

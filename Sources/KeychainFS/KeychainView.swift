@@ -17,11 +17,18 @@ public final class KeychainView: Sendable {
     /// Group directories made with mkdir that hold no item yet.
     let pendingGroups = Mutex<Set<String>>([])
     let removals = Mutex(RemovalTracker())
+    let paths = PathCache()
 
     public init(keychain: Keychain, caller: Caller, defaultAccessible: Accessibility? = nil) {
         self.keychain = keychain
         self.caller = caller
         self.defaultAccessible = defaultAccessible
+        // Nothing decrypted outlives a lock: cached paths (with their attributes) go on every change,
+        // readers' copies of secrets when the device state changes.
+        keychain.addChangeObserver { [paths, openFiles] change in
+            paths.clear()
+            if change == .device { openFiles.wipeReaderSnapshots() }
+        }
     }
 
     func naming(_ schema: ItemClassSchema) -> ItemNaming {
@@ -31,6 +38,14 @@ public final class KeychainView: Sendable {
     // MARK: Resolving paths
 
     func resolve(_ path: FSPath) throws(FSError) -> FSNode {
+        let generation = keychain.generation
+        if let cached = paths.node(path.bytes, generation: generation) { return cached }
+        let node = try resolveUncached(path)
+        paths.store(node, for: path.bytes, generation: generation)
+        return node
+    }
+
+    private func resolveUncached(_ path: FSPath) throws(FSError) -> FSNode {
         try path.checkNameLengths()
         let c = path.components
         if c.isEmpty { return .root }
@@ -200,6 +215,15 @@ public final class KeychainView: Sendable {
         return try keychainCall { () throws(KeychainError) in
             try keychain.copyMatching(item.query([SecKey.returnData: true]), caller: caller)?.dataValue ?? Data()
         }
+    }
+
+    /// The lock check for a reader that holds a secret it read a moment ago: the item's class must still
+    /// be available (identities, whose halves may differ, are read again instead).
+    func checkAvailable(_ item: FSItem, _ file: ItemFile) throws(FSError) -> Bool {
+        guard !item.schema.isVirtual, let raw = item.attributes[Attributes.accessible.code]?.stringValue,
+              let accessibility = Accessibility(rawValue: raw) else { return false }
+        guard keychain.isAvailable(accessibility) else { throw FSError(EACCES, "the item's class is unavailable: the device is locked") }
+        return true
     }
 
     /// A file's content: the secret, or an identity's certificate (its data) or private key (the key item's secret).

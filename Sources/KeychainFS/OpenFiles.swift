@@ -11,8 +11,11 @@ final class OpenFiles: Sendable {
         let file: ItemFile
         let writable: Bool
         let append: Bool
-        /// Writers: the value being built. Readers: the version being read (taken at offset 0).
+        /// Writers: the value being built. Readers: the version being read (taken at open, and again
+        /// whenever a read starts over at offset 0).
         var buffer: Data?
+        /// Readers: the version taken at open has not been read yet.
+        var freshFromOpen = false
         var dirty: Bool
         /// A write failed: close commits nothing and reports this errno (all or nothing).
         var failure: Int32?
@@ -33,6 +36,19 @@ final class OpenFiles: Sendable {
             guard var handle = table[id] else { throw FSError(EBADF, "unknown file handle") }
             defer { table[id] = handle }
             return try body(&handle)
+        }
+    }
+
+    /// Wipes what readers hold (the device locked or an item changed): their next read fetches again,
+    /// through the lock check. Writers keep their buffers, which only their own close commits.
+    func wipeReaderSnapshots() {
+        handles.withLock { table in
+            for (id, var handle) in table where !handle.writable && handle.buffer != nil {
+                Sodium.wipe(&handle.buffer!)
+                handle.buffer = nil
+                handle.freshFromOpen = false
+                table[id] = handle
+            }
         }
     }
 

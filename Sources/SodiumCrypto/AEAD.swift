@@ -52,6 +52,17 @@ public enum AEAD {
         return unwrapped
     }
 
+    /// Decrypts a wrapped key into `destination`'s guarded memory (no new allocation); on failure the
+    /// destination is zeroed.
+    public static func openKey(_ box: Data, key: GuardedKey, associatedData: Data, into destination: GuardedKey) throws(CryptoError) {
+        guard try plaintextCount(box) == GuardedKey.byteCount else { throw .badKeyLength(box.count - nonceBytes - tagBytes) }
+        var failed = false
+        destination.overwrite { dst in
+            do { try decrypt(box, key: key, associatedData: associatedData) { $0(dst) } } catch { failed = true }
+        }
+        if failed { destination.zero(); throw .authenticationFailed }
+    }
+
     private static func plaintextCount(_ box: Data) throws(CryptoError) -> Int {
         guard box.count >= nonceBytes + tagBytes else { throw .truncated }
         return box.count - nonceBytes - tagBytes

@@ -38,6 +38,24 @@ public final class GuardedKey: @unchecked Sendable {
         return filled { dst in _ = bytes.copyBytes(to: dst) }
     }
 
+    /// Overwrites the key with fresh random bytes (reusing its guarded memory).
+    public func randomize() {
+        guard let pointer else { fatalError("use of a wiped key") }
+        randombytes_buf(pointer, Self.byteCount)
+    }
+
+    /// Zeroes the key but keeps its guarded memory for reuse.
+    public func zero() {
+        guard let pointer else { return }
+        sodium_memzero(pointer, Self.byteCount)
+    }
+
+    /// Gives `body` the key's memory to write into (reusing its guarded memory).
+    func overwrite(_ body: (UnsafeMutableRawBufferPointer) -> Void) {
+        guard let pointer else { fatalError("use of a wiped key") }
+        body(UnsafeMutableRawBufferPointer(start: pointer, count: Self.byteCount))
+    }
+
     /// True once the key has been wiped.
     public var isWiped: Bool { pointer == nil }
 

@@ -47,10 +47,13 @@ import TestSupport
     }
 
     @Test func oversizedValueIsEFBIGAndChangesNothing() throws {
-        #expect(FS.write(item + "/value", "kept") == 0)
-        #expect(FS.write(item + "/value", Data(count: (1 << 20) + 1)) == EFBIG)
-        let after = FS.read(item + "/value").map(\.count)
-        #expect(after == .success(4), "the rejected write changed the value: \(after)")
+        // Repeated: a rejected write once showed up as an empty value under load (not reproduced since).
+        for _ in 0..<10 {
+            #expect(FS.write(item + "/value", "kept") == 0)
+            #expect(FS.write(item + "/value", Data(count: (1 << 20) + 1)) == EFBIG)
+            let after = FS.read(item + "/value").map(\.count)
+            #expect(after == .success(4), "the rejected write changed the value: \(after)")
+        }
         #expect(FS.write(item + "/value", Data(repeating: 7, count: 1 << 20)) == 0, "exactly 1 MiB is fine")
         #expect(Command.run("/usr/bin/truncate", ["-s", "2M", item + "/value"]).status != 0)
     }

@@ -48,6 +48,7 @@ extension Keychain {
             let row = StoredRow(rowid: 0, uuid: uuid, accessibility: accessibility, metadata: sealed.metadata,
                                 rowKey: sealed.rowKey, secret: sealed.secret, lookups: hasher.columns(for: attributes, schema: schema))
             _ = try store.write { db in try ItemTable.insert(db, schema, row) }
+            noteChange()
             return try ResultBuilder(query: q, schema: schema, forAdd: true)
                 .value(attributes: attributes, persistentRef: persistentReference(row, schema)) { q.valueData }
         }

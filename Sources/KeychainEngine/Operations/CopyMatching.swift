@@ -21,14 +21,14 @@ extension Keychain {
         if schema.isVirtual { return try copyIdentities(q, limit: limit, builder: builder, caller: caller) }
         let filter = try filter(for: q, caller: caller)
 
+        let generation = self.generation
         return try protection.withLock { keybag throws(KeychainError) -> KeychainValue? in
-            let rows = try store.read { db in try ItemTable.select(db, schema, filter, limit: limit) }
-            guard !rows.isEmpty else { throw .notFound }
+            let entries = try matchingEntries(q, schema: schema, filter: filter, limit: limit, generation: generation, caller: caller, keybag: keybag)
+            guard !entries.isEmpty else { throw .notFound }
             var results: [KeychainValue] = []
             var matched = 0
-            for row in rows {
-                // Every row reached is opened, even for existence queries: a class-A row while locked fails the call.
-                let attributes = try openAttributes(row, schema: schema, keybag: keybag)
+            for entry in entries {
+                let row = entry.row, attributes = entry.attributes
                 // Reading a secret guarded by access-control constraints would prompt: there is no UI
                 // here, so with UI Fail it is errSecInteractionNotAllowed, with Skip the item is skipped,
                 // otherwise the (unlocked) device stands in for a successful authentication.
@@ -49,5 +49,26 @@ extension Keychain {
             if limit == 1 { return results.first }
             return q.returns.isEmpty ? nil : .array(results)
         }
+    }
+
+    /// The rows a query reaches, opened: every row reached is opened, even for existence queries, so a
+    /// class-A row while locked fails the call. A query by persistent reference alone (the filesystem's
+    /// every open) is answered from the row cache when it can: no SQL, no metadata decryption; the
+    /// class's availability is still checked here, and the secret still decrypted by the caller.
+    private func matchingEntries(_ q: ParsedQuery, schema: ItemClassSchema, filter: ItemTable.Filter, limit: Int, generation: UInt64,
+                                 caller: Caller, keybag: Keybag) throws(KeychainError) -> [RowCache.Entry] {
+        if case .uuid(let uuid)? = q.persistentRef?.target, q.filters.isEmpty, let entry = rows.entry(uuid, generation: generation),
+           let group = entry.attributes[Attributes.accessGroup.code]?.stringValue, caller.accessGroups.contains(group) {
+            _ = try keybag.keys(for: entry.row.accessibility)
+            return [entry]
+        }
+        let found = try store.read { db in try ItemTable.select(db, schema, filter, limit: limit) }
+        var entries: [RowCache.Entry] = []
+        for row in found {
+            let entry = RowCache.Entry(row: row, attributes: try openAttributes(row, schema: schema, keybag: keybag))
+            rows.store(entry, generation: generation)
+            entries.append(entry)
+        }
+        return entries
     }
 }

@@ -12,6 +12,7 @@ extension Keychain {
         if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
         if schema.isVirtual { return try deleteIdentities(q, caller: caller) }
         let filter = try filter(for: q, caller: caller)
+        defer { noteChange() }
         try protection.withLock { _ throws(KeychainError) in
             try store.write { db in
                 let rows = try ItemTable.select(db, schema, filter)

@@ -28,16 +28,19 @@ extension Keychain {
     /// Locks the device: class A keys are wiped before this returns. Without a passcode it changes nothing.
     public func lockDevice() {
         protection.withLock { $0.lock() }
+        noteChange(.device)
     }
 
     /// Simulates a reboot: classes A and C become unavailable until the next unlock.
     public func rebootDevice() {
         protection.withLock { $0.reboot() }
+        noteChange(.device)
     }
 
     /// Unlocks with `passcode`. Wrong passcodes count towards the escalating delays.
     public func unlockDevice(passcode: Data) throws(KeychainError) {
         guard deviceStatus().passcodeSet else { return }
+        defer { noteChange(.device) }
         try verifyingPasscode(passcode) { keybag, kek throws(KeychainError) in try keybag.unlock(with: kek) }
         scheduleAutoLock()
     }
@@ -45,6 +48,7 @@ extension Keychain {
     /// Sets the first passcode; the device is unlocked afterwards.
     public func setPasscode(_ passcode: Data) throws(KeychainError) {
         try Self.validate(passcode)
+        defer { noteChange(.device) }
         let (salt, hardness) = protection.withLock { (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness) }
         let kek = try Keybag.passcodeKEK(passcode, salt: salt, hardness: hardness, deviceKey: deviceKey)
         defer { kek.wipe() }
@@ -55,6 +59,7 @@ extension Keychain {
     /// Changes the passcode; `old` must be the current one.
     public func changePasscode(old: Data, new: Data) throws(KeychainError) {
         try Self.validate(new)
+        defer { noteChange(.device) }
         let (salt, hardness) = protection.withLock { (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness) }
         let newKEK = try Keybag.passcodeKEK(new, salt: salt, hardness: hardness, deviceKey: deviceKey)
         defer { newKEK.wipe() }
@@ -68,7 +73,8 @@ extension Keychain {
     /// Returns how many items were deleted.
     @discardableResult
     public func removePasscode(current: Data) throws(KeychainError) -> Int {
-        try verifyingPasscode(current) { keybag, kek throws(KeychainError) -> Int in
+        defer { noteChange(.device) }
+        return try verifyingPasscode(current) { keybag, kek throws(KeychainError) -> Int in
             try keybag.unlock(with: kek)  // verify first: a wrong passcode must not delete anything
             let deleted = try store.write { db -> Int in
                 var count = 0

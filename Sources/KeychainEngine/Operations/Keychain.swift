@@ -15,6 +15,17 @@ public final class Keychain: Sendable {
     let deviceKey: GuardedKey
     let protection: Mutex<Keybag>
     let autoLockGeneration = Mutex<Int>(0)
+    private let changes = Atomic<UInt64>(0)
+    let rows = RowCache()
+    private let observers = Mutex<[@Sendable (Change) -> Void]>([])
+
+    /// What changed, for change observers.
+    public enum Change: Sendable {
+        /// Items were added, updated or deleted.
+        case items
+        /// The device state changed (lock, unlock, reboot, passcode): availability may differ.
+        case device
+    }
 
     /// Opens the vault at `vault`. The device starts before its first unlock if a passcode is set
     /// (a daemon start is a boot), unlocked otherwise.
@@ -37,6 +48,28 @@ public final class Keychain: Sendable {
         guard let name = group.stringValue, caller.accessGroups.contains(name) else {
             throw .missingEntitlement("the caller is not entitled to the requested access group")
         }
+    }
+
+    /// Increases whenever an item or the device state may have changed: caches of what the keychain
+    /// holds (the filesystem's path cache) are valid while it stays the same.
+    public var generation: UInt64 { changes.load(ordering: .acquiring) }
+
+    /// Calls `observer` after every change of an item or of the device state, so that whoever caches
+    /// what the keychain holds drops it at once (nothing decrypted outlives a lock).
+    public func addChangeObserver(_ observer: @escaping @Sendable (Change) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    func noteChange(_ change: Change = .items) {
+        changes.add(1, ordering: .releasing)
+        rows.clear()
+        for observer in observers.withLock({ $0 }) { observer(change) }
+    }
+
+    /// Whether items of `accessibility` are available right now: the cheap lock check for a reader that
+    /// already holds a secret it read a moment ago.
+    public func isAvailable(_ accessibility: Accessibility) -> Bool {
+        protection.withLock { $0.state.allows(accessibility) }
     }
 
     /// Current time, as the keychain stamps it.

@@ -40,7 +40,7 @@ extension Keychain {
     }
 
     func openSecret(_ row: StoredRow, schema: ItemClassSchema, keybag: Keybag) throws(KeychainError) -> Data? {
-        try ItemSealer.openSecret(row, classCode: schema.code, classKey: try keybag.keys(for: row.accessibility).classKey)
+        try ItemSealer.openSecret(row, classCode: schema.code, keys: try keybag.keys(for: row.accessibility))
     }
 
     /// Whether reading an item's secret needs user authentication (access-control constraint flags).

@@ -25,6 +25,7 @@ extension Keychain {
         }
         let filter = try filter(for: q, caller: caller)
 
+        defer { noteChange() }
         try protection.withLock { keybag throws(KeychainError) in
             try store.write { db in
                 let rows = try ItemTable.select(db, schema, filter)

@@ -14,6 +14,8 @@ struct Keybag {
 
     /// The device-bound key for the lookup columns; always available.
     let indexKey: GuardedKey
+    /// Guarded scratch memory for per-row keys (see ``ItemSealer/Keys``).
+    private let rowKeyScratch = GuardedKey.random()
 
     /// Makes a new keybag with a fresh class key and metadata key per class (akpu only exists with a passcode).
     static func create(at path: String, deviceKey: GuardedKey, hardness: PasscodeHardness, testDevice: Bool) throws(KeychainError) {
@@ -44,7 +46,7 @@ struct Keybag {
         guard state.allows(accessibility), let c = classKeys[accessibility], let m = metadataKeys[accessibility] else {
             throw .locked(accessibility.rawValue)
         }
-        return ItemSealer.Keys(classKey: c, metadataKey: m)
+        return ItemSealer.Keys(classKey: c, metadataKey: m, rowKey: rowKeyScratch)
     }
 
     // MARK: Transitions

@@ -8,6 +8,9 @@ enum ItemSealer {
     struct Keys {
         let classKey: GuardedKey
         let metadataKey: GuardedKey
+        /// Guarded memory for the per-row key of the call in progress (reused: allocating guarded pages
+        /// per item costs mmap/mprotect/munmap and TLB shootdowns). Only used under the keychain's lock.
+        let rowKey: GuardedKey
     }
 
     static func identity(_ classCode: String, _ uuid: Data, _ accessibility: Accessibility, part: String) -> Data {
@@ -18,8 +21,9 @@ enum ItemSealer {
                      accessibility: Accessibility, keys: Keys) -> (metadata: Data, rowKey: Data, secret: Data?) {
         let metadata = AEAD.seal(ValueCodec.encode(.dictionary(attributes)), key: keys.metadataKey,
                                  associatedData: identity(classCode, uuid, accessibility, part: "metadata"))
-        let rowKey = GuardedKey.random()
-        defer { rowKey.wipe() }
+        let rowKey = keys.rowKey
+        rowKey.randomize()
+        defer { rowKey.zero() }
         let wrapped = rowKey.withBytes { AEAD.seal($0, key: keys.classKey, associatedData: identity(classCode, uuid, accessibility, part: "rowkey")) }
         let sealedSecret = secret.map { AEAD.seal($0, key: rowKey, associatedData: identity(classCode, uuid, accessibility, part: "secret")) }
         return (metadata, wrapped, sealedSecret)
@@ -35,11 +39,12 @@ enum ItemSealer {
         }
     }
 
-    static func openSecret(_ row: StoredRow, classCode: String, classKey: GuardedKey) throws(KeychainError) -> Data? {
+    static func openSecret(_ row: StoredRow, classCode: String, keys: Keys) throws(KeychainError) -> Data? {
         guard let sealed = row.secret else { return nil }
         do {
-            let rowKey = try AEAD.openKey(row.rowKey, key: classKey, associatedData: identity(classCode, row.uuid, row.accessibility, part: "rowkey"))
-            defer { rowKey.wipe() }
+            let rowKey = keys.rowKey
+            try AEAD.openKey(row.rowKey, key: keys.classKey, associatedData: identity(classCode, row.uuid, row.accessibility, part: "rowkey"), into: rowKey)
+            defer { rowKey.zero() }
             return try AEAD.open(sealed, key: rowKey, associatedData: identity(classCode, row.uuid, row.accessibility, part: "secret"))
         } catch {
             throw KeychainError(SecStatus.decode, "secret of item \(row.rowid) of class '\(classCode)' failed to decrypt: \(error)")

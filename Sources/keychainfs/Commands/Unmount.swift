@@ -25,6 +25,8 @@ struct Unmount: ParsableCommand {
             }
             usleep(10_000)
         }
-        while client.isDaemonRunning, Date() < deadline { usleep(10_000) }
+        // Done once the daemon has let go of the vault, so that a mount right after this one succeeds.
+        let vault = Vault(directory: entry.vault)
+        while Date() < deadline, (try? VaultLock(vault)) == nil { usleep(5_000) }
     }
 }
