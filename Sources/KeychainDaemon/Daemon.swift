@@ -41,6 +41,7 @@ public enum Daemon {
                 DispatchQueue.global().async { exitRequest.fire() }
             }
             let server = try ControlServer(socketPath: ControlSocket.path(for: configuration.vault), handler: handler.handle)
+            ProcessHardening.trimMemoryPeriodically()
             log.info("serving \(configuration.vault.directory) at \(configuration.mountpoint) (pid \(getpid()), device \(keychain.deviceStatus().state.rawValue))")
             let result = mount.run()
             server.close()

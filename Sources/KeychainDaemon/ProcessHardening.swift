@@ -8,6 +8,20 @@ enum ProcessHardening {
         var limit = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
         _ = keychainfs_set_nondumpable()
+        keychainfs_limit_malloc_arenas()
+    }
+
+    /// Every few seconds, hands memory freed by large operations (listings of thousands of items) back
+    /// to the system, so the daemon's RSS follows what it holds, not what it once needed.
+    static func trimMemoryPeriodically(every seconds: UInt32 = 5) {
+        let thread = Thread {
+            while true {
+                sleep(seconds)
+                keychainfs_trim_memory()
+            }
+        }
+        thread.name = "keychainfs-trim"
+        thread.start()
     }
 
     /// Blocks SIGTERM/SIGINT/SIGHUP in every thread (call before starting any) and waits for them on a

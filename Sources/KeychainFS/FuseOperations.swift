@@ -9,8 +9,11 @@ enum FuseOperations {
         var ops = fuse_operations()
         ops.`init` = { connection, config in
             config!.pointee.use_ino = 1
-            config!.pointee.entry_timeout = 1
-            config!.pointee.attr_timeout = 1
+            // Long timeouts are safe for the lock (open and read always reach the daemon; value files are
+            // direct_io) and spare a LOOKUP/GETATTR per path component. No negative caching: an item
+            // added through the API appears at once.
+            config!.pointee.entry_timeout = 30
+            config!.pointee.attr_timeout = 30
             config!.pointee.negative_timeout = 0
             // O_TRUNC arrives with open, so `> value` replaces the value in one commit.
             connection!.pointee.want |= UInt32(FUSE_CAP_ATOMIC_O_TRUNC)
@@ -88,7 +91,7 @@ enum FuseOperations {
         }
         ops.write = { _, buffer, size, offset, info in
             FuseContext.run("write") { view throws(FSError) in
-                Int32(try view.write(info!.pointee.fh, offset: Int(offset), data: Data(bytes: buffer!, count: size)))
+                Int32(try view.write(info!.pointee.fh, offset: Int(offset), data: Data(bytes: buffer!, count: size), owner: info!.pointee.lock_owner))
             }
         }
         ops.truncate = { path, size, info in
@@ -98,13 +101,13 @@ enum FuseOperations {
             }
         }
         ops.flush = { _, info in
-            FuseContext.run("flush") { view throws(FSError) in try view.flush(info!.pointee.fh); return 0 }
+            FuseContext.run("flush") { view throws(FSError) in try view.flush(info!.pointee.fh, owner: info!.pointee.lock_owner); return 0 }
         }
         ops.release = { _, info in
             FuseContext.run("release") { view throws(FSError) in try view.release(info!.pointee.fh); return 0 }
         }
         ops.fsync = { _, _, info in
-            FuseContext.run("fsync") { view throws(FSError) in try view.flush(info!.pointee.fh); return 0 }
+            FuseContext.run("fsync") { view throws(FSError) in try view.flush(info!.pointee.fh, owner: info!.pointee.lock_owner); return 0 }
         }
         ops.getxattr = { path, name, value, size in
             FuseContext.run("getxattr") { view throws(FSError) in

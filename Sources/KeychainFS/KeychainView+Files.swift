@@ -42,9 +42,10 @@ extension KeychainView {
         return content.subdata(in: content.startIndex + offset..<content.startIndex + min(content.count, offset + size))
     }
 
-    func write(_ handle: UInt64, offset: Int, data: Data) throws(FSError) -> Int {
+    func write(_ handle: UInt64, offset: Int, data: Data, owner: UInt64) throws(FSError) -> Int {
         try openFiles.with(handle) { h throws(FSError) -> Int in
             guard h.writable, var buffer = h.buffer else { throw FSError(EBADF, "not open for writing") }
+            h.writerOwner = owner
             let start = h.append ? buffer.count : offset
             guard start + data.count <= Self.maxValueBytes else {
                 h.failure = EFBIG
@@ -84,9 +85,14 @@ extension KeychainView {
         data.count >= size ? data.prefix(size) : data + Data(count: size - data.count)
     }
 
-    /// Commits a writer's buffer (every close() of a descriptor calls this).
-    func flush(_ handle: UInt64) throws(FSError) {
+    /// Commits a writer's buffer at its close(). The kernel flushes on every close of any copy of the
+    /// descriptor; a copy in another descriptor table (a forked child) closing is not the writer's close.
+    func flush(_ handle: UInt64, owner: UInt64) throws(FSError) {
         let pending = try openFiles.with(handle) { h throws(FSError) -> (FSItem, Data)? in
+            // Before any write, a flush is a shell closing its copy after dup2 (`printf s > value`):
+            // committing the truncation then would show readers an empty secret between old and new.
+            // A truncation without any write (`: > value`) is committed at release instead.
+            guard let writer = h.writerOwner, writer == owner else { return nil }
             if let failure = h.failure {
                 h.dirty = false
                 throw FSError(failure, "an earlier write failed: nothing was committed")

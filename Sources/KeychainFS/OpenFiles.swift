@@ -19,6 +19,9 @@ final class OpenFiles: Sendable {
         var dirty: Bool
         /// A write failed: close commits nothing and reports this errno (all or nothing).
         var failure: Int32?
+        /// The descriptor table (FUSE lock owner) that writes: a FLUSH from another one is a copy of the
+        /// descriptor closing (say, in a forked child), not the writer's close, and must not commit.
+        var writerOwner: UInt64?
     }
 
     private let handles = Mutex<[UInt64: Handle]>([:])

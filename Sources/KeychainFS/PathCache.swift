@@ -12,7 +12,7 @@ final class PathCache: Sendable {
     }
 
     private let state = Mutex(State())
-    private let capacity = 8192
+    private let capacity = 2048
 
     func node(_ path: [UInt8], generation: UInt64) -> FSNode? {
         state.withLock { $0.generation == generation ? $0.nodes[path] : nil }

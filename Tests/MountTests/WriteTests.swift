@@ -81,3 +81,26 @@ final class Counter: @unchecked Sendable {
     var value: Int { lock.withLock { count } }
     func increment() { lock.withLock { count += 1 } }
 }
+
+extension WriteTests {
+    @Test func aShellRedirectionNeverShowsReadersAnEmptyValue() throws {
+        #expect(FS.write(item + "/value", "old-secret") == 0)
+        let stop = Flag(), empties = Counter()
+        let path = item + "/value"
+        let reader = Thread {
+            while !stop.isSet {
+                if case .success(let data) = FS.read(path), data.isEmpty { empties.increment() }
+            }
+        }
+        reader.start()
+        for i in 0..<30 {
+            #expect(Command.run("/bin/sh", ["-c", "printf 'secret-\(i)' > '\(path)'"]).succeeded)
+        }
+        stop.set()
+        #expect(m.wait { reader.isFinished })
+        #expect(empties.value == 0, "readers saw an empty value during rotations")
+        #expect(FS.text(path) == "secret-29")
+        #expect(Command.run("/bin/sh", ["-c", ": > '\(path)'"]).succeeded)
+        #expect(m.wait(3) { FS.text(path) == "" }, "a truncation alone lands (at release)")
+    }
+}

@@ -43,10 +43,11 @@ extension Keychain {
             }
             let keys = try keybag.keys(for: accessibility)
             let uuid = Sodium.randomBytes(16)
-            let sealed = ItemSealer.seal(attributes: attributes, secret: q.valueData, classCode: schema.code, uuid: uuid,
+            let lookups = hasher.columns(for: attributes, schema: schema)
+            let sealed = ItemSealer.seal(attributes: attributes, lookups: lookups, secret: q.valueData, schema: schema, uuid: uuid,
                                          accessibility: accessibility, keys: keys)
             let row = StoredRow(rowid: 0, uuid: uuid, accessibility: accessibility, metadata: sealed.metadata,
-                                rowKey: sealed.rowKey, secret: sealed.secret, lookups: hasher.columns(for: attributes, schema: schema))
+                                rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups)
             _ = try store.write { db in try ItemTable.insert(db, schema, row) }
             noteChange()
             return try ResultBuilder(query: q, schema: schema, forAdd: true)

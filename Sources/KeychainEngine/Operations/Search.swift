@@ -26,15 +26,13 @@ extension Keychain {
     }
 
     /// Decrypts a row's attributes with its class's metadata key (errSecInteractionNotAllowed while the
-    /// class is unavailable) and checks them against the row's lookup columns, so a row whose columns
-    /// were tampered with is errSecDecode rather than a wrong answer.
+    /// class is unavailable). The box authenticates the row's lookup columns too, so a row whose columns
+    /// were tampered with or swapped is errSecDecode rather than a wrong answer.
     func openAttributes(_ row: StoredRow, schema: ItemClassSchema, keybag: Keybag) throws(KeychainError) -> [String: KeychainValue] {
         let keys = try keybag.keys(for: row.accessibility)
-        let attributes = try ItemSealer.openAttributes(row, classCode: schema.code, metadataKey: keys.metadataKey)
-        guard hasher.columns(for: attributes, schema: schema) == row.lookups,
-              attributes[Attributes.accessible.code] == .string(row.accessibility.rawValue)
-        else {
-            throw KeychainError(SecStatus.decode, "item \(row.rowid) of class '\(schema.code)' does not match its index: the vault was modified")
+        let attributes = try ItemSealer.openAttributes(row, schema: schema, metadataKey: keys.metadataKey)
+        guard attributes[Attributes.accessible.code] == .string(row.accessibility.rawValue) else {
+            throw KeychainError(SecStatus.decode, "item \(row.rowid) of class '\(schema.code)' does not match its protection class: the vault was modified")
         }
         return attributes
     }

@@ -41,11 +41,12 @@ extension Keychain {
                     if accessibility == .whenPasscodeSetThisDeviceOnly, !keybag.record.hasPasscode {
                         throw KeychainError(SecStatus.authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a device passcode")
                     }
-                    let sealed = ItemSealer.seal(attributes: attributes, secret: secret, classCode: schema.code, uuid: row.uuid,
+                    let lookups = hasher.columns(for: attributes, schema: schema)
+                    let sealed = ItemSealer.seal(attributes: attributes, lookups: lookups, secret: secret, schema: schema, uuid: row.uuid,
                                                  accessibility: accessibility, keys: try keybag.keys(for: accessibility))
                     try ItemTable.update(db, schema, StoredRow(
                         rowid: row.rowid, uuid: row.uuid, accessibility: accessibility, metadata: sealed.metadata,
-                        rowKey: sealed.rowKey, secret: sealed.secret, lookups: hasher.columns(for: attributes, schema: schema)))
+                        rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups))
                 }
             }
         }

@@ -42,6 +42,8 @@ public struct AttributeFlags: OptionSet, Sendable {
     public static let describesValue = AttributeFlags(rawValue: 1 << 8)
     /// Never a search filter (kSecAttrAccessControl, reference §3.2).
     public static let neverFilters = AttributeFlags(rawValue: 1 << 9)
+    /// Shared by nearly every item (access group, sync, …): SQL must not pick an index for it.
+    public static let poorlySelective = AttributeFlags(rawValue: 1 << 10)
 }
 
 /// One attribute of an item class: the row of the schema table that drives validation, coercion,

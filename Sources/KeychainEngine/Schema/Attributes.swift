@@ -2,12 +2,14 @@
 /// (reference §1.2 for codes and names, §2 for kinds, flags and defaults).
 public enum Attributes {
     static let pk: AttributeFlags = [.primaryKey, .materialized]
+    /// Primary-key attributes that nearly every item shares.
+    static let commonKey: AttributeFlags = [.primaryKey, .poorlySelective]
 
     // Common to every class (reference §2.2).
     public static let creationDate = AttributeDescriptor("cdat", "kSecAttrCreationDate", .date, [.systemManaged, .readOnlyInFilesystem])
     public static let modificationDate = AttributeDescriptor("mdat", "kSecAttrModificationDate", .date, [.systemManaged, .readOnlyInFilesystem])
     public static let label = AttributeDescriptor("labl", "kSecAttrLabel", .blob, [.indexed])
-    public static let accessGroup = AttributeDescriptor("agrp", "kSecAttrAccessGroup", .string, pk)
+    public static let accessGroup = AttributeDescriptor("agrp", "kSecAttrAccessGroup", .string, commonKey.union(.materialized))
     public static let accessible = AttributeDescriptor(
         "pdmn", "kSecAttrAccessible", .accessibility, [.materialized],
         enumeration: Enumeration(cases: [
@@ -16,14 +18,14 @@ public enum Attributes {
             ("cku", "kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly"), ("dku", "kSecAttrAccessibleAlwaysThisDeviceOnly"),
             ("akpu", "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly"),
         ]))
-    public static let synchronizable = AttributeDescriptor("sync", "kSecAttrSynchronizable", .synchronizable, pk, default: 0)
+    public static let synchronizable = AttributeDescriptor("sync", "kSecAttrSynchronizable", .synchronizable, commonKey.union(.materialized), default: 0)
     public static let tombstone = AttributeDescriptor("tomb", "kSecAttrTombstone", .number, [.materialized, .omittedFromAddResult], default: 0)
-    public static let syncViewHint = AttributeDescriptor("vwht", "kSecAttrSyncViewHint", .string, [.primaryKey], default: "")
-    public static let tokenID = AttributeDescriptor("tkid", "kSecAttrTokenID", .string, [.primaryKey], default: "")
+    public static let syncViewHint = AttributeDescriptor("vwht", "kSecAttrSyncViewHint", .string, commonKey, default: "")
+    public static let tokenID = AttributeDescriptor("tkid", "kSecAttrTokenID", .string, commonKey, default: "")
     public static let multiUser = AttributeDescriptor(
-        "musr", "kSecAttrMultiUser", .data, [.primaryKey, .materialized, .systemManaged, .omittedFromAddResult, .ignoredInUpdate],
+        "musr", "kSecAttrMultiUser", .data, commonKey.union([.materialized, .systemManaged, .omittedFromAddResult, .ignoredInUpdate]),
         default: .data(.init()))
-    public static let sharingGroup = AttributeDescriptor("ggrp", "kSecAttrSharingGroup", .string, [.primaryKey, .sharingGroup], default: "")
+    public static let sharingGroup = AttributeDescriptor("ggrp", "kSecAttrSharingGroup", .string, commonKey.union(.sharingGroup), default: "")
     /// kSecAttrAccessControl's flags (SecAccessControlCreateFlags bits); the Security module turns
     /// SecAccessControl objects into the protection class plus this number.
     public static let accessControl = AttributeDescriptor("accc", "kSecAttrAccessControl", .number, [.neverFilters])

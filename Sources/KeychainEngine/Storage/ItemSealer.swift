@@ -17,10 +17,27 @@ enum ItemSealer {
         Data("keychainfs.item.v1/\(part)/\(classCode)/\(accessibility.rawValue)/".utf8) + uuid
     }
 
-    static func seal(attributes: [String: KeychainValue], secret: Data?, classCode: String, uuid: Data,
+    /// The metadata box also authenticates the row's lookup columns (in schema order): a column changed
+    /// or swapped in the file fails decryption, so a query can never be answered with another item.
+    static func metadataBinding(_ classCode: String, _ uuid: Data, _ accessibility: Accessibility,
+                                _ lookups: [String: Data?], _ schema: ItemClassSchema) -> Data {
+        var binding = identity(classCode, uuid, accessibility, part: "metadata")
+        for attribute in schema.attributes {
+            if case .some(.some(let hash)) = lookups[attribute.code] {
+                binding.append(1)
+                binding.append(hash)
+            } else {
+                binding.append(0)
+            }
+        }
+        return binding
+    }
+
+    static func seal(attributes: [String: KeychainValue], lookups: [String: Data?], secret: Data?, schema: ItemClassSchema, uuid: Data,
                      accessibility: Accessibility, keys: Keys) -> (metadata: Data, rowKey: Data, secret: Data?) {
+        let classCode = schema.code
         let metadata = AEAD.seal(ValueCodec.encode(.dictionary(attributes)), key: keys.metadataKey,
-                                 associatedData: identity(classCode, uuid, accessibility, part: "metadata"))
+                                 associatedData: metadataBinding(classCode, uuid, accessibility, lookups, schema))
         let rowKey = keys.rowKey
         rowKey.randomize()
         defer { rowKey.zero() }
@@ -29,13 +46,15 @@ enum ItemSealer {
         return (metadata, wrapped, sealedSecret)
     }
 
-    static func openAttributes(_ row: StoredRow, classCode: String, metadataKey: GuardedKey) throws(KeychainError) -> [String: KeychainValue] {
+    static func openAttributes(_ row: StoredRow, schema: ItemClassSchema, metadataKey: GuardedKey) throws(KeychainError) -> [String: KeychainValue] {
+        let classCode = schema.code
         do {
-            let plain = try AEAD.open(row.metadata, key: metadataKey, associatedData: identity(classCode, row.uuid, row.accessibility, part: "metadata"))
+            let plain = try AEAD.open(row.metadata, key: metadataKey,
+                                      associatedData: metadataBinding(classCode, row.uuid, row.accessibility, row.lookups, schema))
             guard case .dictionary(let attributes) = try ValueCodec.decode(plain) else { throw ValueCodec.MalformedInput(reason: "not a dictionary") }
             return attributes
         } catch {
-            throw KeychainError(SecStatus.decode, "item \(row.rowid) of class '\(classCode)' failed to decrypt: \(error)")
+            throw KeychainError(SecStatus.decode, "item \(row.rowid) of class '\(classCode)' failed to decrypt (the vault was modified?): \(error)")
         }
     }
 

@@ -6,9 +6,17 @@ import GRDB
 enum ItemTable {
     static func column(_ code: String) -> String { "h_\(code)" }
 
+    /// The primary-key naming attributes, which lead the UNIQUE index.
+    static func uniqueLeadingColumns(_ schema: ItemClassSchema) -> [String] {
+        [schema.namingAttributes.item, schema.namingAttributes.group].filter(\.isPrimaryKey).map(\.code)
+    }
+
     static func createStatements(_ schema: ItemClassSchema) -> [String] {
         let lookups = schema.attributes.map { "\(column($0.code)) BLOB\($0.isPrimaryKey ? " NOT NULL" : "")" }
-        let unique = schema.primaryKey.map { column($0.code) }.joined(separator: ", ")
+        // Most selective first (the naming attributes, as Apple orders acct, svce, …), so the UNIQUE
+        // index serves lookups by name.
+        let leading = uniqueLeadingColumns(schema)
+        let unique = (leading + schema.primaryKey.map(\.code).filter { !leading.contains($0) }).map(column).joined(separator: ", ")
         var statements = ["""
             CREATE TABLE IF NOT EXISTS \(schema.code) (
               rowid INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -37,8 +45,11 @@ enum ItemTable {
     static func select(_ db: Database, _ schema: ItemClassSchema, _ filter: Filter, limit: Int? = nil) throws -> [StoredRow] {
         var clauses: [String] = []
         var arguments: [(any DatabaseValueConvertible)?] = []
-        for (code, hashes) in filter.equals {
-            clauses.append("\(column(code)) IN (\(Array(repeating: "?", count: hashes.count).joined(separator: ",")))")
+        // Sorted: one SQL text per query shape, so the statement cache stays small (dictionary order varies).
+        for (code, hashes) in filter.equals.sorted(by: { $0.code < $1.code }) {
+            // `+column` keeps the planner from choosing an index for a column nearly every row shares.
+            let unindexed = schema.attribute(code)?.flags.contains(.poorlySelective) == true ? "+" : ""
+            clauses.append("\(unindexed)\(column(code)) IN (\(Array(repeating: "?", count: hashes.count).joined(separator: ",")))")
             arguments.append(contentsOf: hashes)
         }
         if let uuid = filter.uuid { clauses.append("uuid = ?"); arguments.append(uuid) }
@@ -46,7 +57,11 @@ enum ItemTable {
         if let a = filter.accessibility { clauses.append("keyclass = ?"); arguments.append(a.storageIndex) }
         var sql = "SELECT \(selectedColumns(schema)) FROM \(schema.code)"
         if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        sql += " ORDER BY rowid"
+        // A query by name (the UNIQUE index's leading columns) matches a row or two: `+rowid` keeps the
+        // planner from trading that index for one that yields rowid order. Any other query is served by a
+        // single-column index already in rowid order, so LIMIT stops at the first rows.
+        let byName = uniqueLeadingColumns(schema).allSatisfy { code in filter.equals.contains { $0.code == code } }
+        sql += byName ? " ORDER BY +rowid" : " ORDER BY rowid"
         if let limit, limit != .max { sql += " LIMIT \(limit)" }
         let statement = try db.cachedStatement(sql: sql)
         return try Row.fetchAll(statement, arguments: StatementArguments(arguments)).map { try decode($0, schema) }

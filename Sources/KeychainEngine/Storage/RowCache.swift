@@ -16,7 +16,7 @@ final class RowCache: Sendable {
     }
 
     private let state = Mutex(State())
-    private let capacity = 4096
+    private let capacity = 1024
 
     func entry(_ uuid: Data, generation: UInt64) -> Entry? {
         state.withLock { $0.generation == generation ? $0.entries[uuid] : nil }

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""keychainfs against libfuse's floor (hello_ll, passthrough_ll), tmpfs, gnome-keyring (secret-tool)
+and pass: every figure of SPEC §7, interleaved (A B A B …), reported as median (min–max) and ratio."""
+import argparse, json, os, random, shutil, signal, statistics, subprocess, sys, tempfile, time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--keychainfs", required=True)
+ap.add_argument("--tools", required=True)
+ap.add_argument("--results", required=True)
+ap.add_argument("--rounds", type=int, default=5)
+ap.add_argument("--large", type=int, default=100_000, help="items in the largest vault")
+args = ap.parse_args()
+KC = os.path.abspath(args.keychainfs)
+T = lambda name: os.path.join(os.path.abspath(args.tools), name)
+WORK = tempfile.mkdtemp(prefix="kcfs-bench-", dir="/tmp")
+results, mounts = {}, []
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout.strip()
+
+
+def summary(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "runs": len(values)}
+
+
+def timed(cmd, stdin=None):
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, input=stdin)
+    return time.perf_counter() - start
+
+
+def interleave(variants, rounds, measure):
+    """Runs measure(variant) for each variant in turn, `rounds` times: A B C A B C …"""
+    samples = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, spec in variants.items():
+            samples[name].append(measure(spec))
+    return {name: summary(v) for name, v in samples.items()}
+
+
+def kc_vault(name, test_device=True):
+    vault, mnt = f"{WORK}/{name}/vault", f"{WORK}/{name}/mnt"
+    sh([KC, "init", vault] + (["--test-device"] if test_device else []))
+    sh([KC, "mount", vault, mnt])
+    mounts.append(("kc", mnt))
+    return vault, mnt
+
+
+def cleanup():
+    for kind, mnt in reversed(mounts):
+        subprocess.run([KC, "unmount", mnt] if kind == "kc" else ["fusermount3", "-u", mnt], capture_output=True)
+    shutil.rmtree(WORK, ignore_errors=True)
+
+
+def daemon_rss_kib(vault):
+    pid = json_status(vault)["pid"]
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+
+
+def json_status(vault):
+    text = sh([KC, "status", "--vault", vault])
+    fields = dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)
+    return {"pid": int(fields["pid"])}
+
+
+def section(title):
+    print(f"\n== {title}", flush=True)
+
+
+try:
+    # --- Anchors: libfuse's floor and tmpfs.
+    hello = f"{WORK}/hello"; os.makedirs(hello)
+    subprocess.run([T("hello_ll"), hello], check=True); mounts.append(("fuse", hello)); time.sleep(0.3)
+    passthrough = f"{WORK}/passthrough"; os.makedirs(passthrough)
+    subprocess.run([T("passthrough_ll"), "-o", "source=/dev/shm", passthrough], check=True); mounts.append(("fuse", passthrough)); time.sleep(0.3)
+    shm = tempfile.mkdtemp(prefix="kcfs-bench-", dir="/dev/shm")
+    tmpfs_file = f"{shm}/value"; open(tmpfs_file, "w").write("secret-0-1")
+    passthrough_file = f"{passthrough}/{os.path.basename(shm)}/value"
+
+    # --- keychainfs: a small vault (a real device: MODERATE Argon2id for the unlock figure).
+    vault, mnt = kc_vault("small", test_device=False)
+    sh([T("mkitems"), mnt, "1", "10"])
+    value = f"{mnt}/genp/svc0/acct1/value"
+
+    section("1. open+read+close of one file, in a loop (ops/s)")
+    loop = interleave({"keychainfs": value, "hello_ll": f"{hello}/hello", "passthrough_ll": passthrough_file, "tmpfs": tmpfs_file},
+                      args.rounds, lambda path: float(sh([T("readloop"), "2", path])))
+    results["read_loop"] = loop
+    for k, v in loop.items(): print(f"{k:15} {v['median']:10.0f} ops/s  ({v['min']:.0f}–{v['max']:.0f})")
+
+    # --- gnome-keyring (inside this D-Bus session, unlocked) and pass (throwaway GNUPGHOME, no passphrase).
+    keyring = subprocess.run(["gnome-keyring-daemon", "--unlock", "--components=secrets"], input="\n", capture_output=True, text=True)
+    for line in keyring.stdout.splitlines():
+        if "=" in line: k, v = line.split("=", 1); os.environ[k] = v
+    subprocess.run(["secret-tool", "store", "--label=bench", "service", "bench", "account", "a"], input=b"secret-0-1", check=True)
+    os.environ["GNUPGHOME"] = f"{WORK}/gnupg"; os.makedirs(os.environ["GNUPGHOME"], mode=0o700)
+    os.environ["PASSWORD_STORE_DIR"] = f"{WORK}/pass"
+    sh(["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "", "--quick-gen-key", "bench@keychainfs.invalid", "default", "default", "never"])
+    sh(["pass", "init", "bench@keychainfs.invalid"])
+    subprocess.run(["pass", "insert", "-m", "bench/a"], input=b"secret-0-1\n", check=True, capture_output=True)
+
+    section("2. reading a secret as a process (ms per run)")
+    cat = interleave({"keychainfs (cat value)": ["cat", value], "cat regular file": ["cat", tmpfs_file],
+                      "secret-tool lookup": ["secret-tool", "lookup", "service", "bench", "account", "a"],
+                      "pass show": ["pass", "show", "bench/a"]}, args.rounds * 6, lambda cmd: timed(cmd) * 1000)
+    results["cat"] = cat
+    for k, v in cat.items(): print(f"{k:25} {v['median']:8.2f} ms  ({v['min']:.2f}–{v['max']:.2f})")
+
+    section("3. creating an item (ms per item)")
+    counter = iter(range(10**9))
+    def create(kind):
+        i = next(counter)
+        if kind == "keychainfs":
+            start = time.perf_counter(); sh([T("mkitems"), mnt, "1", "20", f"new{i}-"]); return (time.perf_counter() - start) * 1000 / 20
+        if kind == "secret-tool store":
+            return timed(["secret-tool", "store", f"--label=b{i}", "service", "bench", "account", f"n{i}"], stdin=b"secret") * 1000
+        return timed(["pass", "insert", "-m", f"bench/n{i}"], stdin=b"secret\n") * 1000
+    creation = interleave({"keychainfs": "keychainfs", "secret-tool store": "secret-tool store", "pass insert": "pass insert"}, args.rounds, create)
+    results["create"] = creation
+    for k, v in creation.items(): print(f"{k:20} {v['median']:8.2f} ms  ({v['min']:.2f}–{v['max']:.2f})")
+
+    section("4. xattrs (ops/s)")
+    item = os.path.dirname(value)
+    xattr = interleave({"getxattr": ["get", item, "user.kSecAttrAccount"], "listxattr": ["list", item]}, args.rounds,
+                       lambda a: float(sh([T("xattrloop"), "1", *a])))
+    results["xattr"] = xattr
+    for k, v in xattr.items(): print(f"{k:10} {v['median']:10.0f} ops/s")
+
+    section("5. device lock and unlock")
+    subprocess.run([KC, "device", "passcode", "set", "--vault", vault, "--passcode-stdin"], input="1234\n", check=True, text=True)
+    locks, unlocks = [], []
+    for _ in range(args.rounds):
+        locks.append(float(sh([T("locklatency"), KC, mnt, value])))
+        unlocks.append(timed([KC, "device", "unlock", "--vault", vault, "--passcode-stdin"], stdin=b"1234\n") * 1000)
+    results["lock_ms"], results["unlock_ms"] = summary(locks), summary(unlocks)
+    print(f"lock in force after {statistics.median(locks):.2f} ms; unlock {statistics.median(unlocks):.0f} ms (Argon2id MODERATE)")
+
+    section("6. scale: 10, 1,000 and %d items" % args.large)
+    scale = {}
+    for count in [10, 1000, args.large]:
+        services = max(1, count // 10_000)
+        vault_n, mnt_n = kc_vault(f"scale{count}")
+        start = time.perf_counter()
+        sh([T("mkitems"), mnt_n, str(services), str(count // services)])
+        made = time.perf_counter() - start
+        paths = [f"{mnt_n}/genp/svc{random.randrange(services)}/acct{random.randrange(count // services)}/value" for _ in range(2000)]
+        listfile = f"{WORK}/paths{count}"; open(listfile, "w").write("\n".join(paths))
+        reads = [float(sh([T("readloop"), "2", "@" + listfile])) for _ in range(3)]
+        entry = {"items": count, "create_s": made, "random_reads": summary(reads), "rss_kib": daemon_rss_kib(vault_n)}
+        if count >= 10_000:
+            entry["ls_10000_s"] = summary([timed(["ls", f"{mnt_n}/genp/svc0"]) for _ in range(5)])
+            start = time.perf_counter()
+            subprocess.run(f"find {mnt_n}/genp/svc0 -name value | xargs cat > /dev/null", shell=True, check=True)
+            entry["find_xargs_cat_10000_s"] = time.perf_counter() - start
+        sh([KC, "unmount", mnt_n])
+        start = time.perf_counter()
+        sh([KC, "mount", vault_n, mnt_n])
+        while subprocess.run(["cat", paths[0]], capture_output=True).returncode != 0:
+            time.sleep(0.005)
+        entry["mount_to_first_read_s"] = time.perf_counter() - start
+        scale[count] = entry
+        print(f"{count:7} items: {statistics.median(reads):8.0f} random reads/s, RSS {entry['rss_kib'] / 1024:.0f} MiB, "
+              f"mount→first read {entry['mount_to_first_read_s']:.2f} s, created at {count / made:.0f} items/s"
+              + (f", ls of 10,000 accounts {entry['ls_10000_s']['median']:.3f} s, find|xargs cat {entry['find_xargs_cat_10000_s']:.2f} s"
+                 if "ls_10000_s" in entry else ""))
+        sh([KC, "unmount", mnt_n]); mounts.remove(("kc", mnt_n)); shutil.rmtree(f"{WORK}/scale{count}", ignore_errors=True)
+    results["scale"] = scale
+
+    # --- Targets (SPEC §7) and ratios.
+    kc_loop, hello_loop = loop["keychainfs"]["median"], loop["hello_ll"]["median"]
+    kc_cat = cat["keychainfs (cat value)"]["median"]
+    small, large = scale[10]["random_reads"]["median"], scale[args.large]["random_reads"]["median"]
+    targets = [
+        ("open+read+close vs hello_ll", kc_loop / hello_loop, ">= 1.0", kc_loop / hello_loop >= 1.0),
+        ("cat value vs cat of a regular file", kc_cat / cat["cat regular file"]["median"], "<= 1.2", kc_cat / cat["cat regular file"]["median"] <= 1.2),
+        ("secret-tool lookup vs cat value", cat["secret-tool lookup"]["median"] / kc_cat, ">= 15", cat["secret-tool lookup"]["median"] / kc_cat >= 15),
+        ("pass show vs cat value", cat["pass show"]["median"] / kc_cat, ">= 15", cat["pass show"]["median"] / kc_cat >= 15),
+        ("secret-tool store vs item creation", creation["secret-tool store"]["median"] / creation["keychainfs"]["median"], ">= 50",
+         creation["secret-tool store"]["median"] / creation["keychainfs"]["median"] >= 50),
+        (f"random reads at {args.large:,} vs 10 items", large / small, ">= 0.8", large / small >= 0.8),
+        ("mount to first read (s)", scale[args.large]["mount_to_first_read_s"], "< 1", scale[args.large]["mount_to_first_read_s"] < 1),
+        ("daemon RSS (MiB)", scale[args.large]["rss_kib"] / 1024, "< 100", scale[args.large]["rss_kib"] / 1024 < 100),
+        ("ls of 10,000 accounts (s)", scale[args.large]["ls_10000_s"]["median"], "< 0.2", scale[args.large]["ls_10000_s"]["median"] < 0.2),
+        ("device lock in force (ms)", results["lock_ms"]["median"], "< 10", results["lock_ms"]["median"] < 10),
+    ]
+    results["targets"] = [{"figure": f, "value": v, "target": t, "met": m} for f, v, t, m in targets]
+    section("Targets (SPEC §7)")
+    lines = ["| figure | measured | target | met |", "|---|---|---|---|"]
+    for f, v, t, m in targets:
+        lines.append(f"| {f} | {v:.2f} | {t} | {'yes' if m else 'no'} |")
+    print("\n".join(lines))
+    with open(f"{args.results}/latest.json", "w") as out:
+        json.dump({"machine": sh(["uname", "-srm"]), "cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                   "results": results}, out, indent=2, default=str)
+    with open(f"{args.results}/latest.md", "w") as out:
+        out.write("\n".join(lines) + "\n")
+    # Plot: random reads/s against item count, with the anchors as lines.
+    data = f"{WORK}/plot.dat"
+    with open(data, "w") as out:
+        for count in sorted(scale):
+            out.write(f"{count} {scale[count]['random_reads']['median']} {hello_loop} {loop['passthrough_ll']['median']} {loop['tmpfs']['median']}\n")
+    subprocess.run(["gnuplot", "-e", f"""
+        set terminal pngcairo size 900,540; set output '{os.path.abspath(args.results)}/reads-vs-items.png';
+        set logscale x; set logscale y; set xlabel 'items in the vault'; set ylabel 'open+read+close per second';
+        set title 'keychainfs random reads against item count (anchors: libfuse hello_ll, passthrough_ll, tmpfs)'; set key bottom right;
+        plot '{data}' using 1:2 with linespoints lw 2 title 'keychainfs (random items)',
+             '' using 1:3 with lines dt 2 title 'hello_ll (one file)', '' using 1:4 with lines dt 3 title 'passthrough_ll (one file)',
+             '' using 1:5 with lines dt 4 title 'tmpfs (one file)'"""], check=False)
+finally:
+    cleanup()
+    subprocess.run(["bash", "-c", "rm -rf /dev/shm/kcfs-bench-*"])
