@@ -66,6 +66,40 @@ def json_status(vault):
     return {"pid": int(fields["pid"])}
 
 
+def encode(value):
+    """keychainfs's ValueCodec (Sources/KeychainEngine/Values/ValueCodec.swift), for the control socket."""
+    import struct
+    if isinstance(value, str):
+        raw = value.encode(); return b"\x01" + struct.pack(">I", len(raw)) + raw
+    if isinstance(value, int):
+        return b"\x03" + struct.pack(">q", value)
+    if isinstance(value, dict):
+        out = b"\x07" + struct.pack(">I", len(value))
+        for key in sorted(value):
+            raw = key.encode(); out += struct.pack(">I", len(raw)) + raw + encode(value[key])
+        return out
+    raise TypeError(value)
+
+
+def control_lock_latency_ms(vault, path):
+    """Time from sending device.lock on the control socket to the first read that fails with EACCES."""
+    import socket, struct, errno
+    payload = encode({"version": 1, "command": "device.lock", "arguments": {}})
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(f"{vault}/control.sock")
+    start = time.perf_counter()
+    sock.sendall(struct.pack(">I", len(payload)) + payload)
+    sock.recv(65536)
+    while True:
+        try:
+            with open(path, "rb") as f: f.read()
+        except PermissionError:
+            break
+    elapsed = (time.perf_counter() - start) * 1000
+    sock.close()
+    return elapsed
+
+
 def section(title):
     print(f"\n== {title}", flush=True)
 
@@ -131,12 +165,16 @@ try:
 
     section("5. device lock and unlock")
     subprocess.run([KC, "device", "passcode", "set", "--vault", vault, "--passcode-stdin"], input="1234\n", check=True, text=True)
-    locks, unlocks = [], []
+    locks, socket_locks, unlocks = [], [], []
     for _ in range(args.rounds):
         locks.append(float(sh([T("locklatency"), KC, mnt, value])))
         unlocks.append(timed([KC, "device", "unlock", "--vault", vault, "--passcode-stdin"], stdin=b"1234\n") * 1000)
-    results["lock_ms"], results["unlock_ms"] = summary(locks), summary(unlocks)
-    print(f"lock in force after {statistics.median(locks):.2f} ms; unlock {statistics.median(unlocks):.0f} ms (Argon2id MODERATE)")
+        socket_locks.append(control_lock_latency_ms(vault, value))
+        sh([KC, "device", "unlock", "--vault", vault, "--passcode-stdin"], input="1234\n")
+    results["lock_ms"], results["lock_socket_ms"], results["unlock_ms"] = summary(locks), summary(socket_locks), summary(unlocks)
+    print(f"lock in force {statistics.median(locks):.2f} ms after `keychainfs device lock` starts "
+          f"({statistics.median(socket_locks):.2f} ms after the request reaches the socket); "
+          f"unlock {statistics.median(unlocks):.0f} ms (Argon2id MODERATE)")
 
     section("6. scale: 10, 1,000 and %d items" % args.large)
     scale = {}
@@ -184,7 +222,8 @@ try:
         ("mount to first read (s)", scale[args.large]["mount_to_first_read_s"], "< 1", scale[args.large]["mount_to_first_read_s"] < 1),
         ("daemon RSS (MiB)", scale[args.large]["rss_kib"] / 1024, "< 100", scale[args.large]["rss_kib"] / 1024 < 100),
         ("ls of 10,000 accounts (s)", scale[args.large]["ls_10000_s"]["median"], "< 0.2", scale[args.large]["ls_10000_s"]["median"] < 0.2),
-        ("device lock in force (ms)", results["lock_ms"]["median"], "< 10", results["lock_ms"]["median"] < 10),
+        ("device lock in force, from the CLI's start (ms)", results["lock_ms"]["median"], "< 10", results["lock_ms"]["median"] < 10),
+        ("device lock in force, from the request (ms)", results["lock_socket_ms"]["median"], "< 10", results["lock_socket_ms"]["median"] < 10),
     ]
     results["targets"] = [{"figure": f, "value": v, "target": t, "met": m} for f, v, t, m in targets]
     section("Targets (SPEC §7)")
@@ -203,7 +242,7 @@ try:
         for count in sorted(scale):
             out.write(f"{count} {scale[count]['random_reads']['median']} {hello_loop} {loop['passthrough_ll']['median']} {loop['tmpfs']['median']}\n")
     subprocess.run(["gnuplot", "-e", f"""
-        set terminal pngcairo size 900,540; set output '{os.path.abspath(args.results)}/reads-vs-items.png';
+        set terminal pngcairo size 900,540 noenhanced; set output '{os.path.abspath(args.results)}/reads-vs-items.png';
         set logscale x; set logscale y; set xlabel 'items in the vault'; set ylabel 'open+read+close per second';
         set title 'keychainfs random reads against item count (anchors: libfuse hello_ll, passthrough_ll, tmpfs)'; set key bottom right;
         plot '{data}' using 1:2 with linespoints lw 2 title 'keychainfs (random items)',

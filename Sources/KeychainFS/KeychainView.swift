@@ -45,28 +45,41 @@ public final class KeychainView: Sendable {
         return node
     }
 
+    /// Resolves one level, taking the parent from the cache: a miss on `…/item/value` costs one item
+    /// query, not a walk from the root.
     private func resolveUncached(_ path: FSPath) throws(FSError) -> FSNode {
         try path.checkNameLengths()
         let c = path.components
-        if c.isEmpty { return .root }
-        guard let code = String(validating: c[0], as: UTF8.self), let schema = Schema.schema(for: code) else {
-            throw FSError(ENOENT, "not a class directory")
+        switch c.count {
+        case 0:
+            return .root
+        case 1:
+            guard let code = String(validating: c[0], as: UTF8.self), let schema = Schema.schema(for: code) else {
+                throw FSError(ENOENT, "not a class directory")
+            }
+            return .classDirectory(schema)
+        case 2:
+            guard case .classDirectory(let schema) = try resolve(path.parent) else { throw FSError(ENOENT, "no such class") }
+            return try resolveGroup(schema, c[1], mustExist: true)
+        case 3:
+            // The item query names the group: no separate check that the group exists.
+            guard case .classDirectory(let schema) = try resolve(path.parent.parent),
+                  case .group(_, let groupValue, let groupName) = try resolveGroup(schema, c[1], mustExist: false) else {
+                throw FSError(ENOENT, "no such group")
+            }
+            return .item(try resolveItem(schema, groupValue: groupValue, groupName: groupName, name: c[2]))
+        default:
+            guard case .item(let item) = try resolve(path.parent) else { throw FSError(ENOTDIR, "not an item directory") }
+            guard let file = ItemFile.files(of: item.schema).first(where: { Array($0.rawValue.utf8) == c[3] }),
+                  !removals.withLock({ $0.isValueHidden(in: item.path) }) else {
+                throw FSError(ENOENT, "no such file in an item directory")
+            }
+            if c.count == 4 { return .file(item, file) }
+            throw FSError(ENOTDIR, "'\(file.rawValue)' is a file")
         }
-        if c.count == 1 { return .classDirectory(schema) }
-        let group = try resolveGroup(schema, c[1])
-        if c.count == 2 { return group }
-        guard case .group(_, let groupValue, let groupName) = group else { throw FSError(ENOENT, "no such group") }
-        let item = try resolveItem(schema, groupValue: groupValue, groupName: groupName, name: c[2])
-        if c.count == 3 { return .item(item) }
-        guard let file = ItemFile.files(of: schema).first(where: { Array($0.rawValue.utf8) == c[3] }),
-              !removals.withLock({ $0.isValueHidden(in: item.path) }) else {
-            throw FSError(ENOENT, "no such file in an item directory")
-        }
-        if c.count == 4 { return .file(item, file) }
-        throw FSError(ENOTDIR, "'\(file.rawValue)' is a file")
     }
 
-    private func resolveGroup(_ schema: ItemClassSchema, _ name: [UInt8]) throws(FSError) -> FSNode {
+    private func resolveGroup(_ schema: ItemClassSchema, _ name: [UInt8], mustExist: Bool) throws(FSError) -> FSNode {
         let naming = naming(schema)
         let text = String(decoding: name, as: UTF8.self)
         if ItemNaming.isShortened(name) {
@@ -74,7 +87,7 @@ public final class KeychainView: Sendable {
             return .group(schema, value: match.value, name: text)
         }
         guard let value = naming.parseGroup(name) else { throw FSError(ENOENT, "not a canonical name") }
-        if pendingGroups.withLock({ $0.contains(groupKey(schema, text)) }) { return .group(schema, value: value, name: text) }
+        if !mustExist || pendingGroups.withLock({ $0.contains(groupKey(schema, text)) }) { return .group(schema, value: value, name: text) }
         _ = try keychainCall { () throws(KeychainError) in
             try keychain.copyMatching(groupQuery(schema, value), caller: caller)
         }
