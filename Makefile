@@ -1,13 +1,16 @@
-# keychainfs: the README's two commands are scripts/demo.sh and scripts/test.sh; make wraps them.
+# keychainfs: the README's two commands are scripts/demo.sh and scripts/test.sh; make wraps them (and bench/run).
 PREFIX ?= /usr/local
 
-.PHONY: demo test build release install clean
+.PHONY: demo test bench build release install clean
 
 demo:
 	scripts/demo.sh
 
 test:
 	scripts/test.sh
+
+bench:
+	bench/run
 
 build:
 	swift build
