@@ -8,9 +8,7 @@ public enum ControlSocket {
     public static func path(for vault: Vault) -> String {
         let inVault = vault.directory + "/control.sock"
         if inVault.utf8.count < maxPathBytes { return inVault }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in vault.directory.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return "/tmp/keychainfs-\(getuid())/\(String(hash, radix: 16)).sock"
+        return "/tmp/keychainfs-\(getuid())/\(String(StableHash.fnv1a64(vault.directory.utf8), radix: 16)).sock"
     }
 
     static let maxPathBytes = MemoryLayout.size(ofValue: sockaddr_un().sun_path)

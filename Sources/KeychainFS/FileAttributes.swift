@@ -1,4 +1,5 @@
 import Foundation
+import KeychainEngine
 
 /// What `stat` shows for a node.
 public struct FileAttributes: Sendable {
@@ -24,9 +25,5 @@ enum Inode {
     }
     static func group(_ classCode: String, _ name: String) -> UInt64 { hash(Data((classCode + "/" + name).utf8)) & ~3 | 2 | 1 << 63 }
 
-    private static func hash(_ data: Data) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in data { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return h
-    }
+    private static func hash(_ data: Data) -> UInt64 { StableHash.fnv1a64(data) }
 }

@@ -134,9 +134,7 @@ struct ItemNaming: Sendable {
     /// Names longer than NAME_MAX keep a prefix and get a hash of the full name (found again by listing).
     static func shortened(_ name: String) -> String {
         guard name.utf8.count > maxNameBytes else { return name }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let suffix = shortenedMarker + String(format: "%016llx", hash)
+        let suffix = shortenedMarker + String(format: "%016llx", StableHash.fnv1a64(name.utf8))
         var prefix = Substring(name)
         while prefix.utf8.count > maxNameBytes - suffix.utf8.count { prefix = prefix.dropLast() }
         let padding = String(repeating: "_", count: maxNameBytes - suffix.utf8.count - prefix.utf8.count)

@@ -76,12 +76,6 @@ struct Keybag {
         return KeyDerivation.subkey(of: deviceKey, context: "keychainfs.kek.passcode.v1", input: stretched)
     }
 
-    /// Derives the key-encryption key for `passcode` with this keybag's salt and limits.
-    func passcodeKEK(_ passcode: Data, salt: Data? = nil) throws(KeychainError) -> GuardedKey {
-        guard let salt = salt ?? record.passcodeSalt else { throw .param("no passcode is set") }
-        return try Self.passcodeKEK(passcode, salt: salt, hardness: record.hardness, deviceKey: deviceKey)
-    }
-
     /// Unlock with a passcode's KEK: loads classes A and C, or throws errSecAuthFailed for a wrong passcode.
     mutating func unlock(with kek: GuardedKey) throws(KeychainError) {
         guard record.hasPasscode else { return }

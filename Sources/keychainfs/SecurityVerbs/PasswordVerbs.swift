@@ -78,20 +78,27 @@ enum PasswordVerbs {
     }
 }
 
-struct AddGenericPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add-generic-password", abstract: "Add a generic password item (macOS security verb).")
-    @OptionGroup var attributes: GenericPasswordAttributes
+/// The options of macOS's add- verbs besides the attributes.
+struct AddOptions: ParsableArguments {
     @Option(name: .customShort("w"), help: "The password (visible to other users in /proc: prefer the prompt or standard input).") var password: String?
     @Option(name: .customShort("X"), help: "The password as hex.") var hexPassword: String?
     @Flag(name: .customShort("U"), help: "Update the item if it already exists.") var update = false
     @Flag(name: .customShort("A"), help: "Allow any application (accepted; no effect).") var anyApplication = false
     @Option(name: .customShort("T"), help: "Trusted application (accepted; no effect).") var trusted: [String] = []
-    @OptionGroup var keychain: KeychainArgument
 
-    func run() throws {
-        try PasswordVerbs.add(try attributes.attributes(), password: try PasswordVerbs.password(password, hex: hexPassword), update: update,
+    func run(_ attributes: KeychainDictionary, keychain: KeychainArgument) throws {
+        try PasswordVerbs.add(attributes, password: try PasswordVerbs.password(password, hex: hexPassword), update: update,
                               keychain: keychain, operation: "SecKeychainItemCreateFromContent")
     }
+}
+
+struct AddGenericPassword: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add-generic-password", abstract: "Add a generic password item (macOS security verb).")
+    @OptionGroup var attributes: GenericPasswordAttributes
+    @OptionGroup var add: AddOptions
+    @OptionGroup var keychain: KeychainArgument
+
+    func run() throws { try add.run(try attributes.attributes(), keychain: keychain) }
 }
 
 struct FindGenericPassword: ParsableCommand {
@@ -117,17 +124,10 @@ struct DeleteGenericPassword: ParsableCommand {
 struct AddInternetPassword: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "add-internet-password", abstract: "Add an internet password item (macOS security verb).")
     @OptionGroup var attributes: InternetPasswordAttributes
-    @Option(name: .customShort("w"), help: "The password (visible to other users in /proc: prefer the prompt or standard input).") var password: String?
-    @Option(name: .customShort("X"), help: "The password as hex.") var hexPassword: String?
-    @Flag(name: .customShort("U"), help: "Update the item if it already exists.") var update = false
-    @Flag(name: .customShort("A"), help: "Allow any application (accepted; no effect).") var anyApplication = false
-    @Option(name: .customShort("T"), help: "Trusted application (accepted; no effect).") var trusted: [String] = []
+    @OptionGroup var add: AddOptions
     @OptionGroup var keychain: KeychainArgument
 
-    func run() throws {
-        try PasswordVerbs.add(try attributes.attributes(), password: try PasswordVerbs.password(password, hex: hexPassword), update: update,
-                              keychain: keychain, operation: "SecKeychainItemCreateFromContent")
-    }
+    func run() throws { try add.run(try attributes.attributes(), keychain: keychain) }
 }
 
 struct FindInternetPassword: ParsableCommand {
