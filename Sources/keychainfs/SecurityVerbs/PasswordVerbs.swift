@@ -5,9 +5,9 @@ import KeychainEngine
 
 /// add-, find- and delete- for one password class, shared by the generic and internet verbs.
 enum PasswordVerbs {
-    /// The attributes that identify an item of `classCode` (its UNIQUE set as the verbs can set it).
+    /// The given attributes that identify an item (its class's UNIQUE set, from the schema table).
     static func identity(_ attributes: KeychainDictionary, classCode: String) -> KeychainDictionary {
-        let keys: Set<String> = classCode == "inet" ? ["class", "acct", "srvr", "sdmn", "path", "port", "ptcl", "atyp"] : ["class", "acct", "svce"]
+        let keys = Set((Schema.schema(for: classCode)?.primaryKey ?? []).map(\.code) + [SecKey.class])
         return attributes.filter { keys.contains($0.key) }
     }
 
