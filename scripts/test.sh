@@ -4,10 +4,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 swift build --build-tests
+mounts() { awk '$3 == "fuse.keychainfs" {print $2}' /proc/self/mounts | sort; }
+before=$(mounts)
 swift test --skip-build
-# No test may leave a mount behind, even a failing one.
-if grep -q "fuse.keychainfs" /proc/self/mounts; then
-  echo "a test left a keychainfs mount behind:" >&2
-  grep "fuse.keychainfs" /proc/self/mounts >&2
+# No test may leave a mount behind, even a failing one (mounts that were there before are not ours).
+left=$(comm -13 <(echo "$before") <(mounts))
+if [[ -n "$left" ]]; then
+  echo "a test left a keychainfs mount behind: $left" >&2
   exit 1
 fi
