@@ -16,7 +16,7 @@ build:
 	swift build
 
 release:
-	swift build -c release --product keychainfs
+	swift build -c release --static-swift-stdlib --product keychainfs
 
 install: release
 	install -D -m 0755 .build/release/keychainfs $(DESTDIR)$(PREFIX)/bin/keychainfs

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-swift build -c release --product keychainfs
+swift build -c release --static-swift-stdlib --product keychainfs
 kc="$PWD/.build/release/keychainfs"
 vault="$PWD/demo/vault" mnt="$PWD/demo/mnt" passcode=1234
 
