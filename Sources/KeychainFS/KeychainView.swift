@@ -244,10 +244,11 @@ public final class KeychainView: Sendable {
         switch file {
         case .value, .certificate: return try secret(of: item)
         case .key:
-            var query: KeychainDictionary = [SecKey.class: .string(Schema.key.code), Attributes.keyClass.code: 1,
-                                             SecKey.returnAttributes: true, SecKey.returnPersistentRef: true]
-            query[Attributes.applicationLabel.code] = item.attributes[Attributes.publicKeyHash.code] ?? .data(Data())
-            let found = try keychainCall { () throws(KeychainError) in try keychain.copyMatching(query, caller: caller) }
+            let found = try keychainCall { () throws(KeychainError) -> KeychainValue? in
+                let keyRef = try keychain.identityKeyReference(item.persistentRef, caller: caller)
+                return try keychain.copyMatching([SecKey.class: .string(Schema.key.code), SecKey.valuePersistentRef: .data(keyRef),
+                                                  SecKey.returnAttributes: true, SecKey.returnPersistentRef: true], caller: caller)
+            }
             return try secret(of: self.item(Schema.key, from: found, path: item.path + "/key"))
         }
     }

@@ -26,11 +26,4 @@ public enum Sodium {
         guard count > 0 else { return }
         data.withUnsafeMutableBytes { sodium_memzero($0.baseAddress!, count) }
     }
-
-    /// Constant-time comparison.
-    public static func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
-        guard a.count == b.count else { return false }
-        if a.isEmpty { return true }
-        return a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in sodium_memcmp(pa.baseAddress!, pb.baseAddress!, a.count) == 0 } }
-    }
 }

@@ -61,6 +61,14 @@ extension Keychain {
         }
     }
 
+    /// The persistent reference of an identity's private key, found by the join (not part of Apple's
+    /// API: the filesystem shows an identity's two halves as files).
+    public func identityKeyReference(_ identityRef: Data, caller: Caller) throws(KeychainError) -> Data {
+        let q = try ParsedQuery.parse([SecKey.class: .string(Schema.identity.code), SecKey.valuePersistentRef: .data(identityRef)])
+        guard let match = try matchIdentities(q, limit: 1, caller: caller).first else { throw .notFound }
+        return match.keyRef
+    }
+
     func copyIdentities(_ q: ParsedQuery, limit: Int, builder: ResultBuilder, caller: Caller) throws(KeychainError) -> KeychainValue? {
         let matches = try matchIdentities(q, limit: limit, caller: caller)
         guard !matches.isEmpty else { throw .notFound }
