@@ -77,6 +77,14 @@ struct ItemNaming: Sendable {
         return attributes
     }
 
+    /// What a parsed name says explicitly: the item attribute and the qualifiers not at their defaults
+    /// (what mkdir adds and mv sets; the defaults are left to the keychain).
+    func explicitAttributes(_ key: [String: KeychainValue]) -> [String: KeychainValue] {
+        var explicit = key.filter { code, value in schema.attribute(code).map { value != defaultValue($0) } ?? true }
+        explicit[schema.namingAttributes.item.code] = key[schema.namingAttributes.item.code]
+        return explicit
+    }
+
     /// Whether a name was shortened and can only be found by listing its directory.
     static func isShortened(_ name: [UInt8]) -> Bool {
         name.count == maxNameBytes && String(decoding: name, as: UTF8.self).contains(shortenedMarker)

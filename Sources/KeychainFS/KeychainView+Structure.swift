@@ -26,8 +26,7 @@ extension KeychainView {
             guard let key = naming.parseItem(path.components[2]), !ItemNaming.isShortened(path.components[2]) else {
                 throw FSError(EINVAL, "not a canonical item name: <name>[;<code>=<value>…] with qualifiers in alphabetical order")
             }
-            var attributes = key.filter { code, value in value != naming.defaultValue(schema.attribute(code)!) }
-            attributes[schema.namingAttributes.item.code] = key[schema.namingAttributes.item.code]
+            var attributes = naming.explicitAttributes(key)
             attributes[SecKey.class] = .string(schema.code)
             attributes[schema.namingAttributes.group.code] = groupValue
             if let defaultAccessible { attributes[Attributes.accessible.code] = .string(defaultAccessible.rawValue) }
@@ -99,8 +98,7 @@ extension KeychainView {
         guard let key = naming.parseItem(to.components[2]), !ItemNaming.isShortened(to.components[2]) else {
             throw FSError(EINVAL, "not a canonical item name")
         }
-        var changes = key.filter { code, value in value != naming.defaultValue(item.schema.attribute(code)!) }
-        changes[item.schema.namingAttributes.item.code] = key[item.schema.namingAttributes.item.code]
+        var changes = naming.explicitAttributes(key)
         changes[item.schema.namingAttributes.group.code] = groupValue
         let removing = Set(naming.qualifiers.map(\.code)).subtracting(changes.keys).intersection(item.attributes.keys)
         try keychainCall { () throws(KeychainError) in
