@@ -10,22 +10,9 @@ private let mode = "swift5"
 private let mode = "swift6"
 #endif
 
-/// The vault these tests use in-process: one per test process, named through KEYCHAIN_VAULT before the
-/// first SecItem call. Every test uses its own service, so tests do not see each other's items.
-private let sharedVault: String = {
-    let path = "/tmp/kcfs-security-\(getpid())-\(UUID().uuidString.prefix(6))"
-    setenv("KEYCHAIN_VAULT", path, 1)
-    atexit {
-        let prefix = "kcfs-security-\(getpid())-"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? [] where name.hasPrefix(prefix) {
-            try? FileManager.default.removeItem(atPath: "/tmp/" + name)
-        }
-    }
-    return path
-}()
-
+/// A service no other test uses, in the process's one in-process vault.
 func uniqueService(_ name: String) -> String {
-    _ = sharedVault
+    _ = InProcessVault.path
     return "\(mode).\(name).\(UUID().uuidString.prefix(8))"
 }
 

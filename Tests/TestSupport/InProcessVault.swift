@@ -1,0 +1,18 @@
+import Foundation
+
+/// The one vault that in-process `Security` tests use, named through `KEYCHAIN_VAULT` before their first
+/// SecItem call. It lives here, not in each test target, because the Swift 5 and Swift 6 twins of the
+/// SecItem tests run in one process: two targets each setting `KEYCHAIN_VAULT` to their own directory
+/// would send one test's add to one vault and its delete to the other. Tests tell their items apart by
+/// service (see `uniqueService`).
+public enum InProcessVault {
+    /// The vault's directory; the first use sets `KEYCHAIN_VAULT` and registers its removal at exit.
+    public static var path: String { shared }
+
+    private static let shared: String = {
+        let path = "/tmp/kcfs-security-\(getpid())"
+        setenv("KEYCHAIN_VAULT", path, 1)
+        atexit { try? FileManager.default.removeItem(atPath: "/tmp/kcfs-security-\(getpid())") }
+        return path
+    }()
+}
