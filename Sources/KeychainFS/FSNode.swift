@@ -2,7 +2,7 @@ import Foundation
 import KeychainEngine
 
 /// A resolved path in the mount.
-enum FSNode {
+enum FSNode: Sendable {
     case root
     case classDirectory(ItemClassSchema)
     /// `<class>/<group>`: the value of the class's first naming attribute (a service, for genp).
@@ -12,7 +12,7 @@ enum FSNode {
 }
 
 /// The files in an item directory: `value` for stored classes; an identity shows its two halves.
-enum ItemFile: String, CaseIterable {
+enum ItemFile: String, CaseIterable, Sendable {
     case value
     case certificate
     case key
@@ -21,7 +21,7 @@ enum ItemFile: String, CaseIterable {
 }
 
 /// An item as the filesystem sees it: its attributes and the persistent reference that addresses it.
-struct FSItem {
+struct FSItem: Sendable {
     let schema: ItemClassSchema
     let attributes: [String: KeychainValue]
     let persistentRef: Data

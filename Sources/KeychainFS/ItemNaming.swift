@@ -19,17 +19,23 @@ struct ItemNaming: Sendable {
     /// Suffix marker of a shortened name: never produced by ``NameEscaping`` (a bare `%` is followed by hex).
     static let shortenedMarker = "%~"
 
-    /// Primary-key attributes that can appear as qualifiers: all but the naming ones and those the keychain sets.
-    private var candidates: [AttributeDescriptor] {
-        schema.primaryKey
+    /// Primary-key attributes that can appear as qualifiers: all but the naming ones and those the keychain
+    /// sets, alphabetically.
+    private let candidates: [AttributeDescriptor]
+    /// Qualifiers every name carries when not at their defaults.
+    let qualifiers: [AttributeDescriptor]
+    /// Qualifiers added only to tell apart items that would share a name.
+    let disambiguators: [AttributeDescriptor]
+
+    init(schema: ItemClassSchema, defaultGroup: String) {
+        self.schema = schema
+        self.defaultGroup = defaultGroup
+        candidates = schema.primaryKey
             .filter { $0 != schema.namingAttributes.group && $0 != schema.namingAttributes.item && !$0.flags.contains(.systemManaged) }
             .sorted { $0.code < $1.code }
+        qualifiers = candidates.filter { !$0.flags.contains(.describesValue) }
+        disambiguators = candidates.filter { $0.flags.contains(.describesValue) }
     }
-
-    /// Qualifiers every name carries when not at their defaults.
-    var qualifiers: [AttributeDescriptor] { candidates.filter { !$0.flags.contains(.describesValue) } }
-    /// Qualifiers added only to tell apart items that would share a name.
-    var disambiguators: [AttributeDescriptor] { candidates.filter { $0.flags.contains(.describesValue) } }
 
     // MARK: Attributes → names
 

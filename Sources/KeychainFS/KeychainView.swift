@@ -155,11 +155,13 @@ public final class KeychainView: Sendable {
         query[SecKey.returnPersistentRef] = true
         let naming = naming(schema)
         let results = try allMatches(query)
-        let shared = Dictionary(grouping: results.map { naming.itemName($0) }, by: { $0 }).filter { $0.value.count > 1 }
+        let names = results.map { naming.itemName($0) }
+        var uses: [String: Int] = [:]
+        for name in names { uses[name, default: 0] += 1 }
         var items: [(String, FSItem)] = []
-        for result in results {
-            var name = naming.itemName(result)
-            if shared[name] != nil { name = naming.itemName(result, disambiguated: true) }
+        items.reserveCapacity(results.count)
+        for (result, plainName) in zip(results, names) {
+            let name = uses[plainName]! > 1 ? naming.itemName(result, disambiguated: true) : plainName
             items.append((name, try item(schema, from: .dictionary(result), path: schema.code + "/" + groupName + "/" + name)))
         }
         return items
@@ -225,9 +227,7 @@ public final class KeychainView: Sendable {
         if let rule = item.schema.secretWithheldWhen, item.attributes[rule.code] == rule.value {
             throw FSError(EPERM, "the item's secret is not extractable")
         }
-        return try keychainCall { () throws(KeychainError) in
-            try keychain.copyMatching(item.query([SecKey.returnData: true]), caller: caller)?.dataValue ?? Data()
-        }
+        return try keychainCall { () throws(KeychainError) in try keychain.secret(persistentRef: item.persistentRef, caller: caller) }
     }
 
     /// The lock check for a reader that holds a secret it read a moment ago: the item's class must still

@@ -68,7 +68,7 @@ extension Keychain {
             let entry = RowCache.Entry(row: row, attributes: try openAttributes(row, schema: schema, keybag: keybag))
             if found.count <= 2 {  // lookups of an item, not listings: those would only churn the cache
                 var cachedRow = row
-                cachedRow.lookups = [:]  // verified just now; not kept (memory)
+                cachedRow.lookups = []  // verified just now; not kept (memory)
                 rows.store(RowCache.Entry(row: cachedRow, attributes: entry.attributes), generation: generation)
             }
             entries.append(entry)

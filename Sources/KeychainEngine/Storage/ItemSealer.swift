@@ -20,24 +20,28 @@ enum ItemSealer {
     /// The metadata box also authenticates the row's lookup columns (in schema order): a column changed
     /// or swapped in the file fails decryption, so a query can never be answered with another item.
     static func metadataBinding(_ classCode: String, _ uuid: Data, _ accessibility: Accessibility,
-                                _ lookups: [String: Data?], _ schema: ItemClassSchema) -> Data {
-        var binding = identity(classCode, uuid, accessibility, part: "metadata")
-        for attribute in schema.attributes {
-            if case .some(.some(let hash)) = lookups[attribute.code] {
+                                _ lookups: [Data?]) -> Data {
+        // Built as bytes: appending to Data piece by piece was a sixth of a listing's time.
+        let prefix = identity(classCode, uuid, accessibility, part: "metadata")
+        var binding = [UInt8]()
+        binding.reserveCapacity(prefix.count + lookups.reduce(0) { $0 + 1 + ($1?.count ?? 0) })
+        binding.append(contentsOf: prefix)
+        for lookup in lookups {
+            if let hash = lookup {
                 binding.append(1)
-                binding.append(hash)
+                binding.append(contentsOf: hash)
             } else {
                 binding.append(0)
             }
         }
-        return binding
+        return Data(binding)
     }
 
-    static func seal(attributes: [String: KeychainValue], lookups: [String: Data?], secret: Data?, schema: ItemClassSchema, uuid: Data,
+    static func seal(attributes: [String: KeychainValue], lookups: [Data?], secret: Data?, schema: ItemClassSchema, uuid: Data,
                      accessibility: Accessibility, keys: Keys) -> (metadata: Data, rowKey: Data, secret: Data?) {
         let classCode = schema.code
         let metadata = AEAD.seal(ValueCodec.encode(.dictionary(attributes)), key: keys.metadataKey,
-                                 associatedData: metadataBinding(classCode, uuid, accessibility, lookups, schema))
+                                 associatedData: metadataBinding(classCode, uuid, accessibility, lookups))
         let rowKey = keys.rowKey
         rowKey.randomize()
         defer { rowKey.zero() }
@@ -50,7 +54,7 @@ enum ItemSealer {
         let classCode = schema.code
         do {
             let plain = try AEAD.open(row.metadata, key: metadataKey,
-                                      associatedData: metadataBinding(classCode, row.uuid, row.accessibility, row.lookups, schema))
+                                      associatedData: metadataBinding(classCode, row.uuid, row.accessibility, row.lookups))
             guard case .dictionary(let attributes) = try ValueCodec.decode(plain) else { throw ValueCodec.MalformedInput(reason: "not a dictionary") }
             return attributes
         } catch {

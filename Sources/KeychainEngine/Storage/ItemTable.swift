@@ -64,14 +64,18 @@ enum ItemTable {
         sql += byName ? " ORDER BY +rowid" : " ORDER BY rowid"
         if let limit, limit != .max { sql += " LIMIT \(limit)" }
         let statement = try db.cachedStatement(sql: sql)
-        return try Row.fetchAll(statement, arguments: StatementArguments(arguments)).map { try decode($0, schema) }
+        // A cursor decodes straight from the statement; fetchAll would first copy every row.
+        let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
+        var rows: [StoredRow] = []
+        while let row = try cursor.next() { rows.append(try decode(row, schema)) }
+        return rows
     }
 
     static func insert(_ db: Database, _ schema: ItemClassSchema, _ row: StoredRow) throws -> Int64 {
         let codes = schema.attributes.map(\.code)
         let names = ["uuid", "keyclass", "metadata", "rowkey", "secret"] + codes.map(column)
         let sql = "INSERT INTO \(schema.code) (\(names.joined(separator: ","))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ",")))"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values(row, codes)))
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values(row)))
         return db.lastInsertedRowID
     }
 
@@ -79,7 +83,7 @@ enum ItemTable {
         let codes = schema.attributes.map(\.code)
         let names = ["uuid", "keyclass", "metadata", "rowkey", "secret"] + codes.map(column)
         let sql = "UPDATE \(schema.code) SET \(names.map { "\($0) = ?" }.joined(separator: ",")) WHERE rowid = ?"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values(row, codes) + [row.rowid]))
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values(row) + [row.rowid]))
     }
 
     static func delete(_ db: Database, _ schema: ItemClassSchema, rowids: [Int64]) throws {
@@ -88,10 +92,8 @@ enum ItemTable {
         }
     }
 
-    private static func values(_ row: StoredRow, _ codes: [String]) -> [(any DatabaseValueConvertible)?] {
-        var values: [(any DatabaseValueConvertible)?] = [row.uuid, row.accessibility.storageIndex, row.metadata, row.rowKey, row.secret]
-        for code in codes { values.append(row.lookups[code] ?? nil) }
-        return values
+    private static func values(_ row: StoredRow) -> [(any DatabaseValueConvertible)?] {
+        [row.uuid, row.accessibility.storageIndex, row.metadata, row.rowKey, row.secret] + row.lookups.map { $0 }
     }
 
     /// The columns `select` reads, in the order `decode` reads them by index (by name, GRDB compares
@@ -104,9 +106,7 @@ enum ItemTable {
         guard let accessibility = Accessibility(storageIndex: row[2]) else {
             throw KeychainError(SecStatus.decode, "row has an unknown protection class")
         }
-        var lookups: [String: Data?] = [:]
-        lookups.reserveCapacity(schema.attributes.count)
-        for (offset, attribute) in schema.attributes.enumerated() { lookups[attribute.code] = .some(row[6 + offset] as Data?) }
+        let lookups = (0..<schema.attributes.count).map { row[6 + $0] as Data? }
         return StoredRow(rowid: row[0], uuid: row[1], accessibility: accessibility, metadata: row[3], rowKey: row[4], secret: row[5], lookups: lookups)
     }
 }

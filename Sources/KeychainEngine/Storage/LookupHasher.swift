@@ -25,15 +25,10 @@ struct LookupHasher: Sendable {
 
     /// The lookup column of every attribute of `schema` for an item: the value's hash, the default's
     /// hash for absent primary-key attributes (never NULL, reference §2.1), NULL for other absent ones.
-    func columns(for attributes: [String: KeychainValue], schema: ItemClassSchema) -> [String: Data?] {
-        var columns: [String: Data?] = [:]
-        for attribute in schema.attributes {
-            if let value = attributes[attribute.code] ?? (attribute.isPrimaryKey ? attribute.defaultValue : nil) {
-                columns[attribute.code] = hash(attribute.code, value)
-            } else {
-                columns[attribute.code] = .some(nil)
-            }
+    /// In the schema's attribute order.
+    func columns(for attributes: [String: KeychainValue], schema: ItemClassSchema) -> [Data?] {
+        schema.attributes.map { attribute in
+            (attributes[attribute.code] ?? (attribute.isPrimaryKey ? attribute.defaultValue : nil)).map { hash(attribute.code, $0) }
         }
-        return columns
     }
 }

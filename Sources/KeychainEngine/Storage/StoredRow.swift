@@ -12,6 +12,7 @@ struct StoredRow: Sendable {
     var rowKey: Data
     /// Sealed secret (per-row key), nil when the item has no data.
     var secret: Data?
-    /// Lookup column per attribute code.
-    var lookups: [String: Data?]
+    /// The lookup column of each attribute, in the schema's attribute order (an array, not a dictionary
+    /// by code: listings decode thousands of rows).
+    var lookups: [Data?]
 }

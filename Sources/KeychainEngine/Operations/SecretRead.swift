@@ -1,0 +1,32 @@
+import Foundation
+
+extension Keychain {
+    /// The secret of the item a persistent reference names: what
+    /// `copyMatching([class, v_PersistentRef, r_Data])` returns, without building and parsing a query
+    /// dictionary. This is the filesystem's every `open` of a `value`, so it answers from the row cache
+    /// when it can; the class's availability (the lock) is checked on every call all the same.
+    public func secret(persistentRef: Data, caller: Caller) throws(KeychainError) -> Data {
+        try Self.requireGroups(caller)
+        guard let reference = PersistentReference(persistentRef), case .uuid(let uuid) = reference.target,
+              let schema = Schema.schema(for: reference.classCode), !schema.isVirtual else {
+            return try secretByQuery(persistentRef, caller: caller)
+        }
+        let generation = self.generation
+        let cached = try protection.withLock { keybag throws(KeychainError) -> Data? in
+            guard let entry = rows.entry(uuid, generation: generation),
+                  let group = entry.attributes[Attributes.accessGroup.code]?.stringValue, caller.accessGroups.contains(group) else {
+                return nil
+            }
+            // No UI here: as in copyMatching, the unlocked device stands in for an authentication prompt.
+            return try openSecret(entry.row, schema: schema, keybag: keybag) ?? Data()
+        }
+        if let cached { return cached }
+        return try secretByQuery(persistentRef, caller: caller)
+    }
+
+    private func secretByQuery(_ persistentRef: Data, caller: Caller) throws(KeychainError) -> Data {
+        let classCode = PersistentReference(persistentRef)?.classCode ?? Schema.genericPassword.code
+        let query: KeychainDictionary = [SecKey.class: .string(classCode), SecKey.valuePersistentRef: .data(persistentRef), SecKey.returnData: true]
+        return try copyMatching(query, caller: caller)?.dataValue ?? Data()
+    }
+}
