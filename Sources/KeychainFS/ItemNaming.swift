@@ -30,12 +30,17 @@ struct ItemNaming: Sendable {
     init(schema: ItemClassSchema, defaultGroup: String) {
         self.schema = schema
         self.defaultGroup = defaultGroup
-        candidates = schema.primaryKey
-            .filter { $0 != schema.namingAttributes.group && $0 != schema.namingAttributes.item && !$0.flags.contains(.systemManaged) }
-            .sorted { $0.code < $1.code }
+        candidates = Self.candidatesByClass[schema.code] ?? []
         qualifiers = candidates.filter { !$0.flags.contains(.describesValue) }
         disambiguators = candidates.filter { $0.flags.contains(.describesValue) }
     }
+
+    /// Worked out once per class: a naming is made for every path resolved.
+    private static let candidatesByClass: [String: [AttributeDescriptor]] = Dictionary(uniqueKeysWithValues: Schema.classes.map { schema in
+        (schema.code, schema.primaryKey
+            .filter { $0 != schema.namingAttributes.group && $0 != schema.namingAttributes.item && !$0.flags.contains(.systemManaged) }
+            .sorted { $0.code < $1.code })
+    })
 
     // MARK: Attributes → names
 

@@ -30,7 +30,15 @@ extension KeychainView {
             attributes[SecKey.class] = .string(schema.code)
             attributes[schema.namingAttributes.group.code] = groupValue
             if let defaultAccessible { attributes[Attributes.accessible.code] = .string(defaultAccessible.rawValue) }
-            _ = try keychainCall { () throws(KeychainError) in try keychain.add(attributes, caller: caller) }
+            attributes[SecKey.returnAttributes] = true
+            attributes[SecKey.returnPersistentRef] = true
+            let generation = keychain.generation + 1  // the add's own change
+            let added = try keychainCall { () throws(KeychainError) in try keychain.add(attributes, caller: caller) }
+            // The kernel asks for the new directory's attributes at once: answer from the cache, not SQL. Only
+            // where the name alone identifies the item (no value-describing qualifier could be needed).
+            if naming.disambiguators.isEmpty, let item = try? item(schema, from: added, path: String(decoding: path.bytes.dropFirst(), as: UTF8.self)) {
+                paths.store(.item(item), for: path.bytes, generation: generation)
+            }
         default:
             throw FSError(EINVAL, "an item directory holds only 'value'")
         }

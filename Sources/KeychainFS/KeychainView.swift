@@ -115,7 +115,7 @@ public final class KeychainView: Sendable {
         return try item(schema, from: found.first, path: schema.code + "/" + groupName + "/" + text)
     }
 
-    private func item(_ schema: ItemClassSchema, from result: KeychainValue?, path: String) throws(FSError) -> FSItem {
+    func item(_ schema: ItemClassSchema, from result: KeychainValue?, path: String) throws(FSError) -> FSItem {
         guard var attributes = result?.dictionaryValue, let ref = attributes.removeValue(forKey: SecKey.valuePersistentRef)?.dataValue else {
             throw FSError(EIO, "the keychain returned no item")
         }

@@ -1,6 +1,8 @@
 import ArgumentParser
 
 @main
+/// Every command names itself in its configuration: otherwise ArgumentParser derives the names with
+/// String(describing:), whose protocol-conformance scans over this large binary were a fifth of a CLI start.
 struct KeychainFSCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keychainfs",

@@ -28,7 +28,8 @@ enum ItemTable {
               \(lookups.joined(separator: ",\n  ")),
               UNIQUE(\(unique)))
             """]
-        for attribute in schema.attributes where attribute.flags.contains(.indexed) {
+        // The UNIQUE index already serves its leading column: a second index would only slow every insert.
+        for attribute in schema.attributes where attribute.flags.contains(.indexed) && attribute.code != leading.first {
             statements.append("CREATE INDEX IF NOT EXISTS \(schema.code)_\(attribute.code) ON \(schema.code)(\(column(attribute.code)))")
         }
         return statements

@@ -4,6 +4,7 @@ import KeychainEngine
 
 struct Device: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "device",
         abstract: "Drive the device-lock simulator of a running daemon.",
         discussion: "Each command returns once the new state is in force: the next read after 'lock' fails.",
         subcommands: [DeviceStatusCommand.self, Lock.self, Unlock.self, Reboot.self, Passcode.self, AutoLock.self])
@@ -15,7 +16,7 @@ struct Device: ParsableCommand {
     }
 
     struct Lock: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Lock: WhenUnlocked items become unavailable (EACCES).")
+        static let configuration = CommandConfiguration(commandName: "lock", abstract: "Lock: WhenUnlocked items become unavailable (EACCES).")
         @OptionGroup var address: DaemonAddress
         func run() throws {
             let status = try address.send(.deviceLock)?.dictionaryValue
@@ -24,7 +25,7 @@ struct Device: ParsableCommand {
     }
 
     struct Unlock: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Unlock with the passcode.")
+        static let configuration = CommandConfiguration(commandName: "unlock", abstract: "Unlock with the passcode.")
         @OptionGroup var address: DaemonAddress
         @Flag(help: "Read the passcode from standard input instead of prompting.") var passcodeStdin = false
         func run() throws {
@@ -34,7 +35,7 @@ struct Device: ParsableCommand {
     }
 
     struct Reboot: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Reboot: AfterFirstUnlock items too become unavailable until the next unlock.")
+        static let configuration = CommandConfiguration(commandName: "reboot", abstract: "Reboot: AfterFirstUnlock items too become unavailable until the next unlock.")
         @OptionGroup var address: DaemonAddress
         func run() throws { _ = try address.send(.deviceReboot) }
     }
@@ -51,10 +52,10 @@ struct Device: ParsableCommand {
     }
 
     struct Passcode: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Set, change or remove the device passcode.", subcommands: [Set.self, Change.self, Remove.self])
+        static let configuration = CommandConfiguration(commandName: "passcode", abstract: "Set, change or remove the device passcode.", subcommands: [Set.self, Change.self, Remove.self])
 
         struct Set: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Set the first passcode (standard input: one line).")
+            static let configuration = CommandConfiguration(commandName: "set", abstract: "Set the first passcode (standard input: one line).")
             @OptionGroup var address: DaemonAddress
             @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
             func run() throws {
@@ -66,7 +67,7 @@ struct Device: ParsableCommand {
         }
 
         struct Change: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Change the passcode (standard input: old, then new, one per line).")
+            static let configuration = CommandConfiguration(commandName: "change", abstract: "Change the passcode (standard input: old, then new, one per line).")
             @OptionGroup var address: DaemonAddress
             @Flag(help: "Read the passcodes from standard input.") var passcodeStdin = false
             func run() throws {
@@ -79,7 +80,7 @@ struct Device: ParsableCommand {
         }
 
         struct Remove: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Remove the passcode: every WhenPasscodeSetThisDeviceOnly item is deleted, as on iOS.")
+            static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove the passcode: every WhenPasscodeSetThisDeviceOnly item is deleted, as on iOS.")
             @OptionGroup var address: DaemonAddress
             @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
             func run() throws {

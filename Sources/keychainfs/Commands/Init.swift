@@ -2,7 +2,7 @@ import ArgumentParser
 import KeychainEngine
 
 struct Init: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Create a vault: item database, keybag and device key.")
+    static let configuration = CommandConfiguration(commandName: "init", abstract: "Create a vault: item database, keybag and device key.")
 
     @Argument(help: "The vault directory to create.")
     var vault: String

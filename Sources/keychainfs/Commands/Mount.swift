@@ -7,6 +7,7 @@ import Logging
 
 struct Mount: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "mount",
         abstract: "Mount a vault and serve it (in the background unless --foreground).")
 
     @Argument(help: "The vault directory.")

@@ -3,7 +3,7 @@ import Foundation
 import KeychainEngine
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show a running daemon's vault, mount, device state and item counts.")
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show a running daemon's vault, mount, device state and item counts.")
 
     @OptionGroup var address: DaemonAddress
 

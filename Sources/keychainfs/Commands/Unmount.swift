@@ -5,7 +5,7 @@ import KeychainEngine
 import KeychainFS
 
 struct Unmount: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Unmount a vault and stop its daemon; returns once the mount is gone.")
+    static let configuration = CommandConfiguration(commandName: "unmount", abstract: "Unmount a vault and stop its daemon; returns once the mount is gone.")
 
     @Argument(help: "The mount point.")
     var mountpoint: String
