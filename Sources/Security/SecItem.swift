@@ -6,16 +6,18 @@ import Synchronization
 /// Adds an item (Apple's `SecItemAdd`).
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemSession.call { connection throws(KeychainError) in
-        let value = try connection.add(try ValueBridge.dictionary(attributes))
-        if let value, let result { result.pointee = ValueBridge.object(value) }
+        let request = try ValueBridge.dictionary(attributes, forAdd: true)
+        let value = try connection.add(request)
+        if let value, let result { result.pointee = ValueBridge.result(value, for: request) }
     }
 }
 
 /// Finds items (Apple's `SecItemCopyMatching`).
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemSession.call { connection throws(KeychainError) in
-        let value = try connection.copyMatching(try ValueBridge.dictionary(query))
-        if let value, let result { result.pointee = ValueBridge.object(value) }
+        let request = try ValueBridge.dictionary(query)
+        let value = try connection.copyMatching(request)
+        if let value, let result { result.pointee = ValueBridge.result(value, for: request) }
     }
 }
 

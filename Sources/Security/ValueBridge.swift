@@ -7,9 +7,11 @@ import KeychainEngine
 enum ValueBridge {
     /// A query or attribute dictionary for the engine. Access-control objects become their protection
     /// class; an authentication context that forbids interaction becomes kSecUseAuthenticationUIFail.
-    static func dictionary(_ dictionary: NSDictionary) throws(KeychainError) -> KeychainDictionary {
+    /// A kSecValueRef is expanded (see ``RefObjectBridge``): into the object's content for SecItemAdd.
+    static func dictionary(_ dictionary: NSDictionary, forAdd: Bool = false) throws(KeychainError) -> KeychainDictionary {
         var result: KeychainDictionary = [:]
         var accessControl: SecAccessControl?
+        var valueRef: Any?
         for (key, value) in dictionary {
             guard let name = (key as? String) ?? (key as? NSString).map({ String($0) }) else {
                 throw KeychainError(SecStatus.param, "dictionary keys must be strings")
@@ -17,6 +19,10 @@ enum ValueBridge {
             if name == "accc" {
                 guard let control = value as? SecAccessControl else { throw KeychainError(SecStatus.param, "kSecAttrAccessControl must be a SecAccessControl") }
                 accessControl = control
+                continue
+            }
+            if name == RawKey.valueRef {
+                valueRef = value
                 continue
             }
             if name == "u_AuthCtx" {
@@ -27,6 +33,7 @@ enum ValueBridge {
             }
             result[name] = try self.value(value)
         }
+        if let valueRef { try RefObjectBridge.expand(&result, valueRef, forAdd: forAdd) }
         if let accessControl {
             if let given = result["pdmn"], given != .string(accessControl.protection) {
                 throw KeychainError(SecStatus.param, "conflicting kSecAttrAccessible and kSecAttrAccessControl")
@@ -65,6 +72,15 @@ enum ValueBridge {
         }
     }
 
+    /// What a SecItem call hands back for `query`: with kSecReturnRef as its only return key, ref objects
+    /// (one, or an array); otherwise ``object(_:)``.
+    static func result(_ value: KeychainValue, for query: KeychainDictionary) -> AnyObject {
+        let returnKeys = RawKey.returnKeys.filter { query[$0] == .bool(true) }
+        guard returnKeys == [RawKey.returnRef] else { return object(value) }
+        if case .array(let items) = value { return NSArray(array: items.map { RefObjectBridge.object($0) ?? object($0) }) }
+        return RefObjectBridge.object(value) ?? object(value)
+    }
+
     /// What a SecItem call hands back: NSData, NSString, NSNumber, NSDate, NSArray, NSDictionary.
     static func object(_ value: KeychainValue) -> AnyObject {
         switch value {
@@ -81,6 +97,7 @@ enum ValueBridge {
     /// A returned attribute dictionary: kSecAttrAccessControl comes back as a SecAccessControl object.
     private static func resultDictionary(_ d: KeychainDictionary) -> [String: AnyObject] {
         var objects = d.mapValues(object)
+        if let description = d[RawKey.valueRef], let reference = RefObjectBridge.object(description) { objects[RawKey.valueRef] = reference }
         if case .number(let flags)? = d["accc"], let protection = d["pdmn"]?.stringValue {
             objects["accc"] = SecAccessControl(protection: protection, flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(UInt64(bitPattern: flags))))
         }
@@ -94,3 +111,6 @@ public protocol SecAuthenticationContextProviding: AnyObject {
     /// LAContext.interactionNotAllowed: fail instead of prompting.
     var interactionNotAllowed: Bool { get }
 }
+
+/// The engine's table of raw key names: its name, `SecKey`, is Apple's key class in this module.
+typealias RawKey = KeychainEngine.SecKey

@@ -161,4 +161,58 @@ func uniqueService(_ name: String) -> String {
         var laError: NSError?
         #expect(!context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &laError) && laError != nil)
     }
+
+    @Test func refObjects() throws {
+        let certificate = try TestCertificate(commonName: "refs \(mode)")
+        let keys = TaggedKeyStore(tag: Data(uniqueService("key-tag").utf8))
+        try keys.store(privateKeyX963: certificate.privateKeyX963)
+        let key = try keys.load()
+        var error: Unmanaged<CFError>?
+        #expect(SecKeyCopyExternalRepresentation(key, &error) as Data? == certificate.privateKeyX963)
+        let keyAttributes = SecKeyCopyAttributes(key) as? [String: Any]
+        #expect(keyAttributes?[kSecAttrApplicationTag as String] as? Data == keys.tag)
+        #expect(keyAttributes?[kSecAttrApplicationLabel as String] as? Data == certificate.publicKeyHash, "labelled as Apple labels it")
+
+        var result: CFTypeRef?
+        let both: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: keys.tag,
+                                   kSecReturnRef as String: true, kSecReturnAttributes as String: true]
+        #expect(SecItemCopyMatching(both as CFDictionary, &result) == errSecSuccess)
+        let dictionary = result as? [String: Any]
+        #expect(dictionary?[kSecValueRef as String] is SecKey, "two return keys: the ref under kSecValueRef")
+        #expect(dictionary?[kSecClass as String] as? String == "keys", "and the class, since a ref was asked for")
+
+        #expect(SecCertificateCreateWithData(nil, Data("not DER".utf8) as CFData) == nil)
+        let made = try #require(SecCertificateCreateWithData(nil, certificate.der as CFData))
+        #expect(SecItemAdd([kSecValueRef: made] as CFDictionary, nil) == errSecSuccess, "the class comes from the ref")
+        let found: [String: Any] = [kSecClass as String: kSecClassCertificate, kSecAttrLabel as String: "refs \(mode)", kSecReturnRef as String: true]
+        #expect(SecItemCopyMatching(found as CFDictionary, &result) == errSecSuccess)
+        let stored = try #require(result as? SecCertificate)
+        #expect(SecCertificateCopyData(stored) as Data == certificate.der)
+        #expect(SecCertificateCopySubjectSummary(stored) as String? == "refs \(mode)")
+
+        let identityQuery: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecAttrLabel as String: "refs \(mode)", kSecReturnRef as String: true]
+        #expect(SecItemCopyMatching(identityQuery as CFDictionary, &result) == errSecSuccess, "certificate + private key = identity")
+        let identity = try #require(result as? SecIdentity)
+        var identityCertificate: SecCertificate?
+        var identityKey: SecKey?
+        #expect(SecIdentityCopyCertificate(identity, &identityCertificate) == errSecSuccess)
+        #expect(SecIdentityCopyPrivateKey(identity, &identityKey) == errSecSuccess)
+        #expect(identityCertificate.map { SecCertificateCopyData($0) as Data } == certificate.der)
+        #expect(identityKey.flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? } == certificate.privateKeyX963)
+
+        #expect(SecItemDelete([kSecValueRef: made] as CFDictionary) == errSecSuccess, "a certificate made from data names its item")
+        #expect(SecItemCopyMatching(found as CFDictionary, &result) == errSecItemNotFound)
+        #expect(SecItemDelete([kSecClass: kSecClassKey, kSecValueRef: key] as CFDictionary) == errSecSuccess, "a key from the keychain names its item")
+        #expect(SecItemAdd([kSecClass: kSecClassGenericPassword, kSecValueRef: made] as CFDictionary, nil) == errSecParam, "a ref of another class")
+        let loose = try #require(SecKeyCreateWithData(certificate.privateKeyX963 as CFData, [kSecAttrKeyType: kSecAttrKeyTypeEC,
+                                                                                             kSecAttrKeyClass: kSecAttrKeyClassPrivate] as CFDictionary, nil))
+        #expect(SecItemDelete([kSecValueRef: loose] as CFDictionary) == errSecItemNotFound, "a key from data names no item (never every key)")
+
+        let service = uniqueService("genp-ref")
+        #expect(SecItemAdd([kSecClass: kSecClassGenericPassword, kSecAttrService: service] as CFDictionary, nil) == errSecSuccess)
+        result = nil
+        #expect(SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecAttrService: service, kSecReturnRef: true] as CFDictionary, &result) == errSecSuccess)
+        #expect(result == nil, "generic passwords have no ref object (reference §4.2)")
+    }
+
 }

@@ -99,6 +99,37 @@ struct GenericPasswordStore: Sendable {
     }
 }
 
+/// Keys found by application tag (seed 002): stored from a SecKey with kSecValueRef, read back as one
+/// with kSecReturnRef.
+struct TaggedKeyStore: Sendable {
+    let tag: Data
+
+    func store(privateKeyX963: Data) throws {
+        var error: Unmanaged<CFError>?
+        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                                         kSecAttrKeyClass as String: kSecAttrKeyClassPrivate]
+        guard let key = SecKeyCreateWithData(privateKeyX963 as CFData, attributes as CFDictionary, &error) else {
+            throw error!.takeRetainedValue() as Error
+        }
+        let addquery: [String: Any] = [kSecClass as String: kSecClassKey,
+                                       kSecAttrApplicationTag as String: tag,
+                                       kSecValueRef as String: key]
+        let status = SecItemAdd(addquery as CFDictionary, nil)
+        guard status == errSecSuccess else { throw KeychainError(status: status) }
+    }
+
+    func load() throws -> SecKey {
+        let getquery: [String: Any] = [kSecClass as String: kSecClassKey,
+                                       kSecAttrApplicationTag as String: tag,
+                                       kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                                       kSecReturnRef as String: true]
+        var item: CFTypeRef?
+        let status = SecItemCopyMatching(getquery as CFDictionary, &item)
+        guard status == errSecSuccess else { throw KeychainError(status: status) }
+        return item as! SecKey
+    }
+}
+
 /// An actor-isolated manager keeps SecItem calls off the main actor.
 actor KeychainManager {
     private let store: GenericPasswordStore

@@ -6,7 +6,7 @@ import SwiftASN1
 /// type and encoding, subject and issuer (the Name's content octets, as the data-protection keychain
 /// returns them), serial number (the INTEGER's content octets), subject key id, public key hash
 /// (SHA-1 of the subjectPublicKey bits) and, as the default label, the subject's common name.
-enum CertificateInterpreter {
+public enum CertificateInterpreter {
     static let interpreter = ValueInterpreter { der, _ throws(KeychainError) in
         guard let parsed = try? parse(der) else {
             throw KeychainError(SecStatus.param, "kSecValueData is not a DER X.509 certificate")
@@ -83,5 +83,15 @@ enum CertificateInterpreter {
             return String(decoding: units, as: UTF16.self)
         }
         return String(validating: bytes, as: UTF8.self) ?? String(bytes.map { Character(Unicode.Scalar($0)) })
+    }
+}
+
+extension CertificateInterpreter {
+    /// The attributes the keychain derives from a certificate's DER (subject, issuer, serial number, …,
+    /// and the subject summary as `labl`); nil if `der` is not an X.509 certificate. For clients that
+    /// hold a certificate outside the keychain (`SecCertificateCreateWithData`).
+    public static func attributes(of der: Data) -> [String: KeychainValue]? {
+        guard let derived = try? parse(der) else { return nil }
+        return derived.defaults.merging(derived.determined) { $1 }
     }
 }

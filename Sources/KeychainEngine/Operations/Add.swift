@@ -50,8 +50,11 @@ extension Keychain {
                                 rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups)
             _ = try store.write { db in try ItemTable.insert(db, schema, row) }
             noteChange()
+            let persistentRef = persistentReference(row, schema)
+            let reference = q.returnsRef && Schema.classesWithRefObjects.contains(schema.code)
+                ? ResultBuilder.referenceDescription(schema.code, attributes: attributes, persistentRef: persistentRef, secret: q.valueData) : nil
             return try ResultBuilder(query: q, schema: schema, forAdd: true)
-                .value(attributes: attributes, persistentRef: persistentReference(row, schema)) { q.valueData }
+                .value(attributes: attributes, persistentRef: persistentRef, reference: reference) { q.valueData }
         }
     }
 }

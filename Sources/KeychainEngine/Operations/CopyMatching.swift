@@ -32,7 +32,8 @@ extension Keychain {
                 // Reading a secret guarded by access-control constraints would prompt: there is no UI
                 // here, so with UI Fail it is errSecInteractionNotAllowed, with Skip the item is skipped,
                 // otherwise the (unlocked) device stands in for a successful authentication.
-                if q.returnsData, Self.requiresAuthentication(attributes) {
+                let returnsRefObject = q.returnsRef && Schema.classesWithRefObjects.contains(schema.code)
+                if q.returnsData || returnsRefObject, Self.requiresAuthentication(attributes) {
                     switch q.authenticationUI {
                     case "u_AuthUIF": throw KeychainError(SecStatus.interactionNotAllowed, "the item needs user authentication and UI is not allowed")
                     case SecKey.useAuthenticationUISkip: continue
@@ -40,7 +41,10 @@ extension Keychain {
                     }
                 }
                 matched += 1
-                let value = try builder.value(attributes: attributes, persistentRef: persistentReference(row, schema)) { () throws(KeychainError) in
+                let persistentRef = persistentReference(row, schema)
+                let reference = !returnsRefObject ? nil : ResultBuilder.referenceDescription(
+                    schema.code, attributes: attributes, persistentRef: persistentRef, secret: try openSecret(row, schema: schema, keybag: keybag))
+                let value = try builder.value(attributes: attributes, persistentRef: persistentRef, reference: reference) { () throws(KeychainError) in
                     try openSecret(row, schema: schema, keybag: keybag)
                 }
                 if let value { results.append(value) }

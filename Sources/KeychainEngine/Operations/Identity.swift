@@ -74,10 +74,19 @@ extension Keychain {
         guard !matches.isEmpty else { throw .notFound }
         var results: [KeychainValue] = []
         for match in matches {
-            // The identity's data is its certificate's DER.
-            let value = try builder.value(attributes: match.attributes, persistentRef: match.persistentRef) { () throws(KeychainError) in
-                try copyMatching([SecKey.class: .string(Schema.certificate.code), SecKey.valuePersistentRef: .data(match.certificateRef),
-                                  SecKey.returnData: true], caller: caller)?.dataValue
+            func data(_ classCode: String, _ ref: Data) throws(KeychainError) -> Data? {
+                try copyMatching([SecKey.class: .string(classCode), SecKey.valuePersistentRef: .data(ref), SecKey.returnData: true], caller: caller)?.dataValue
+            }
+            // The identity's data is its certificate's DER; its ref object is made of both halves.
+            let reference: KeychainValue? = !q.returnsRef ? nil : .dictionary([
+                SecKey.class: .string(Schema.identity.code), SecKey.valuePersistentRef: .data(match.persistentRef),
+                "certificate": ResultBuilder.referenceDescription(Schema.certificate.code, attributes: match.certificate,
+                                                                  persistentRef: match.certificateRef, secret: try data(Schema.certificate.code, match.certificateRef)),
+                "key": ResultBuilder.referenceDescription(Schema.key.code, attributes: match.key, persistentRef: match.keyRef,
+                                                          secret: try data(Schema.key.code, match.keyRef)),
+            ])
+            let value = try builder.value(attributes: match.attributes, persistentRef: match.persistentRef, reference: reference) { () throws(KeychainError) in
+                try data(Schema.certificate.code, match.certificateRef)
             }
             if let value { results.append(value) }
         }

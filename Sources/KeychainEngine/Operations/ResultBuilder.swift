@@ -7,8 +7,11 @@ struct ResultBuilder {
     /// SecItemAdd's attribute dictionary lacks `tomb` and `musr`.
     let forAdd: Bool
 
-    /// The value for one item, or nil when nothing is asked (or only a ref, which genp does not have).
-    func value(attributes: [String: KeychainValue], persistentRef: Data, secret: () throws(KeychainError) -> Data?) throws(KeychainError) -> KeychainValue? {
+    /// The value for one item, or nil when nothing is asked (or only a ref, which genp and inet lack).
+    /// `reference` describes the item's ref object (see ``referenceDescription(_:attributes:persistentRef:secret:)``)
+    /// when kSecReturnRef asks for one; nil for classes without one.
+    func value(attributes: [String: KeychainValue], persistentRef: Data, reference: KeychainValue? = nil,
+               secret: () throws(KeychainError) -> Data?) throws(KeychainError) -> KeychainValue? {
         let returns = query.returns
         if returns.isEmpty { return nil }
         if returns.count == 1 {
@@ -16,14 +19,29 @@ struct ResultBuilder {
             case SecKey.returnData: return .data(try secret() ?? Data())
             case SecKey.returnPersistentRef: return .data(persistentRef)
             case SecKey.returnAttributes: return .dictionary(returned(attributes))
-            default: return nil  // kSecReturnRef alone: genp/inet items have no ref object (reference §4.2)
+            default: return reference  // kSecReturnRef alone: an object, or nothing for genp/inet (reference §4.2)
             }
         }
         var dict = query.returnsAttributes ? returned(attributes) : [:]
         if query.returnsData, let data = try secret() { dict[SecKey.valueData] = .data(data) }
         if query.returnsPersistentRef { dict[SecKey.valuePersistentRef] = .data(persistentRef) }
-        if query.returnsRef { dict[SecKey.class] = .string(schema.code) }
+        if query.returnsRef {
+            dict[SecKey.class] = .string(schema.code)
+            if let reference { dict[SecKey.valueRef] = reference }
+        }
         return .dictionary(dict)
+    }
+
+    /// What a ref object is made of, for the client that builds it (the engine has no objects): the
+    /// item's attributes with its class, persistent reference and data (a key's bytes, a certificate's
+    /// DER). An identity's is its two halves' under `certificate` and `key`.
+    static func referenceDescription(_ classCode: String, attributes: [String: KeychainValue], persistentRef: Data,
+                                     secret: Data?) -> KeychainValue {
+        var description = attributes
+        description[SecKey.class] = .string(classCode)
+        description[SecKey.valuePersistentRef] = .data(persistentRef)
+        if let secret { description[SecKey.valueData] = .data(secret) }
+        return .dictionary(description)
     }
 
     private func returned(_ attributes: [String: KeychainValue]) -> [String: KeychainValue] {

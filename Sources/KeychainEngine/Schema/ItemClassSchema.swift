@@ -108,6 +108,10 @@ public enum Schema {
     /// Class values Apple defines (reference §1.1); the ones not served yet answer errSecNoSuchClass.
     public static let appleClassValues: Set<String> = ["genp", "inet", "cert", "keys", "idnt"]
 
+    /// Classes whose items kSecReturnRef returns as objects (SecKey, SecCertificate, SecIdentity); for
+    /// the password classes it returns nothing (reference §4.1 #13).
+    public static let classesWithRefObjects: Set<String> = ["keys", "cert", "idnt"]
+
     /// The schema for a raw class value.
     public static func schema(for code: String) -> ItemClassSchema? { classes.first { $0.code == code } }
 }

@@ -1,0 +1,71 @@
+import Foundation
+import KeychainEngine
+
+/// Ref objects (SecKey, SecCertificate, SecIdentity) ↔ what the engine works with. The engine has no
+/// objects: for kSecReturnRef it describes the item (attributes, class, persistent reference, data) and
+/// the object is built here; a kSecValueRef given to a call is expanded here, as Apple's client library
+/// expands it before the request reaches securityd.
+enum RefObjectBridge {
+    /// The object an engine description stands for; nil if it describes none.
+    static func object(_ description: KeychainValue) -> AnyObject? {
+        guard case .dictionary(var d) = description, let classCode = d.removeValue(forKey: RawKey.class)?.stringValue else { return nil }
+        let persistentRef = d.removeValue(forKey: RawKey.valuePersistentRef)?.dataValue
+        let data = d.removeValue(forKey: RawKey.valueData)?.dataValue
+        switch classCode {
+        case "keys":
+            return SecKey(attributes: d, keyData: data, persistentRef: persistentRef)
+        case "cert":
+            return SecCertificate(der: data ?? Data(), attributes: d, persistentRef: persistentRef)
+        case "idnt":
+            guard let certificate = d["certificate"].flatMap(object) as? SecCertificate, let key = d["key"].flatMap(object) as? SecKey else { return nil }
+            return SecIdentity(certificate: certificate, privateKey: key, persistentRef: persistentRef)
+        default:
+            return nil
+        }
+    }
+
+    /// Replaces a kSecValueRef in `dictionary`. For SecItemAdd the object's content is added: a
+    /// certificate's DER, a key's bytes and type attributes. For the other calls it names the item: by
+    /// persistent reference when it came from the keychain, else (a certificate made from data) by issuer
+    /// and serial number, its primary key.
+    static func expand(_ dictionary: inout KeychainDictionary, _ object: Any, forAdd: Bool) throws(KeychainError) {
+        func setClass(_ code: String) throws(KeychainError) {
+            if let given = dictionary[RawKey.class], given != .string(code) {
+                throw KeychainError(SecStatus.param, "kSecValueRef does not belong to the kSecClass given")
+            }
+            dictionary[RawKey.class] = .string(code)
+        }
+        switch object {
+        case let certificate as SecCertificate:
+            try setClass("cert")
+            if forAdd {
+                dictionary[RawKey.valueData] = .data(certificate.der)
+            } else if let ref = certificate.persistentRef {
+                dictionary[RawKey.valuePersistentRef] = .data(ref)
+            } else {
+                guard let issuer = certificate.attributes["issr"], let serial = certificate.attributes["slnr"] else { throw KeychainError(SecStatus.itemNotFound, "the kSecValueRef object is in no keychain") }
+                dictionary["issr"] = issuer
+                dictionary["slnr"] = serial
+            }
+        case let key as SecKey:
+            try setClass("keys")
+            if forAdd {
+                guard let data = key.keyData else { throw KeychainError(SecStatus.param, "the key's bytes are not available to add") }
+                dictionary[RawKey.valueData] = .data(data)
+                for code in ["kcls", "type", "bsiz", "esiz"] where dictionary[code] == nil { dictionary[code] = key.attributes[code] }
+            } else {
+                // A key made from data is in no keychain; matching on its class alone would reach every key.
+                guard let ref = key.persistentRef else { throw KeychainError(SecStatus.itemNotFound, "the kSecValueRef object is in no keychain") }
+                dictionary[RawKey.valuePersistentRef] = .data(ref)
+            }
+        case let identity as SecIdentity:
+            guard !forAdd, let ref = identity.persistentRef else {
+                throw KeychainError(SecStatus.param, "adding a SecIdentity is not supported: add its certificate and its private key")
+            }
+            try setClass("idnt")
+            dictionary[RawKey.valuePersistentRef] = .data(ref)
+        default:
+            throw KeychainError(SecStatus.param, "kSecValueRef must be a SecKey, SecCertificate or SecIdentity")
+        }
+    }
+}

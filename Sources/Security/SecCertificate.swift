@@ -1,0 +1,34 @@
+import Foundation
+import KeychainEngine
+
+/// A certificate (Apple's `SecCertificate`): its DER and, when it came from the keychain (kSecReturnRef),
+/// the item it is, so that it can be passed back as kSecValueRef.
+public final class SecCertificate: Sendable {
+    let der: Data
+    let attributes: KeychainDictionary
+    /// The item's persistent reference when the certificate came from the keychain.
+    let persistentRef: Data?
+
+    init(der: Data, attributes: KeychainDictionary, persistentRef: Data?) {
+        self.der = der
+        self.attributes = attributes
+        self.persistentRef = persistentRef
+    }
+}
+
+/// A certificate from its DER; nil if the data is not an X.509 certificate (Apple's `SecCertificateCreateWithData`).
+public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
+    let der = Data(data)
+    guard let attributes = CertificateInterpreter.attributes(of: der) else { return nil }
+    return SecCertificate(der: der, attributes: attributes, persistentRef: nil)
+}
+
+/// The certificate's DER (Apple's `SecCertificateCopyData`).
+public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData {
+    NSData(data: certificate.der)
+}
+
+/// A human-readable summary of the subject, its common name (Apple's `SecCertificateCopySubjectSummary`).
+public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> CFString? {
+    (certificate.attributes["labl"]?.stringValue ?? CertificateInterpreter.attributes(of: certificate.der)?["labl"]?.stringValue).map(NSString.init(string:))
+}
