@@ -100,6 +100,13 @@ def control_lock_latency_ms(vault, path):
     return elapsed
 
 
+def print_ratios(label, figures, ours, higher_is_better):
+    """One line: keychainfs's median against each anchor's, as a factor (above 1: keychainfs is better)."""
+    mine = figures[ours]["median"]
+    factors = [(name, (mine / v["median"]) if higher_is_better else (v["median"] / mine)) for name, v in figures.items() if name != ours]
+    print(f"{label}: " + ", ".join(f"{factor:.2f}× {name}" for name, factor in factors))
+
+
 def section(title):
     print(f"\n== {title}", flush=True)
 
@@ -124,6 +131,7 @@ try:
                       args.rounds, lambda path: float(sh([T("readloop"), "2", path])))
     results["read_loop"] = loop
     for k, v in loop.items(): print(f"{k:15} {v['median']:10.0f} ops/s  ({v['min']:.0f}–{v['max']:.0f})")
+    print_ratios("keychainfs ops/s", loop, "keychainfs", higher_is_better=True)
 
     # --- gnome-keyring (inside this D-Bus session, unlocked) and pass (throwaway GNUPGHOME, no passphrase).
     keyring = subprocess.run(["gnome-keyring-daemon", "--unlock", "--components=secrets"], input="\n", capture_output=True, text=True)
@@ -142,6 +150,7 @@ try:
                       "pass show": ["pass", "show", "bench/a"]}, args.rounds * 6, lambda cmd: timed(cmd) * 1000)
     results["cat"] = cat
     for k, v in cat.items(): print(f"{k:25} {v['median']:8.2f} ms  ({v['min']:.2f}–{v['max']:.2f})")
+    print_ratios("keychainfs is faster than", cat, "keychainfs (cat value)", higher_is_better=False)
 
     section("3. creating an item (ms per item)")
     counter = iter(range(10**9))
@@ -155,6 +164,7 @@ try:
     creation = interleave({"keychainfs": "keychainfs", "secret-tool store": "secret-tool store", "pass insert": "pass insert"}, args.rounds, create)
     results["create"] = creation
     for k, v in creation.items(): print(f"{k:20} {v['median']:8.2f} ms  ({v['min']:.2f}–{v['max']:.2f})")
+    print_ratios("keychainfs is faster than", creation, "keychainfs", higher_is_better=False)
 
     section("4. xattrs (ops/s)")
     item = os.path.dirname(value)
@@ -208,7 +218,8 @@ try:
         while subprocess.run(["cat", first_path], capture_output=True).returncode != 0:
             time.sleep(0.005)
         entry["mount_to_first_read_s"] = time.perf_counter() - start
-        print(f"{count:7} items: {entry['random_reads']['median']:8.0f} random reads/s, RSS {entry['rss_kib'] / 1024:.0f} MiB, "
+        print(f"{count:7} items: {entry['random_reads']['median']:8.0f} random reads/s "
+              f"({entry['random_reads']['median'] / reads[10]['median']:.2f}× the 10-item rate), RSS {entry['rss_kib'] / 1024:.0f} MiB, "
               f"mount→first read {entry['mount_to_first_read_s']:.2f} s, created at {count / entry['create_s']:.0f} items/s"
               + (f", ls of 10,000 accounts {entry['ls_10000_s']['median']:.3f} s, find|xargs cat {entry['find_xargs_cat_10000_s']:.2f} s"
                  if "ls_10000_s" in entry else ""))
