@@ -32,11 +32,14 @@ extension KeychainView {
             if let defaultAccessible { attributes[Attributes.accessible.code] = .string(defaultAccessible.rawValue) }
             attributes[SecKey.returnAttributes] = true
             attributes[SecKey.returnPersistentRef] = true
-            let generation = keychain.generation + 1  // the add's own change
+            let before = keychain.generation
             let added = try keychainCall { () throws(KeychainError) in try keychain.add(attributes, caller: caller) }
             // The kernel asks for the new directory's attributes at once: answer from the cache, not SQL. Only
-            // where the name alone identifies the item (no value-describing qualifier could be needed).
-            if naming.disambiguators.isEmpty, let item = try? item(schema, from: added, path: String(decoding: path.bytes.dropFirst(), as: UTF8.self)) {
+            // if the add was the one change since (else the item may already be gone), and only where the
+            // name alone identifies the item (no value-describing qualifier could be needed).
+            let generation = keychain.generation
+            if generation == before + 1, naming.disambiguators.isEmpty,
+               let item = try? item(schema, from: added, path: String(decoding: path.bytes.dropFirst(), as: UTF8.self)) {
                 paths.store(.item(item), for: path.bytes, generation: generation)
             }
         default:

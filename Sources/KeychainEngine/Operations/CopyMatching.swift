@@ -61,9 +61,8 @@ extension Keychain {
     /// class's availability is still checked here, and the secret still decrypted by the caller.
     private func matchingEntries(_ q: ParsedQuery, schema: ItemClassSchema, filter: ItemTable.Filter, limit: Int, generation: UInt64,
                                  caller: Caller, keybag: Keybag) throws(KeychainError) -> [RowCache.Entry] {
-        if case .uuid(let uuid)? = q.persistentRef?.target, q.filters.isEmpty, let entry = rows.entry(uuid, generation: generation),
-           let group = entry.attributes[Attributes.accessGroup.code]?.stringValue, caller.accessGroups.contains(group) {
-            _ = try keybag.keys(for: entry.row.accessibility)
+        if case .uuid(let uuid)? = q.persistentRef?.target, q.filters.isEmpty,
+           let entry = try cachedEntry(uuid, generation: generation, caller: caller, keybag: keybag) {
             return [entry]
         }
         let found = try store.read { db in try ItemTable.select(db, schema, filter, limit: limit) }

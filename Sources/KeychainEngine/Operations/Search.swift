@@ -37,6 +37,15 @@ extension Keychain {
         return attributes
     }
 
+    /// The row cache's entry for `uuid`, if the caller's access groups reach it; its class must be
+    /// available right now (the lock is never cached). Nil on a miss: the caller asks SQL.
+    func cachedEntry(_ uuid: Data, generation: UInt64, caller: Caller, keybag: Keybag) throws(KeychainError) -> RowCache.Entry? {
+        guard let entry = rows.entry(uuid, generation: generation),
+              let group = entry.attributes[Attributes.accessGroup.code]?.stringValue, caller.accessGroups.contains(group) else { return nil }
+        _ = try keybag.keys(for: entry.row.accessibility)
+        return entry
+    }
+
     func openSecret(_ row: StoredRow, schema: ItemClassSchema, keybag: Keybag) throws(KeychainError) -> Data? {
         try ItemSealer.openSecret(row, classCode: schema.code, keys: try keybag.keys(for: row.accessibility))
     }

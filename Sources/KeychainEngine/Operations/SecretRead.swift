@@ -13,10 +13,7 @@ extension Keychain {
         }
         let generation = self.generation
         let cached = try protection.withLock { keybag throws(KeychainError) -> Data? in
-            guard let entry = rows.entry(uuid, generation: generation),
-                  let group = entry.attributes[Attributes.accessGroup.code]?.stringValue, caller.accessGroups.contains(group) else {
-                return nil
-            }
+            guard let entry = try cachedEntry(uuid, generation: generation, caller: caller, keybag: keybag) else { return nil }
             // No UI here: as in copyMatching, the unlocked device stands in for an authentication prompt.
             return try openSecret(entry.row, schema: schema, keybag: keybag) ?? Data()
         }

@@ -110,7 +110,7 @@ public enum Schema {
 
     /// Classes whose items kSecReturnRef returns as objects (SecKey, SecCertificate, SecIdentity); for
     /// the password classes it returns nothing (reference §4.1 #13).
-    public static let classesWithRefObjects: Set<String> = ["keys", "cert", "idnt"]
+    public static let classesWithRefObjects: Set<String> = [key.code, certificate.code, identity.code]
 
     /// The schema for a raw class value.
     public static func schema(for code: String) -> ItemClassSchema? { classes.first { $0.code == code } }
