@@ -12,12 +12,13 @@ enum RefObjectBridge {
         let persistentRef = d.removeValue(forKey: RawKey.valuePersistentRef)?.dataValue
         let data = d.removeValue(forKey: RawKey.valueData)?.dataValue
         switch classCode {
-        case "keys":
+        case Schema.key.code:
             return SecKey(attributes: d, keyData: data, persistentRef: persistentRef)
-        case "cert":
+        case Schema.certificate.code:
             return SecCertificate(der: data ?? Data(), attributes: d, persistentRef: persistentRef)
-        case "idnt":
-            guard let certificate = d["certificate"].flatMap(object) as? SecCertificate, let key = d["key"].flatMap(object) as? SecKey else { return nil }
+        case Schema.identity.code:
+            guard let certificate = d[ResultBuilder.IdentityHalf.certificate].flatMap(object) as? SecCertificate,
+                  let key = d[ResultBuilder.IdentityHalf.key].flatMap(object) as? SecKey else { return nil }
             return SecIdentity(certificate: certificate, privateKey: key, persistentRef: persistentRef)
         default:
             return nil
@@ -37,22 +38,26 @@ enum RefObjectBridge {
         }
         switch object {
         case let certificate as SecCertificate:
-            try setClass("cert")
+            try setClass(Schema.certificate.code)
             if forAdd {
                 dictionary[RawKey.valueData] = .data(certificate.der)
             } else if let ref = certificate.persistentRef {
                 dictionary[RawKey.valuePersistentRef] = .data(ref)
             } else {
-                guard let issuer = certificate.attributes["issr"], let serial = certificate.attributes["slnr"] else { throw KeychainError(SecStatus.itemNotFound, "the kSecValueRef object is in no keychain") }
-                dictionary["issr"] = issuer
-                dictionary["slnr"] = serial
+                guard let issuer = certificate.attributes[Attributes.issuer.code], let serial = certificate.attributes[Attributes.serialNumber.code] else {
+                    throw KeychainError(SecStatus.param, "the certificate has no issuer and serial number to name its item by")
+                }
+                dictionary[Attributes.issuer.code] = issuer
+                dictionary[Attributes.serialNumber.code] = serial
             }
         case let key as SecKey:
-            try setClass("keys")
+            try setClass(Schema.key.code)
             if forAdd {
                 guard let data = key.keyData else { throw KeychainError(SecStatus.param, "the key's bytes are not available to add") }
                 dictionary[RawKey.valueData] = .data(data)
-                for code in ["kcls", "type", "bsiz", "esiz"] where dictionary[code] == nil { dictionary[code] = key.attributes[code] }
+                // What the bytes are: the key class and the attributes the schema marks as describing the value.
+                let describing = Schema.key.attributes.filter { $0 == Attributes.keyClass || $0.flags.contains(.describesValue) }
+                for attribute in describing where dictionary[attribute.code] == nil { dictionary[attribute.code] = key.attributes[attribute.code] }
             } else {
                 // A key made from data is in no keychain; matching on its class alone would reach every key.
                 guard let ref = key.persistentRef else { throw KeychainError(SecStatus.itemNotFound, "the kSecValueRef object is in no keychain") }
@@ -62,7 +67,7 @@ enum RefObjectBridge {
             guard !forAdd, let ref = identity.persistentRef else {
                 throw KeychainError(SecStatus.param, "adding a SecIdentity is not supported: add its certificate and its private key")
             }
-            try setClass("idnt")
+            try setClass(Schema.identity.code)
             dictionary[RawKey.valuePersistentRef] = .data(ref)
         default:
             throw KeychainError(SecStatus.param, "kSecValueRef must be a SecKey, SecCertificate or SecIdentity")

@@ -29,6 +29,7 @@ public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData {
 }
 
 /// A human-readable summary of the subject, its common name (Apple's `SecCertificateCopySubjectSummary`).
+/// From the DER, not the item's label, which its owner may have changed.
 public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> CFString? {
-    (certificate.attributes["labl"]?.stringValue ?? CertificateInterpreter.attributes(of: certificate.der)?["labl"]?.stringValue).map(NSString.init(string:))
+    CertificateInterpreter.attributes(of: certificate.der)?[Attributes.label.code]?.stringValue.map(NSString.init(string:))
 }

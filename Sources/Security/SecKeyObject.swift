@@ -14,7 +14,11 @@ public final class SecKey: Sendable {
         self.persistentRef = persistentRef
     }
 
-    var isExtractable: Bool { attributes["extr"] != .bool(false) && attributes["extr"] != .number(0) }
+    /// The schema's rule for keys that keep their bytes (the one the filesystem follows too).
+    var isExtractable: Bool {
+        guard let rule = Schema.key.secretWithheldWhen else { return true }
+        return attributes[rule.code] != rule.value
+    }
 }
 
 /// The key's bytes in Apple's external representation (Apple's `SecKeyCopyExternalRepresentation`):
@@ -40,7 +44,7 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
 public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
     let given: KeychainDictionary
     do { given = try ValueBridge.dictionary(attributes) } catch { given = [:] }
-    guard keyData.length > 0, given["type"] != nil, given["kcls"] != nil else {
+    guard keyData.length > 0, given[Attributes.keyType.code] != nil, given[Attributes.keyClass.code] != nil else {
         error?.pointee = Unmanaged.passRetained(NSError(domain: "NSOSStatusErrorDomain", code: Int(errSecParam),
                                                         userInfo: [NSLocalizedDescriptionKey: "key data and kSecAttrKeyType and kSecAttrKeyClass are required"]))
         return nil

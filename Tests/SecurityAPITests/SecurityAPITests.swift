@@ -208,6 +208,13 @@ func uniqueService(_ name: String) -> String {
                                                                                              kSecAttrKeyClass: kSecAttrKeyClassPrivate] as CFDictionary, nil))
         #expect(SecItemDelete([kSecValueRef: loose] as CFDictionary) == errSecItemNotFound, "a key from data names no item (never every key)")
 
+        let lockedTag = Data(uniqueService("non-extractable").utf8)
+        #expect(SecItemAdd([kSecClass: kSecClassKey, kSecAttrApplicationTag: lockedTag, kSecAttrKeyClass: kSecAttrKeyClassSymmetric,
+                            kSecAttrIsExtractable: false, kSecValueData: Data(repeating: 7, count: 32)] as CFDictionary, nil) == errSecSuccess)
+        #expect(SecItemCopyMatching([kSecClass: kSecClassKey, kSecAttrApplicationTag: lockedTag, kSecReturnRef: true] as CFDictionary, &result) == errSecSuccess)
+        let nonExtractable = try #require(result as? SecKey)
+        #expect(SecKeyCopyExternalRepresentation(nonExtractable, &error) == nil && error != nil, "a key that is not extractable keeps its bytes")
+
         let service = uniqueService("genp-ref")
         #expect(SecItemAdd([kSecClass: kSecClassGenericPassword, kSecAttrService: service] as CFDictionary, nil) == errSecSuccess)
         result = nil

@@ -80,9 +80,9 @@ extension Keychain {
             // The identity's data is its certificate's DER; its ref object is made of both halves.
             let reference: KeychainValue? = !q.returnsRef ? nil : .dictionary([
                 SecKey.class: .string(Schema.identity.code), SecKey.valuePersistentRef: .data(match.persistentRef),
-                "certificate": ResultBuilder.referenceDescription(Schema.certificate.code, attributes: match.certificate,
+                ResultBuilder.IdentityHalf.certificate: ResultBuilder.referenceDescription(Schema.certificate.code, attributes: match.certificate,
                                                                   persistentRef: match.certificateRef, secret: try data(Schema.certificate.code, match.certificateRef)),
-                "key": ResultBuilder.referenceDescription(Schema.key.code, attributes: match.key, persistentRef: match.keyRef,
+                ResultBuilder.IdentityHalf.key: ResultBuilder.referenceDescription(Schema.key.code, attributes: match.key, persistentRef: match.keyRef,
                                                           secret: try data(Schema.key.code, match.keyRef)),
             ])
             let value = try builder.value(attributes: match.attributes, persistentRef: match.persistentRef, reference: reference) { () throws(KeychainError) in

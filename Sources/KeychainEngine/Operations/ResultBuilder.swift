@@ -1,7 +1,7 @@
 import Foundation
 
 /// Builds what a call returns from the `r_…` keys (reference §4.1 #13, §4.2, §6.1).
-struct ResultBuilder {
+public struct ResultBuilder {
     let query: ParsedQuery
     let schema: ItemClassSchema
     /// SecItemAdd's attribute dictionary lacks `tomb` and `musr`.
@@ -30,6 +30,12 @@ struct ResultBuilder {
             if let reference { dict[SecKey.valueRef] = reference }
         }
         return .dictionary(dict)
+    }
+
+    /// The keys of an identity's description that hold its two halves' descriptions.
+    public enum IdentityHalf {
+        public static let certificate = "certificate"
+        public static let key = "key"
     }
 
     /// What a ref object is made of, for the client that builds it (the engine has no objects): the
