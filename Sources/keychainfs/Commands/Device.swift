@@ -60,9 +60,7 @@ struct Device: ParsableCommand {
             @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
             func run() throws {
                 var input = PasscodeInput(fromStdin: passcodeStdin)
-                let passcode = try input.next("New passcode: ")
-                if !passcodeStdin, try input.next("Again: ") != passcode { throw CLIError("the passcodes differ") }
-                _ = try address.send(.passcodeSet, ["passcode": .data(passcode)])
+                _ = try address.send(.passcodeSet, ["passcode": .data(try input.newPasscode())])
             }
         }
 
@@ -73,8 +71,7 @@ struct Device: ParsableCommand {
             func run() throws {
                 var input = PasscodeInput(fromStdin: passcodeStdin)
                 let old = try input.next("Current passcode: ")
-                let new = try input.next("New passcode: ")
-                if !passcodeStdin, try input.next("Again: ") != new { throw CLIError("the passcodes differ") }
+                let new = try input.newPasscode()
                 _ = try address.send(.passcodeChange, ["old": .data(old), "new": .data(new)])
             }
         }

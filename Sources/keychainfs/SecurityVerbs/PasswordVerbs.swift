@@ -92,6 +92,16 @@ struct AddOptions: ParsableArguments {
     }
 }
 
+/// The flags of the find verbs.
+struct FindOptions: ParsableArguments {
+    @Flag(name: .customShort("g"), help: "Show the password (on standard error).") var showPassword = false
+    @Flag(name: .customShort("w"), help: "Print only the password.") var onlyPassword = false
+
+    func run(_ attributes: KeychainDictionary, keychain: KeychainArgument) throws {
+        try PasswordVerbs.find(attributes, showPassword: showPassword, onlyPassword: onlyPassword, keychain: keychain)
+    }
+}
+
 struct AddGenericPassword: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "add-generic-password", abstract: "Add a generic password item (macOS security verb).")
     @OptionGroup var attributes: GenericPasswordAttributes
@@ -104,13 +114,10 @@ struct AddGenericPassword: ParsableCommand {
 struct FindGenericPassword: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "find-generic-password", abstract: "Find a generic password item (macOS security verb).")
     @OptionGroup var attributes: GenericPasswordAttributes
-    @Flag(name: .customShort("g"), help: "Show the password (on standard error).") var showPassword = false
-    @Flag(name: .customShort("w"), help: "Print only the password.") var onlyPassword = false
+    @OptionGroup var find: FindOptions
     @OptionGroup var keychain: KeychainArgument
 
-    func run() throws {
-        try PasswordVerbs.find(try attributes.attributes(), showPassword: showPassword, onlyPassword: onlyPassword, keychain: keychain)
-    }
+    func run() throws { try find.run(try attributes.attributes(), keychain: keychain) }
 }
 
 struct DeleteGenericPassword: ParsableCommand {
@@ -133,13 +140,10 @@ struct AddInternetPassword: ParsableCommand {
 struct FindInternetPassword: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "find-internet-password", abstract: "Find an internet password item (macOS security verb).")
     @OptionGroup var attributes: InternetPasswordAttributes
-    @Flag(name: .customShort("g"), help: "Show the password (on standard error).") var showPassword = false
-    @Flag(name: .customShort("w"), help: "Print only the password.") var onlyPassword = false
+    @OptionGroup var find: FindOptions
     @OptionGroup var keychain: KeychainArgument
 
-    func run() throws {
-        try PasswordVerbs.find(try attributes.attributes(), showPassword: showPassword, onlyPassword: onlyPassword, keychain: keychain)
-    }
+    func run() throws { try find.run(try attributes.attributes(), keychain: keychain) }
 }
 
 struct DeleteInternetPassword: ParsableCommand {

@@ -24,6 +24,13 @@ struct PasscodeInput {
         return try Self.prompt(prompt)
     }
 
+    /// A new passcode: asked twice on a terminal (a typo would lock the device), read once from standard input.
+    mutating func newPasscode() throws -> Data {
+        let passcode = try next("New passcode: ")
+        if !fromStdin, try next("Again: ") != passcode { throw CLIError("the passcodes differ") }
+        return passcode
+    }
+
     private static func prompt(_ prompt: String) throws -> Data {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard tty >= 0 else { throw CLIError("no terminal to ask for the passcode: use --passcode-stdin") }
