@@ -8,9 +8,7 @@ import TestSupport
     let item: String
     init() throws {
         m = try MountedVault()
-        item = m.path("genp/svc/alice")
-        #expect(FS.mkdir(m.path("genp/svc")) == 0)
-        #expect(FS.mkdir(item) == 0)
+        item = m.makeItem(service: "svc", account: "alice")
         #expect(FS.write(item + "/value", "original") == 0)
         #expect(FS.setxattr(item, "user.kSecAttrLabel", "label") == 0)
     }

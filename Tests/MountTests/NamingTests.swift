@@ -86,8 +86,7 @@ import TestSupport
 
     @Test func attributesAsXattrs() throws {
         let m = try MountedVault()
-        let item = m.path("genp/svc/alice")
-        #expect(FS.mkdir(m.path("genp/svc")) == 0 && FS.mkdir(item) == 0)
+        let item = m.makeItem(service: "svc", account: "alice")
         #expect(FS.setxattr(item, "user.kSecAttrLabel", "My label") == 0)
         #expect(FS.setxattr(item, "user.kSecAttrIsInvisible", "1") == 0)
         #expect(FS.setxattr(item, "user.kSecAttrGeneric", "\u{1}\u{2}") == 0)

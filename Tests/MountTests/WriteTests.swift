@@ -8,9 +8,7 @@ import TestSupport
     let item: String
     init() throws {
         m = try MountedVault()
-        item = m.path("genp/com.example.api/deploy")
-        #expect(FS.mkdir(m.path("genp/com.example.api")) == 0)
-        #expect(FS.mkdir(item) == 0)
+        item = m.makeItem(service: "com.example.api", account: "deploy")
     }
 
     @Test func printfThenCat() throws {
