@@ -1,4 +1,5 @@
 import CFuse
+import CFuseLoop
 import Foundation
 import KeychainEngine
 import Logging
@@ -37,11 +38,9 @@ public final class FuseMount: @unchecked Sendable {
     }
 
     /// Serves requests until the mount goes away or ``requestExit()`` is called; then unmounts.
+    /// The loop is libfuse's, guarded against its self-rename deadlock (see `guarded_loop.h`).
     public func run() -> Int32 {
-        let config = fuse_loop_cfg_create()
-        defer { fuse_loop_cfg_destroy(config) }
-        fuse_loop_cfg_set_max_threads(config, 16)
-        let result = fuse_loop_mt(fuse, config)
+        let result = keychainfs_guarded_loop(fuse, 16)
         finished.lock()
         isFinished = true
         finished.broadcast()

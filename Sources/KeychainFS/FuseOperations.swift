@@ -17,6 +17,8 @@ enum FuseOperations {
             config!.pointee.negative_timeout = 0
             // O_TRUNC arrives with open, so `> value` replaces the value in one commit.
             connection!.pointee.want |= UInt32(FUSE_CAP_ATOMIC_O_TRUNC)
+            // Requests arrive in memory, never spliced through a pipe, so the worker loop can screen them.
+            connection!.pointee.want &= ~UInt32(FUSE_CAP_SPLICE_READ)
             return fuse_get_context()!.pointee.private_data
         }
         ops.getattr = { path, st, _ in
