@@ -34,7 +34,10 @@ public enum Daemon {
         do {
             let lock = try VaultLock(configuration.vault)
             let keychain = try Keychain(vault: configuration.vault, deviceKeyPath: configuration.deviceKeyPath)
-            let view = KeychainView(keychain: keychain, caller: configuration.caller, defaultAccessible: configuration.defaultAccessible)
+            let guards = LockGuards.inForce(testDevice: try configuration.vault.config().testDevice)
+            if guards != LockGuards() { log.warning("test device: lock guards switched off by \(LockGuards.environmentVariable)") }
+            let view = KeychainView(keychain: keychain, caller: configuration.caller, defaultAccessible: configuration.defaultAccessible,
+                                    guards: guards)
             let mount = try FuseMount(view: view, mountpoint: configuration.mountpoint, source: configuration.vault.directory, log: log)
             exitRequest.set { mount.requestExit() }
             let handler = ControlHandler(keychain: keychain, mountpoint: configuration.mountpoint) {

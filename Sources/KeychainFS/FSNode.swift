@@ -35,6 +35,10 @@ struct FSItem: Sendable {
         [SecKey.class: .string(schema.code), SecKey.valuePersistentRef: .data(persistentRef)].merging(extra) { $1 }
     }
 
+    var accessibility: Accessibility? {
+        attributes[Attributes.accessible.code]?.stringValue.flatMap(Accessibility.init(rawValue:))
+    }
+
     var modified: Date {
         if case .date(let d) = attributes[Attributes.modificationDate.code] { return d }
         return Date(timeIntervalSince1970: 0)

@@ -9,6 +9,7 @@ import Logging
 public final class FuseMount: @unchecked Sendable {
     public let mountpoint: String
     private let fuse: OpaquePointer
+    private let view: KeychainView
     private let context: Unmanaged<FuseContext>
     private let finished = NSCondition()
     private var isFinished = false
@@ -35,6 +36,14 @@ public final class FuseMount: @unchecked Sendable {
             throw FSError(EIO, "cannot mount at \(mountpoint) (does it exist, is it an empty directory, is /dev/fuse usable?)")
         }
         self.fuse = fuse
+        nonisolated(unsafe) let session = fuse
+        view.kernelAttributes.setInvalidator { path in
+            // The kernel's own bytes, NUL-terminated: names equal as Strings may differ as bytes.
+            (path + [0]).withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { _ = fuse_invalidate_path(session, $0.baseAddress) }
+            }
+        }
+        self.view = view
     }
 
     /// Serves requests until the mount goes away or ``requestExit()`` is called; then unmounts.
@@ -45,6 +54,7 @@ public final class FuseMount: @unchecked Sendable {
         isFinished = true
         finished.broadcast()
         finished.unlock()
+        view.kernelAttributes.setInvalidator(nil)
         fuse_unmount(fuse)
         fuse_destroy(fuse)
         context.release()

@@ -9,8 +9,11 @@ extension KeychainView {
         let writable = flags & O_ACCMODE != O_RDONLY
         if writable { try requireWritable(item.schema) }
         let truncating = flags & O_TRUNC != 0
-        // Reading the content now refuses the open itself while the item is unavailable.
+        // Reading the content now refuses the open itself while the item is unavailable (a truncating
+        // writer reads nothing, so it checks the lock itself).
+        if writable && truncating { _ = try checkAvailable(item, file) }
         let buffer = writable ? (truncating ? Data() : try secret(of: item)) : try content(of: item, file)
+        kernelAttributes.noteSized(path.bytes)
         var handle = OpenFiles.Handle(item: item, file: file, writable: writable, append: flags & O_APPEND != 0, buffer: buffer,
                                       dirty: writable && truncating, failure: nil)
         handle.freshFromOpen = !writable
@@ -27,7 +30,12 @@ extension KeychainView {
         }
         let content: Data
         if writable {
-            content = try openFiles.with(handle) { h throws(FSError) in h.buffer ?? Data() }
+            // A writer reads back its own buffer, and only while the item's class is available.
+            if guards.wipeWriters { _ = try checkAvailable(item, file) }
+            content = try openFiles.with(handle) { h throws(FSError) in
+                if let failure = h.failure { throw FSError(failure, "the device locked while the file was open: nothing was kept") }
+                return h.buffer ?? Data()
+            }
         } else if let snapshot, try checkAvailable(item, file) {
             content = snapshot
         } else {
@@ -44,6 +52,7 @@ extension KeychainView {
 
     func write(_ handle: UInt64, offset: Int, data: Data, owner: UInt64) throws(FSError) -> Int {
         try openFiles.with(handle) { h throws(FSError) -> Int in
+            if h.writable, let failure = h.failure, failure == EACCES { throw FSError(failure, "the device locked while the file was open") }
             guard h.writable, var buffer = h.buffer else { throw FSError(EBADF, "not open for writing") }
             h.writerOwner = owner
             let start = h.append ? buffer.count : offset

@@ -18,16 +18,21 @@ public final class KeychainView: Sendable {
     let pendingGroups = Mutex<Set<String>>([])
     let removals = Mutex(RemovalTracker())
     let paths = PathCache()
+    let kernelAttributes = KernelAttributeCache()
+    let guards: LockGuards
 
-    public init(keychain: Keychain, caller: Caller, defaultAccessible: Accessibility? = nil) {
+    public init(keychain: Keychain, caller: Caller, defaultAccessible: Accessibility? = nil, guards: LockGuards = LockGuards()) {
         self.keychain = keychain
         self.caller = caller
         self.defaultAccessible = defaultAccessible
-        // Nothing decrypted outlives a lock: cached paths (with their attributes) go on every change,
-        // readers' copies of secrets when the device state changes.
-        keychain.addChangeObserver { [paths, openFiles] change in
+        self.guards = guards
+        // Nothing decrypted outlives a lock: cached paths (with their attributes) go on every change;
+        // open files' copies of secrets and the kernel's cached sizes when the device state changes.
+        keychain.addChangeObserver { [paths, openFiles, kernelAttributes] change in
             paths.clear()
-            if change == .device { openFiles.wipeReaderSnapshots() }
+            guard change == .device else { return }
+            openFiles.wipeOnDeviceChange(wipeWriters: guards.wipeWriters) { keychain.isAvailable($0) }
+            if guards.invalidateKernelAttributes { kernelAttributes.invalidateAll() }
         }
     }
 
@@ -207,7 +212,10 @@ public final class KeychainView: Sendable {
         case .classDirectory(let schema): return directoryAttributes(Inode.classDirectory(Schema.classes.firstIndex { $0.code == schema.code } ?? 0))
         case .group(let schema, _, let name): return directoryAttributes(Inode.group(schema.code, name))
         case .item(let item): return FileAttributes(isDirectory: true, inode: item.inode, size: 0, modified: item.modified)
-        case .file(let item, let file): return try fileAttributes(item, file)
+        case .file(let item, let file):
+            let attributes = try fileAttributes(item, file)
+            kernelAttributes.noteSized(path.bytes)
+            return attributes
         }
     }
 
@@ -233,8 +241,7 @@ public final class KeychainView: Sendable {
     /// The lock check for a reader that holds a secret it read a moment ago: the item's class must still
     /// be available (identities, whose halves may differ, are read again instead).
     func checkAvailable(_ item: FSItem, _ file: ItemFile) throws(FSError) -> Bool {
-        guard !item.schema.isVirtual, let raw = item.attributes[Attributes.accessible.code]?.stringValue,
-              let accessibility = Accessibility(rawValue: raw) else { return false }
+        guard !item.schema.isVirtual, let accessibility = item.accessibility else { return false }
         guard keychain.isAvailable(accessibility) else { throw FSError(EACCES, "the item's class is unavailable: the device is locked") }
         return true
     }

@@ -42,14 +42,23 @@ final class OpenFiles: Sendable {
         }
     }
 
-    /// Wipes what readers hold (the device locked or an item changed): their next read fetches again,
-    /// through the lock check. Writers keep their buffers, which only their own close commits.
-    func wipeReaderSnapshots() {
+    /// The device state changed. Readers' copies are wiped: their next read fetches again, through the
+    /// lock check. A writer whose item's class is no longer available loses its buffer (it may hold the
+    /// secret it opened, or what it wrote): its reads and writes fail with EACCES and its close commits
+    /// nothing, as the update would be refused anyway.
+    func wipeOnDeviceChange(wipeWriters: Bool, isAvailable: (Accessibility) -> Bool) {
         handles.withLock { table in
-            for (id, var handle) in table where !handle.writable && handle.buffer != nil {
-                Sodium.wipe(&handle.buffer!)
-                handle.buffer = nil
-                handle.freshFromOpen = false
+            for (id, var handle) in table where handle.buffer != nil || handle.writable {
+                if !handle.writable {
+                    Sodium.wipe(&handle.buffer!)
+                    handle.buffer = nil
+                    handle.freshFromOpen = false
+                } else if wipeWriters, let accessibility = handle.item.accessibility, !isAvailable(accessibility) {
+                    if handle.buffer != nil { Sodium.wipe(&handle.buffer!) }
+                    handle.buffer = nil
+                    handle.dirty = false
+                    handle.failure = EACCES
+                }
                 table[id] = handle
             }
         }

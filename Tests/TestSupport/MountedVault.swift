@@ -25,14 +25,15 @@ public final class MountedVault {
     public let mount: String
     private var closed = false
 
-    public init(mountArguments: [String] = [], initArguments: [String] = ["--test-device"]) throws {
+    /// `mountEnvironment` is added to the daemon's environment (test-only switches).
+    public init(mountArguments: [String] = [], initArguments: [String] = ["--test-device"], mountEnvironment: [String: String]? = nil) throws {
         root = "/tmp/kcfs-test-" + UUID().uuidString.prefix(8)
         vault = root + "/vault"
         mount = root + "/mnt"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try expectSuccess(cli(["init", vault] + initArguments))
         do {
-            try expectSuccess(cli(["mount", vault, mount] + mountArguments))
+            try expectSuccess(Command.run(Self.binary, ["mount", vault, mount] + mountArguments, environment: mountEnvironment, timeout: 30))
         } catch {
             close()
             throw error

@@ -1,0 +1,26 @@
+import Foundation
+
+/// The filesystem's protections of the lock (SPEC §4: no read after `device lock` by any path) that a test
+/// may switch off, to show that the tests of those protections can fail. Honoured only for a vault made
+/// with `--test-device`, and only from the daemon's environment at mount.
+public struct LockGuards: Sendable, Equatable {
+    /// Writers' buffers (which may hold the secret they opened) are wiped when their class becomes
+    /// unavailable, and writable handles check the lock on every read.
+    public var wipeWriters = true
+    /// The kernel's cached attributes of `value` files (their sizes) are invalidated on every device change.
+    public var invalidateKernelAttributes = true
+
+    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=wipe-writers,invalidate-attributes`
+    public static let environmentVariable = "KEYCHAINFS_TEST_DISABLE_GUARDS"
+
+    public init() {}
+
+    /// The guards in force: all of them, unless a test device's environment switches some off.
+    public static func inForce(testDevice: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) -> LockGuards {
+        var guards = LockGuards()
+        guard testDevice, let disabled = environment[environmentVariable]?.split(separator: ",") else { return guards }
+        if disabled.contains("wipe-writers") { guards.wipeWriters = false }
+        if disabled.contains("invalidate-attributes") { guards.invalidateKernelAttributes = false }
+        return guards
+    }
+}
