@@ -14,8 +14,8 @@ public final class KeychainView: Sendable {
     let defaultAccessible: Accessibility?
     let mountTime = Date()
     let openFiles = OpenFiles()
-    /// Group directories made with mkdir that hold no item yet.
-    let pendingGroups = Mutex<Set<String>>([])
+    /// Group directories made with mkdir that hold no item yet, by `<class>/<name>` bytes.
+    let pendingGroups = Mutex<Set<[UInt8]>>([])
     let removals = Mutex(RemovalTracker())
     let paths = PathCache()
     let kernelAttributes = KernelAttributeCache()
@@ -88,7 +88,7 @@ public final class KeychainView: Sendable {
         let naming = naming(schema)
         let text = String(decoding: name, as: UTF8.self)
         if ItemNaming.isShortened(name) {
-            guard let match = try listGroups(schema).first(where: { $0.name == text }) else { throw FSError(ENOENT, "no such group") }
+            guard let match = try listGroups(schema).first(where: { $0.name.utf8.elementsEqual(name) }) else { throw FSError(ENOENT, "no such group") }
             return .group(schema, value: match.value, name: text)
         }
         guard let value = naming.parseGroup(name) else { throw FSError(ENOENT, "not a canonical name") }
@@ -102,7 +102,7 @@ public final class KeychainView: Sendable {
     private func resolveItem(_ schema: ItemClassSchema, groupValue: KeychainValue, groupName: String, name: [UInt8]) throws(FSError) -> FSItem {
         let text = String(decoding: name, as: UTF8.self)
         if ItemNaming.isShortened(name) {
-            guard let item = try listItems(schema, groupValue: groupValue, groupName: groupName).first(where: { $0.name == text })?.item else {
+            guard let item = try listItems(schema, groupValue: groupValue, groupName: groupName).first(where: { $0.name.utf8.elementsEqual(name) })?.item else {
                 throw FSError(ENOENT, "no such item")
             }
             return item
@@ -131,7 +131,9 @@ public final class KeychainView: Sendable {
         [SecKey.class: .string(schema.code), schema.namingAttributes.group.code: value, Attributes.synchronizable.code: .string(SecKey.synchronizableAny)]
     }
 
-    func groupKey(_ schema: ItemClassSchema, _ name: String) -> String { schema.code + "/" + name }
+    /// Names are keys as bytes, never as Strings: Swift compares Strings by canonical equivalence, so NFC
+    /// "café" and NFD "café" would be one name, where the keychain has two items (defect 5).
+    func groupKey(_ schema: ItemClassSchema, _ name: String) -> [UInt8] { Array((schema.code + "/").utf8) + Array(name.utf8) }
 
     // MARK: Listing
 
@@ -140,15 +142,16 @@ public final class KeychainView: Sendable {
         let query: KeychainDictionary = [SecKey.class: .string(schema.code), Attributes.synchronizable.code: .string(SecKey.synchronizableAny),
                                          SecKey.matchLimit: .string(SecKey.matchLimitAll), SecKey.returnAttributes: true]
         let naming = naming(schema)
-        var seen = Set<String>()
+        var seen = Set<[UInt8]>()
         var groups: [(String, KeychainValue)] = []
         for attributes in try allMatches(query) {
             let name = naming.groupName(attributes)
-            if seen.insert(name).inserted { groups.append((name, attributes[schema.namingAttributes.group.code] ?? "")) }
+            if seen.insert(Array(name.utf8)).inserted { groups.append((name, attributes[schema.namingAttributes.group.code] ?? "")) }
         }
-        for key in pendingGroups.withLock({ $0 }) where key.hasPrefix(schema.code + "/") {
-            let name = String(key.dropFirst(schema.code.count + 1))
-            if seen.insert(name).inserted, let value = naming.parseGroup(Array(name.utf8)) { groups.append((name, value)) }
+        let prefix = Array((schema.code + "/").utf8)
+        for key in pendingGroups.withLock({ $0 }) where key.starts(with: prefix) {
+            let name = Array(key.dropFirst(prefix.count))
+            if seen.insert(name).inserted, let value = naming.parseGroup(name) { groups.append((String(decoding: name, as: UTF8.self), value)) }
         }
         return groups
     }
@@ -161,12 +164,12 @@ public final class KeychainView: Sendable {
         let naming = naming(schema)
         let results = try allMatches(query)
         let names = results.map { naming.itemName($0) }
-        var uses: [String: Int] = [:]
-        for name in names { uses[name, default: 0] += 1 }
+        var uses: [[UInt8]: Int] = [:]
+        for name in names { uses[Array(name.utf8), default: 0] += 1 }
         var items: [(String, FSItem)] = []
         items.reserveCapacity(results.count)
         for (result, plainName) in zip(results, names) {
-            let name = uses[plainName]! > 1 ? naming.itemName(result, disambiguated: true) : plainName
+            let name = uses[Array(plainName.utf8)]! > 1 ? naming.itemName(result, disambiguated: true) : plainName
             items.append((name, try item(schema, from: .dictionary(result), path: schema.code + "/" + groupName + "/" + name)))
         }
         return items

@@ -7,29 +7,30 @@ import Foundation
 struct RemovalTracker {
     static let window: TimeInterval = 10
 
-    private var listings: [String: (pid: Int32, at: Date)] = [:]
-    private var hidden: [String: Date] = [:]
+    /// Keyed by the item path's bytes (Strings compare by canonical equivalence; names must not).
+    private var listings: [[UInt8]: (pid: Int32, at: Date)] = [:]
+    private var hidden: [[UInt8]: Date] = [:]
 
     mutating func noteListing(of itemPath: String, by pid: Int32) {
         expire()
-        listings[itemPath] = (pid, Date())
+        listings[Array(itemPath.utf8)] = (pid, Date())
     }
 
     /// Whether an unlink of `itemPath/value` by `pid` is part of a recursive removal; if so, hides `value`.
     mutating func acceptUnlink(in itemPath: String, by pid: Int32) -> Bool {
         expire()
-        guard let listing = listings[itemPath], listing.pid == pid else { return false }
-        hidden[itemPath] = Date()
+        guard let listing = listings[Array(itemPath.utf8)], listing.pid == pid else { return false }
+        hidden[Array(itemPath.utf8)] = Date()
         return true
     }
 
     func isValueHidden(in itemPath: String) -> Bool {
-        hidden[itemPath].map { Date().timeIntervalSince($0) < Self.window } ?? false
+        hidden[Array(itemPath.utf8)].map { Date().timeIntervalSince($0) < Self.window } ?? false
     }
 
     mutating func forget(_ itemPath: String) {
-        listings[itemPath] = nil
-        hidden[itemPath] = nil
+        listings[Array(itemPath.utf8)] = nil
+        hidden[Array(itemPath.utf8)] = nil
     }
 
     private mutating func expire() {
