@@ -27,6 +27,9 @@ struct FSItem: Sendable {
     let persistentRef: Data
     /// `<class>/<group>/<item>`, for bookkeeping only (never logged).
     let path: String
+    /// Found by name while its class is unavailable: `attributes` holds only what the name says and its
+    /// protection class. It can be deleted; its attributes and secret stay unreadable (EACCES).
+    var isSealed = false
 
     var inode: UInt64 { Inode.item(persistentRef) }
 

@@ -93,6 +93,7 @@ extension KeychainView {
         switch try resolve(from) {
         case .item(let item):
             try requireWritable(item.schema)
+            if item.isSealed { throw FSError(EACCES, "the item's class is unavailable: the device is locked") }
             try renameItem(item, to: to)
         case .group(let schema, let value, let name):
             try requireWritable(schema)

@@ -6,6 +6,7 @@ import KeychainEngine
 extension KeychainView {
     private func itemAndAttribute(_ path: FSPath, _ name: String, missing: Int32) throws(FSError) -> (FSItem, AttributeDescriptor?) {
         guard case .item(let item) = try resolve(path) else { throw FSError(missing, "attributes live on item directories") }
+        try requireOpen(item)
         guard name.hasPrefix(XattrFormat.namespace) else { throw FSError(missing, "keychain attributes are in the user. namespace") }
         let constant = String(name.dropFirst(XattrFormat.namespace.count))
         if constant == XattrFormat.persistentRefName { return (item, nil) }
@@ -13,6 +14,11 @@ extension KeychainView {
             throw FSError(missing, "'\(constant)' is not an attribute of class '\(item.schema.code)'")
         }
         return (item, attribute)
+    }
+
+    /// A sealed item (found by name while locked) has no readable attributes.
+    private func requireOpen(_ item: FSItem) throws(FSError) {
+        if item.isSealed { throw FSError(EACCES, "the item's class is unavailable: the device is locked") }
     }
 
     func getXattr(_ path: FSPath, _ name: String) throws(FSError) -> Data {
@@ -24,6 +30,7 @@ extension KeychainView {
 
     func listXattrs(_ path: FSPath) throws(FSError) -> [String] {
         guard case .item(let item) = try resolve(path) else { return [] }
+        try requireOpen(item)
         return item.schema.attributes.filter { item.attributes[$0.code] != nil }.map { XattrFormat.namespace + $0.name }
             + [XattrFormat.namespace + XattrFormat.persistentRefName]
     }

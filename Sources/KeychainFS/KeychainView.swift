@@ -109,15 +109,36 @@ public final class KeychainView: Sendable {
         }
         let naming = naming(schema)
         guard let key = naming.parseItem(name) else { throw FSError(ENOENT, "not a canonical item name") }
-        var query = key.merging([SecKey.class: .string(schema.code), schema.namingAttributes.group.code: groupValue]) { $1 }
-        query[SecKey.returnAttributes] = true
-        query[SecKey.returnPersistentRef] = true
-        query[SecKey.matchLimit] = 2
-        let found = try keychainCall { () throws(KeychainError) in try keychain.copyMatching(query, caller: caller) }?.arrayValue ?? []
+        let query = key.merging([SecKey.class: .string(schema.code), schema.namingAttributes.group.code: groupValue]) { $1 }
+        let itemPath = schema.code + "/" + groupName + "/" + text
+        var attributeQuery = query
+        attributeQuery[SecKey.returnAttributes] = true
+        attributeQuery[SecKey.returnPersistentRef] = true
+        attributeQuery[SecKey.matchLimit] = 2
+        let found: [KeychainValue]
+        do {
+            found = try keychain.copyMatching(attributeQuery, caller: caller)?.arrayValue ?? []
+        } catch where error.status == SecStatus.interactionNotAllowed {
+            return try sealedItem(schema, query: query, path: itemPath)
+        } catch {
+            throw FSError(error)
+        }
         // Without its value-describing qualifiers a name may fit two items; then only their full names exist.
         let disambiguated = naming.disambiguators.contains { key[$0.code] != nil }
         guard found.count == 1 || (disambiguated && !found.isEmpty) else { throw FSError(ENOENT, "the name fits more than one item") }
-        return try item(schema, from: found.first, path: schema.code + "/" + groupName + "/" + text)
+        return try item(schema, from: found.first, path: itemPath)
+    }
+
+    /// The item a name addresses while its class is unavailable, found by its lookup columns only, so
+    /// that it can be deleted (SPEC §2); anything that needs its attributes or secret is EACCES.
+    private func sealedItem(_ schema: ItemClassSchema, query: KeychainDictionary, path: String) throws(FSError) -> FSItem {
+        let matches = try keychainCall { () throws(KeychainError) in try keychain.sealedMatches(query, caller: caller, limit: 2) }
+        guard matches.count == 1, let match = matches.first else { throw FSError(EACCES, "the item's class is unavailable: the device is locked") }
+        var attributes = query.filter { schema.attribute($0.key) != nil }
+        attributes[Attributes.accessible.code] = .string(match.accessibility.rawValue)
+        var item = FSItem(schema: schema, attributes: attributes, persistentRef: match.persistentRef, path: path)
+        item.isSealed = true
+        return item
     }
 
     func item(_ schema: ItemClassSchema, from result: KeychainValue?, path: String) throws(FSError) -> FSItem {
@@ -200,7 +221,14 @@ public final class KeychainView: Sendable {
             removals.withLock { $0.noteListing(of: item.path, by: pid) }
             if removals.withLock({ $0.isValueHidden(in: item.path) }) { return [] }
             var entries: [(name: String, attributes: FileAttributes)] = []
-            for file in ItemFile.files(of: item.schema) { entries.append((file.rawValue, try fileAttributes(item, file))) }
+            for file in ItemFile.files(of: item.schema) {
+                // While locked, `value` is listed without its size (so `rm -r` of a locked item works).
+                let attributes: FileAttributes
+                do throws(FSError) { attributes = try fileAttributes(item, file) } catch where error.errno == EACCES {
+                    attributes = FileAttributes(isDirectory: false, inode: Inode.file(file, ofItem: item.inode), size: 0, modified: item.modified)
+                }
+                entries.append((file.rawValue, attributes))
+            }
             return entries
         case .file(_, let file):
             throw FSError(ENOTDIR, "'\(file.rawValue)' is a file")

@@ -54,7 +54,16 @@ enum PasswordVerbs {
         query["r_Attributes"] = true
         query["r_PersistentRef"] = true
         do throws(KeychainError) {
-            let found = try connection.copyMatching(query)?.dictionaryValue ?? [:]
+            let found: [String: KeychainValue]
+            do {
+                found = try connection.copyMatching(query)?.dictionaryValue ?? [:]
+            } catch where error.status == SecStatus.interactionNotAllowed {
+                // Locked: the item cannot be shown, but Delete needs no key (SPEC §2), so it goes by the
+                // attributes given, as SecItemDelete does.
+                try connection.delete(attributes)
+                print("password has been deleted.")
+                return
+            }
             guard let ref = found["v_PersistentRef"] else { throw KeychainError(SecStatus.itemNotFound, "not found") }
             try connection.delete([SecKey.valuePersistentRef: ref])
             SecurityOutput.printItem(found, classCode: attributes["class"]!.stringValue!, vault: connection.vault, withVersion: false)
