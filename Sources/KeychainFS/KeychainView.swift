@@ -132,8 +132,10 @@ public final class KeychainView: Sendable {
     /// The item a name addresses while its class is unavailable, found by its lookup columns only, so
     /// that it can be deleted (SPEC §2); anything that needs its attributes or secret is EACCES.
     private func sealedItem(_ schema: ItemClassSchema, query: KeychainDictionary, path: String) throws(FSError) -> FSItem {
+        let locked = FSError(EACCES, "the item's class is unavailable: the device is locked")
+        if schema.isVirtual { throw locked }  // the identity join is read-only: nothing to delete
         let matches = try keychainCall { () throws(KeychainError) in try keychain.sealedMatches(query, caller: caller, limit: 2) }
-        guard matches.count == 1, let match = matches.first else { throw FSError(EACCES, "the item's class is unavailable: the device is locked") }
+        guard matches.count == 1, let match = matches.first else { throw locked }
         var attributes = query.filter { schema.attribute($0.key) != nil }
         attributes[Attributes.accessible.code] = .string(match.accessibility.rawValue)
         var item = FSItem(schema: schema, attributes: attributes, persistentRef: match.persistentRef, path: path)
