@@ -126,6 +126,8 @@ struct ItemNaming: Sendable {
         let parsed: KeychainValue?
         if let raw = attribute.enumeration?.raw(pathName: String(decoding: bytes, as: UTF8.self)) {
             parsed = raw
+        } else if attribute.enumeration?.isClosed == true {
+            return nil  // `keys/tag/bogus`: only public, private or symmetric
         } else {
             switch attribute.kind {
             case .data: parsed = Self.hex(bytes).map(KeychainValue.data)
@@ -135,6 +137,7 @@ struct ItemNaming: Sendable {
             }
         }
         guard let parsed, self.bytes(parsed, attribute) == bytes else { return nil }
+        if case .number(let n) = parsed, !attribute.range.contains(n) { return nil }
         return parsed
     }
 

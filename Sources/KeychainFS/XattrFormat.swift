@@ -28,6 +28,9 @@ enum XattrFormat {
         if let enumeration = attribute.enumeration, let text {
             if let raw = enumeration.raw(named: text) { return raw }
             if enumeration.cases.contains(where: { $0.raw == .string(text) }) { return .string(text) }
+            if enumeration.isClosed {
+                return enumeration.cases.first { $0.raw == Int64(text).map(KeychainValue.number) }?.raw
+            }
         }
         switch attribute.kind {
         case .blob: return text.map(KeychainValue.string) ?? .data(bytes)
@@ -38,7 +41,7 @@ enum XattrFormat {
             switch text {
             case "true": return .number(1)
             case "false": return .number(0)
-            default: return Int64(text).map(KeychainValue.number)
+            default: return Int64(text).flatMap { attribute.range.contains($0) ? .number($0) : nil }
             }
         case .date:
             return text.flatMap(parseDate).map(KeychainValue.date)

@@ -77,3 +77,37 @@ import TestSupport
         #expect(FS.text(m.path("genp/svc/bob/value")) == "bob's")
     }
 }
+
+/// Values the filesystem cannot hold exactly are EINVAL, not stored wrapped or clamped (issue 16, defect 8).
+@Suite struct NumberAndEnumerationInputTests {
+    let m: MountedVault
+    init() throws { m = try MountedVault() }
+
+    @Test func keyClassesAreOnlyPublicPrivateOrSymmetric() throws {
+        #expect(FS.mkdir(m.path("keys/tag")) == 0)
+        for bogus in ["bogus", "3", "1", "Private", "-1"] {
+            #expect(FS.mkdir(m.path("keys/tag/\(bogus)")) == EINVAL, "\(bogus)")
+        }
+        #expect(FS.mkdir(m.path("keys/tag/private")) == 0)
+        #expect(FS.list(m.path("keys/tag")) == .success(["private"]), "nothing else was stored")
+        #expect(FS.mkdir(m.path("keys/tag/public;crtr=-1")) == EINVAL, "a creator is a FourCharCode")
+        #expect(FS.mkdir(m.path("keys/tag/public;crtr=4294967296")) == EINVAL)
+        #expect(FS.mkdir(m.path("keys/tag/public;crtr=4294967295")) == 0)
+    }
+
+    @Test func booleansAreZeroOrOneAndCodesFitTheirWidth() throws {
+        let item = m.makeItem(service: "svc", account: "alice")
+        #expect(FS.setxattr(item, "user.kSecAttrIsInvisible", "2") == EINVAL)
+        #expect(FS.setxattr(item, "user.kSecAttrIsInvisible", "-1") == EINVAL)
+        #expect(FS.getxattr(item, "user.kSecAttrIsInvisible").errno == ENODATA, "nothing stored")
+        #expect(FS.setxattr(item, "user.kSecAttrIsInvisible", "1") == 0)
+        #expect(FS.xattrText(item, "user.kSecAttrIsInvisible") == "1")
+        #expect(FS.setxattr(item, "user.kSecAttrCreator", "-1") == EINVAL)
+        #expect(FS.setxattr(item, "user.kSecAttrCreator", "4294967296") == EINVAL)
+        #expect(FS.getxattr(item, "user.kSecAttrCreator").errno == ENODATA)
+        #expect(FS.setxattr(item, "user.kSecAttrCreator", "1095782487") == 0, "'AQLW' as a number")
+        #expect(FS.mkdir(m.path("inet/example.com")) == 0)
+        #expect(FS.mkdir(m.path("inet/example.com/alice;port=70000")) == EINVAL)
+        #expect(FS.mkdir(m.path("inet/example.com/alice;port=8443")) == 0)
+    }
+}

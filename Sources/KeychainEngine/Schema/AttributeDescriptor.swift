@@ -59,21 +59,45 @@ public struct AttributeDescriptor: Sendable, Hashable {
     public let defaultValue: KeychainValue?
     /// Named values shown instead of raw ones (pdmn → kSecAttrAccessible…), if any.
     public let enumeration: Enumeration?
+    /// The numbers the filesystem accepts for it (SecItem calls take any number, as Apple's do).
+    public let range: NumberRange
 
     public init(_ code: String, _ name: String, _ kind: AttributeKind, _ flags: AttributeFlags = [],
-                default defaultValue: KeychainValue? = nil, enumeration: Enumeration? = nil) {
+                default defaultValue: KeychainValue? = nil, enumeration: Enumeration? = nil, range: NumberRange = .any) {
         self.code = code
         self.name = name
         self.kind = kind
         self.flags = flags
         self.defaultValue = defaultValue
         self.enumeration = enumeration
+        self.range = range
     }
 
     public var isPrimaryKey: Bool { flags.contains(.primaryKey) }
 
     public static func == (a: Self, b: Self) -> Bool { a.code == b.code }
     public func hash(into h: inout Hasher) { h.combine(code) }
+}
+
+/// What a number attribute means, for the filesystem's parsing of xattrs and names (SPEC §4: booleans
+/// are 0/1): a value outside it is EINVAL rather than stored wrapped or clamped.
+public enum NumberRange: Sendable {
+    case any
+    /// kSecAttrIsInvisible, kSecAttrCanSign, …: 0 or 1.
+    case boolean
+    /// kSecAttrCreator, kSecAttrType: a FourCharCode (UInt32).
+    case fourCharCode
+    /// kSecAttrPort: 0…65535.
+    case port
+
+    public func contains(_ n: Int64) -> Bool {
+        switch self {
+        case .any: true
+        case .boolean: n == 0 || n == 1
+        case .fourCharCode: (0...Int64(UInt32.max)).contains(n)
+        case .port: (0...Int64(UInt16.max)).contains(n)
+        }
+    }
 }
 
 /// A table of named raw values for an enumerated attribute.
@@ -98,6 +122,9 @@ public struct Enumeration: Sendable {
     public func raw(named name: String) -> KeychainValue? { cases.first { $0.name == name }?.raw }
     public func pathName(of raw: KeychainValue) -> String? { cases.first { $0.raw == raw }?.pathName }
     public func raw(pathName: String) -> KeychainValue? { cases.first { $0.pathName == pathName }?.raw }
+    /// An enumeration whose every case has a path name (key classes) is closed: the filesystem accepts
+    /// only its cases, by name or raw value.
+    public var isClosed: Bool { cases.allSatisfy { $0.pathName != nil } }
 }
 
 extension AttributeDescriptor {
@@ -108,6 +135,6 @@ extension AttributeDescriptor {
 
     /// The same attribute with other flags (a class where it is, or is not, part of the primary key).
     func with(_ flags: AttributeFlags, default defaultValue: KeychainValue? = nil) -> AttributeDescriptor {
-        AttributeDescriptor(code, name, kind, flags, default: defaultValue ?? self.defaultValue, enumeration: enumeration)
+        AttributeDescriptor(code, name, kind, flags, default: defaultValue ?? self.defaultValue, enumeration: enumeration, range: range)
     }
 }

@@ -23,7 +23,7 @@ extension Attributes {
             "NTLM": "ntlm", "MSN": "msna", "DPA": "dpaa", "RPA": "rpaa", "HTTPBasic": "http", "HTTPDigest": "httd",
             "HTMLForm": "form", "Default": "dflt",
         ]))
-    public static let port = AttributeDescriptor("port", "kSecAttrPort", .number, pk, default: 0)
+    public static let port = AttributeDescriptor("port", "kSecAttrPort", .number, pk, default: 0, range: .port)
     public static let path = AttributeDescriptor("path", "kSecAttrPath", .blob, pk, default: "")
 
     // MARK: Certificates
@@ -46,7 +46,7 @@ extension Attributes {
         ]))
     public static let applicationLabel = AttributeDescriptor("klbl", "kSecAttrApplicationLabel", .data, [.primaryKey, .materialized, .describesValue, .indexed], default: .data(Data()))
     public static let applicationTag = AttributeDescriptor("atag", "kSecAttrApplicationTag", .blob, [.primaryKey, .materialized, .indexed], default: "")
-    public static let keyCreator = AttributeDescriptor("crtr", "kSecAttrCreator", .number, pk, default: 0)
+    public static let keyCreator = AttributeDescriptor("crtr", "kSecAttrCreator", .number, pk, default: 0, range: .fourCharCode)
     public static let keyType = AttributeDescriptor(
         "type", "kSecAttrKeyType", .number, pkValue, default: 0,
         enumeration: Enumeration(cases: [
@@ -68,5 +68,5 @@ extension Attributes {
         ("encr", "kSecAttrCanEncrypt"), ("decr", "kSecAttrCanDecrypt"), ("drve", "kSecAttrCanDerive"), ("sign", "kSecAttrCanSign"),
         ("vrfy", "kSecAttrCanVerify"), ("snrc", "kSecAttrCanSignRecover"), ("vyrc", "kSecAttrCanVerifyRecover"),
         ("wrap", "kSecAttrCanWrap"), ("unwp", "kSecAttrCanUnwrap"),
-    ].map { AttributeDescriptor($0.0, $0.1, .number) }
+    ].map { AttributeDescriptor($0.0, $0.1, .number, range: .boolean) }
 }

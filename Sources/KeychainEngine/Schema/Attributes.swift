@@ -19,7 +19,8 @@ public enum Attributes {
             ("akpu", "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly"),
         ]))
     public static let synchronizable = AttributeDescriptor("sync", "kSecAttrSynchronizable", .synchronizable, commonKey.union(.materialized), default: 0)
-    public static let tombstone = AttributeDescriptor("tomb", "kSecAttrTombstone", .number, [.materialized, .omittedFromAddResult], default: 0)
+    public static let tombstone = AttributeDescriptor("tomb", "kSecAttrTombstone", .number, [.materialized, .omittedFromAddResult], default: 0,
+                                                      range: .boolean)
     public static let syncViewHint = AttributeDescriptor("vwht", "kSecAttrSyncViewHint", .string, commonKey, default: "")
     public static let tokenID = AttributeDescriptor("tkid", "kSecAttrTokenID", .string, commonKey, default: "")
     public static let multiUser = AttributeDescriptor(
@@ -39,13 +40,13 @@ public enum Attributes {
     // Password attributes (genp and inet, reference §2.3–2.4).
     public static let description = AttributeDescriptor("desc", "kSecAttrDescription", .blob)
     public static let comment = AttributeDescriptor("icmt", "kSecAttrComment", .blob)
-    public static let creator = AttributeDescriptor("crtr", "kSecAttrCreator", .number)
-    public static let type = AttributeDescriptor("type", "kSecAttrType", .number)
+    public static let creator = AttributeDescriptor("crtr", "kSecAttrCreator", .number, range: .fourCharCode)
+    public static let type = AttributeDescriptor("type", "kSecAttrType", .number, range: .fourCharCode)
     public static let scriptCode = AttributeDescriptor("scrp", "kSecAttrScriptCode", .number)
     public static let alias = AttributeDescriptor("alis", "kSecAttrAlias", .blob)
-    public static let isInvisible = AttributeDescriptor("invi", "kSecAttrIsInvisible", .number)
-    public static let isNegative = AttributeDescriptor("nega", "kSecAttrIsNegative", .number)
-    public static let hasCustomIcon = AttributeDescriptor("cusi", "kSecAttrHasCustomIcon", .number)
+    public static let isInvisible = AttributeDescriptor("invi", "kSecAttrIsInvisible", .number, range: .boolean)
+    public static let isNegative = AttributeDescriptor("nega", "kSecAttrIsNegative", .number, range: .boolean)
+    public static let hasCustomIcon = AttributeDescriptor("cusi", "kSecAttrHasCustomIcon", .number, range: .boolean)
     public static let account = AttributeDescriptor("acct", "kSecAttrAccount", .blob, [.primaryKey, .materialized, .indexed], default: "")
 
     /// Attributes shared by the password classes.
