@@ -13,24 +13,22 @@ public enum DockerCredentialHelper {
     public static let notFound = "credentials not found in native keychain"
     static let usage = "Usage: docker-credential-keychainfs <store|get|erase|list|version>"
 
-    public typealias Outcome = GitCredentialHelper.Outcome
-
     /// Runs the helper with its command-line arguments (without the program name).
-    public static func run(_ arguments: [String], input: Data, environment: [String: String] = ProcessInfo.processInfo.environment) -> Outcome {
-        guard arguments.count == 1 else { return Outcome(stdout: Data((usage + "\n").utf8), status: 1) }
-        let fail = { (message: String) in Outcome(stdout: Data((message + "\n").utf8), status: 1) }
+    public static func run(_ arguments: [String], input: Data, environment: [String: String] = ProcessInfo.processInfo.environment) -> HelperOutcome {
+        guard arguments.count == 1 else { return HelperOutcome(stdout: Data((usage + "\n").utf8), status: 1) }
+        let fail = { (message: String) in HelperOutcome(stdout: Data((message + "\n").utf8), status: 1) }
         do {
             switch arguments[0] {
-            case "--version", "-v", "version": return Outcome(stdout: version)
-            case "--help", "-h": return Outcome(stdout: Data((usage + "\n").utf8))
+            case "--version", "-v", "version": return HelperOutcome(stdout: version)
+            case "--help", "-h": return HelperOutcome(stdout: Data((usage + "\n").utf8))
             case "store": try store(input, environment)
-            case "get": return Outcome(stdout: try get(input, environment))
+            case "get": return HelperOutcome(stdout: try get(input, environment))
             case "erase": try erase(input, environment)
-            case "list": return Outcome(stdout: try list(environment))
+            case "list": return HelperOutcome(stdout: try list(environment))
             default: return fail("docker-credential-keychainfs: unknown action: \(arguments[0])")
             }
         } catch let error as KeychainError where error.status == SecStatus.interactionNotAllowed {
-            return Outcome(stderr: "docker-credential-keychainfs: \(CredentialKeychain.explain(error))\n", status: 1)
+            return HelperOutcome(stderr: "docker-credential-keychainfs: \(CredentialKeychain.explain(error))\n", status: 1)
         } catch let error as KeychainError where error.status == SecStatus.itemNotFound {
             return fail(notFound)
         } catch let error as KeychainError {
@@ -38,7 +36,7 @@ public enum DockerCredentialHelper {
         } catch {
             return fail("\(error)")
         }
-        return Outcome()
+        return HelperOutcome()
     }
 
     /// `name (package) version`, as the Go helpers print it.
@@ -65,12 +63,10 @@ public enum DockerCredentialHelper {
                                               type: "credentials.Credentials")
         guard let url = fields["ServerURL"], !url.isEmpty else { throw DockerError("no credentials server URL") }
         guard let username = fields["Username"], !username.isEmpty else { throw DockerError("no credentials username") }
-        let keychain = try CredentialKeychain(creatingVault: true, environment: environment)
-        if let existing = try? query(url) {
-            _ = try keychain.find(existing.dictionary)  // a locked device fails here, before anything is deleted
-            _ = try? keychain.delete(existing.dictionary)
-        }
         var item = try query(url)
+        let keychain = try CredentialKeychain(creatingVault: true, environment: environment)
+        _ = try keychain.find(item.dictionary)  // a locked device fails here, before anything is deleted
+        _ = try? keychain.delete(item.dictionary)
         item.account = username
         item.label = label
         item.authenticationType = InternetProtocol.defaultAuthentication  // so that helpers before v0.9 find it

@@ -8,12 +8,19 @@ public struct GitCredential: Sendable {
     public var protocolCode: KeychainValue?
     /// A `protocol` line named a protocol osxkeychain does not keep: the helper then does nothing.
     public var unsupportedProtocol = false
+    /// The server name (`host` without its port and IPv6 brackets).
     public var host: String?
+    /// The port after the host's colon.
     public var port: Int?
+    /// The repository path (sent with `credential.useHttpPath`).
     public var path: String?
+    /// The account.
     public var username: String?
+    /// The password (bytes, as given).
     public var password: Data?
+    /// `password_expiry_utc` (git ≥ 2.41), kept with the password.
     public var passwordExpiryUTC: Data?
+    /// `oauth_refresh_token` (git ≥ 2.41), kept with the password.
     public var oauthRefreshToken: Data?
 
     /// git's protocol names → the kSecAttrProtocol constants osxkeychain maps them to.
@@ -21,6 +28,7 @@ public struct GitCredential: Sendable {
         "imap": "IMAP", "imaps": "IMAPS", "ftp": "FTP", "ftps": "FTPS", "https": "HTTPS", "http": "HTTP", "smtp": "SMTP",
     ]
 
+    /// A credential with nothing set.
     public init() {}
 
     /// Parses git's input. Errors never quote a value (a password line could be malformed).
@@ -101,6 +109,8 @@ public struct GitCredential: Sendable {
 
 /// Input git's helper protocol cannot accept.
 public struct GitCredentialError: Error, CustomStringConvertible {
+    /// The message, which quotes no secret.
     public let description: String
+    /// An error with this message.
     public init(_ description: String) { self.description = description }
 }

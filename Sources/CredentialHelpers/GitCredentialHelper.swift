@@ -4,25 +4,12 @@ import KeychainEngine
 /// `git-credential-keychainfs get|store|erase`: git's osxkeychain helper on the keychain, making and
 /// finding the same internet-password items (git's contrib/credential/osxkeychain).
 public enum GitCredentialHelper {
-    /// What an action printed and how the process should exit.
-    public struct Outcome {
-        public var stdout = Data()
-        public var stderr = ""
-        public var status: Int32 = 0
-
-        public init(stdout: Data = Data(), stderr: String = "", status: Int32 = 0) {
-            self.stdout = stdout
-            self.stderr = stderr
-            self.status = status
-        }
-    }
-
     /// Runs `action` on git's input. Unknown actions are ignored, as osxkeychain does.
-    public static func run(_ action: String, input: Data, environment: [String: String] = ProcessInfo.processInfo.environment) -> Outcome {
-        var outcome = Outcome()
+    public static func run(_ action: String, input: Data, environment: [String: String] = ProcessInfo.processInfo.environment) -> HelperOutcome {
+        var outcome = HelperOutcome()
         let credential: GitCredential
         do { credential = try GitCredential.parse(input) } catch {
-            return Outcome(stderr: "git-credential-keychainfs: \(error)\n", status: 1)
+            return HelperOutcome(stderr: "git-credential-keychainfs: \(error)\n", status: 1)
         }
         if credential.unsupportedProtocol { return outcome }  // other protocols are not kept: nothing to do
         do throws(KeychainError) {
@@ -31,14 +18,14 @@ public enum GitCredentialHelper {
             case "store": outcome.stderr = try store(credential, environment)
             case "erase":
                 guard credential.protocolCode != nil, credential.host != nil else {
-                    return Outcome(stderr: "git-credential-keychainfs: erase needs a protocol and a host\n", status: 1)
+                    return HelperOutcome(stderr: "git-credential-keychainfs: erase needs a protocol and a host\n", status: 1)
                 }
                 try erase(credential, environment)
             default: break
             }
         } catch {
             // Nothing on stdout: git then falls back to its other helpers or its prompt.
-            return Outcome(stderr: "git-credential-keychainfs: cannot \(action): \(CredentialKeychain.explain(error))\n", status: 1)
+            return HelperOutcome(stderr: "git-credential-keychainfs: cannot \(action): \(CredentialKeychain.explain(error))\n", status: 1)
         }
         return outcome
     }

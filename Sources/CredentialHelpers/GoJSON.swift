@@ -76,6 +76,8 @@ public enum GoJSON {
 
 /// A message Docker's helper protocol could not decode.
 public struct GoJSONError: Error, CustomStringConvertible {
+    /// The message, which quotes no secret.
     public let description: String
+    /// An error with this message.
     public init(_ description: String) { self.description = description }
 }

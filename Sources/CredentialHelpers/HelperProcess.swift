@@ -16,9 +16,26 @@ public enum HelperProcess {
     }
 
     /// Writes the outcome and exits with its status.
-    public static func finish(_ outcome: GitCredentialHelper.Outcome) -> Never {
+    public static func finish(_ outcome: HelperOutcome) -> Never {
         if !outcome.stdout.isEmpty { FileHandle.standardOutput.write(outcome.stdout) }
         if !outcome.stderr.isEmpty { FileHandle.standardError.write(Data(outcome.stderr.utf8)) }
         exit(outcome.status)
+    }
+}
+
+/// What a helper action printed and how the process exits.
+public struct HelperOutcome: Sendable {
+    /// What goes to standard output (git's and Docker's answer).
+    public var stdout = Data()
+    /// What goes to standard error (why something failed).
+    public var stderr = ""
+    /// The exit status.
+    public var status: Int32 = 0
+
+    /// An outcome; by default silent success.
+    public init(stdout: Data = Data(), stderr: String = "", status: Int32 = 0) {
+        self.stdout = stdout
+        self.stderr = stderr
+        self.status = status
     }
 }

@@ -4,16 +4,22 @@ import KeychainEngine
 /// they set. An attribute left nil is not in the dictionary, so a query matches any value of it, exactly
 /// as those helpers' queries do.
 public struct InternetPasswordQuery: Sendable {
+    /// kSecAttrServer.
     public var server: String?
+    /// kSecAttrAccount.
     public var account: String?
+    /// kSecAttrPath.
     public var path: String?
+    /// kSecAttrPort.
     public var port: Int?
     /// A kSecAttrProtocol value (``InternetProtocol``).
     public var protocolCode: KeychainValue?
     /// A kSecAttrAuthenticationType value.
     public var authenticationType: KeychainValue?
+    /// kSecAttrLabel.
     public var label: String?
 
+    /// A description with the given attributes.
     public init(server: String? = nil, account: String? = nil, path: String? = nil, port: Int? = nil,
                 protocolCode: KeychainValue? = nil, authenticationType: KeychainValue? = nil, label: String? = nil) {
         self.server = server

@@ -7,10 +7,12 @@ public struct RegistryURL: Sendable, Equatable {
     public var scheme: String?
     /// The host name without brackets or port.
     public var host: String
+    /// The port, when the URL names one.
     public var port: Int?
     /// The unescaped path; empty when there is none.
     public var path: String
 
+    /// A URL split into its parts.
     public init(scheme: String?, host: String, port: Int?, path: String) {
         self.scheme = scheme
         self.host = host
@@ -106,6 +108,8 @@ public struct RegistryURL: Sendable, Equatable {
 
 /// A server URL the Docker helper protocol cannot use; the message is what Docker prints.
 public struct RegistryURLError: Error, CustomStringConvertible {
+    /// The message, which quotes no secret.
     public let description: String
+    /// An error with this message.
     public init(_ description: String) { self.description = description }
 }

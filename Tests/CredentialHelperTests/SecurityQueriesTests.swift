@@ -52,3 +52,24 @@ import TestSupport
         #expect(SecItemDelete(second as CFDictionary) == errSecSuccess)
     }
 }
+
+extension SecurityQueriesTests {
+    @Test func itemListTakesKeychainObjects() throws {
+        _ = InProcessVault.path
+        let label = "item-list-\(UUID().uuidString.prefix(8))"
+        let made = try #require(SecCertificateCreateWithData(nil, try TestCertificate(commonName: label).der as CFData))
+        #expect(SecItemAdd([kSecValueRef: made] as CFDictionary, nil) == errSecSuccess)
+        let find: [String: Any] = [kSecClass as String: kSecClassCertificate, kSecAttrLabel as String: label, kSecReturnRef as String: true]
+        let (status, result) = copy(find)
+        let stored = try #require(result as? SecCertificate)
+        #expect(status == errSecSuccess)
+
+        let byObject: [String: Any] = [kSecClass as String: kSecClassCertificate, kSecMatchItemList as String: [stored],
+                                       kSecReturnAttributes as String: true]
+        #expect((copy(byObject).1 as? [String: Any])?[kSecAttrLabel as String] as? String == label, "a SecCertificate names its item")
+        let unstored: [String: Any] = [kSecClass as String: kSecClassCertificate, kSecMatchItemList as String: [made]]
+        #expect(copy(unstored).0 == errSecParam, "an object made from data is in no keychain")
+        #expect(SecItemDelete([kSecClass as String: kSecClassCertificate, kSecMatchItemList as String: [stored]] as CFDictionary) == errSecSuccess)
+        #expect(copy(find).0 == errSecItemNotFound)
+    }
+}
