@@ -15,11 +15,15 @@ bench:
 build:
 	swift build
 
+HELPERS = git-credential-keychainfs docker-credential-keychainfs
+
 release:
 	swift build -c release --static-swift-stdlib --product keychainfs
+	for helper in $(HELPERS); do swift build -c release --static-swift-stdlib --product $$helper || exit 1; done
 
 install: release
 	install -D -m 0755 .build/release/keychainfs $(DESTDIR)$(PREFIX)/bin/keychainfs
+	for helper in $(HELPERS); do install -D -m 0755 .build/release/$$helper $(DESTDIR)$(PREFIX)/bin/$$helper || exit 1; done
 	install -D -m 0755 mount-helpers/with-keychain $(DESTDIR)$(PREFIX)/bin/with-keychain
 	install -D -m 0755 mount-helpers/mount.fuse.keychainfs $(DESTDIR)/sbin/mount.fuse.keychainfs
 	ln -sf mount.fuse.keychainfs $(DESTDIR)/sbin/mount.keychainfs

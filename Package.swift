@@ -8,6 +8,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "keychainfs", targets: ["keychainfs"]),
+        // Credential helpers for git (`credential.helper keychainfs`) and Docker (`"credsStore": "keychainfs"`).
+        .executable(name: "git-credential-keychainfs", targets: ["git-credential-keychainfs"]),
+        .executable(name: "docker-credential-keychainfs", targets: ["docker-credential-keychainfs"]),
         .library(name: "KeychainEngine", targets: ["KeychainEngine"]),
         // Apple's SecItem API for Swift on Linux: `import Security` (and `import LocalAuthentication`).
         .library(name: "Security", targets: ["Security", "LocalAuthentication"]),
@@ -73,6 +76,13 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // git's and Docker's credential-helper protocols on internet passwords, as their macOS helpers keep them.
+        .target(name: "CredentialHelpers", dependencies: ["CSystem", "KeychainEngine", "KeychainClient"], swiftSettings: strict),
+        .executableTarget(name: "git-credential-keychainfs", dependencies: ["CredentialHelpers"], path: "Sources/GitCredentialHelper",
+                          swiftSettings: strict),
+        .executableTarget(name: "docker-credential-keychainfs", dependencies: ["CredentialHelpers"], path: "Sources/DockerCredentialHelper",
+                          swiftSettings: strict),
+
         // Test helpers shared by the test targets (real certificates made with openssl).
         .target(name: "TestSupport", dependencies: ["ControlChannel", "KeychainEngine", .product(name: "Crypto", package: "swift-crypto")],
                 path: "Tests/TestSupport", swiftSettings: strict),
@@ -86,6 +96,9 @@ let package = Package(
         .testTarget(name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v5), .define("SWIFT5_MODE")]),
         .testTarget(name: "KeychainFSTests", dependencies: ["KeychainFS", "KeychainEngine"], swiftSettings: strict),
+        .testTarget(name: "CredentialHelperTests", dependencies: [
+            "CredentialHelpers", "CSystem", "Security", "TestSupport", "keychainfs", "git-credential-keychainfs", "docker-credential-keychainfs",
+        ], exclude: ["git-http-server.py"], swiftSettings: strict),
         .testTarget(name: "MountTests", dependencies: ["keychainfs", "CSystem", "ControlChannel", "KeychainEngine", "TestSupport"], swiftSettings: strict),
     ]
 )

@@ -25,6 +25,20 @@ enum RefObjectBridge {
         }
     }
 
+    /// How kSecMatchItemList names a keychain object: by its persistent reference (an identity by its
+    /// certificate's, as Apple matches it). Nil for values that are not keychain objects.
+    static func persistentReference(_ object: Any) throws(KeychainError) -> KeychainValue? {
+        let reference: Data?
+        switch object {
+        case let key as SecKey: reference = key.persistentRef
+        case let certificate as SecCertificate: reference = certificate.persistentRef
+        case let identity as SecIdentity: reference = identity.certificate.persistentRef
+        default: return nil
+        }
+        guard let reference else { throw KeychainError(SecStatus.param, "a kSecMatchItemList object is in no keychain") }
+        return .data(reference)
+    }
+
     /// Replaces a kSecValueRef in `dictionary`. For SecItemAdd the object's content is added: a
     /// certificate's DER, a key's bytes and type attributes. For the other calls it names the item: by
     /// persistent reference when it came from the keychain, else (a certificate made from data) by issuer

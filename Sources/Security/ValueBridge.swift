@@ -31,6 +31,14 @@ enum ValueBridge {
                 }
                 continue
             }
+            if name == RawKey.matchItemList, let items = (value as? [Any]) ?? (value as? NSArray).map({ Array($0) }) {
+                var references: [KeychainValue] = []
+                for item in items {
+                    if let reference = try RefObjectBridge.persistentReference(item) { references.append(reference) } else { references.append(try self.value(item)) }
+                }
+                result[name] = .array(references)
+                continue
+            }
             result[name] = try self.value(value)
         }
         if let valueRef { try RefObjectBridge.expand(&result, valueRef, forAdd: forAdd) }

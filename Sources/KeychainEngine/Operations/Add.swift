@@ -8,7 +8,7 @@ extension Keychain {
         let q = try ParsedQuery.parse(dictionary)
         let schema = q.schema!
         if schema.isVirtual { throw .param("an identity is added as its certificate and its private key") }
-        if !q.matchKeys.isEmpty { throw .param("kSecMatch… keys are not allowed in SecItemAdd") }
+        if !q.matchKeys.isEmpty || q.itemList != nil { throw .param("kSecMatch… keys are not allowed in SecItemAdd") }
         if q.persistentRef != nil { throw .param("kSecValuePersistentRef is not allowed in SecItemAdd") }
         if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
         if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }

@@ -22,6 +22,10 @@ extension Keychain {
         } else if !q.synchronizableSpecified {
             filter.equals.append((Attributes.synchronizable.code, [hasher.hash(Attributes.synchronizable.code, 0)]))
         }
+        if let items = q.itemList?.filter({ $0.classCode == q.schema?.code }) {
+            filter.oneOf = (items.compactMap { if case .uuid(let u) = $0.target { u } else { nil } },
+                            items.compactMap { if case .rowid(let r) = $0.target { r } else { nil } })
+        }
         return filter
     }
 

@@ -21,8 +21,12 @@ struct ParsedQuery {
     var synchronizableSpecified = false
     /// kSecMatchLimit: nil when absent, `Int.max` for kSecMatchLimitAll.
     var limit: Int?
-    /// Every `m_…` key present.
+    /// Every `m_…` key present but kSecMatchItemList.
     var matchKeys: Set<String> = []
+    /// kSecMatchItemList: results must be among these items. It is macOS's (the file keychain's; iOS's
+    /// server has no such key) and kept here in SecItemCopyMatching, Update and Delete, as code written
+    /// for a Mac (git's osxkeychain helper deletes by it) expects; not in SecItemAdd (errSecParam).
+    var itemList: [PersistentReference]?
     /// The `r_…` keys whose value is true.
     var returns: Set<String> = []
     /// Any `r_…` key present, true or false.
@@ -87,6 +91,9 @@ struct ParsedQuery {
             default: throw .param("'\(key)' is not a keychain dictionary key")
             }
         }
+        if q.itemList != nil, schema.isVirtual {
+            throw KeychainError(SecStatus.unimplemented, "kSecMatchItemList is not supported for identities")
+        }
         return q
     }
 
@@ -101,6 +108,17 @@ struct ParsedQuery {
     }
 
     private mutating func addMatchKey(_ key: String, _ value: KeychainValue) throws(KeychainError) {
+        if key == SecKey.matchItemList {
+            // Apple also takes item objects; the Security module turns those into their persistent references.
+            guard case .array(let items) = value else { throw .param("kSecMatchItemList must be an array") }
+            itemList = try items.map { item throws(KeychainError) in
+                guard let data = item.dataValue, let ref = PersistentReference(data) else {
+                    throw .param("kSecMatchItemList holds persistent references (or keychain objects) only")
+                }
+                return ref
+            }
+            return
+        }
         matchKeys.insert(key)
         guard key == SecKey.matchLimit else { return }
         switch value {

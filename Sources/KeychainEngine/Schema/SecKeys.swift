@@ -8,6 +8,7 @@ public enum SecKey {
     public static let matchIssuers = "m_Issuers"
     public static let matchPolicy = "m_Policy"
     public static let matchHostOrSubdomainOfHost = "m_HostOrSubdomainOfHost"
+    public static let matchItemList = "m_ItemList"
     public static let returnData = "r_Data"
     public static let returnAttributes = "r_Attributes"
     public static let returnRef = "r_Ref"

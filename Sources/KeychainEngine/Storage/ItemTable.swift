@@ -41,6 +41,8 @@ enum ItemTable {
         var uuid: Data?
         var rowid: Int64?
         var accessibility: Accessibility?
+        /// kSecMatchItemList: the row must be one of these (persistent references' UUIDs, legacy rowids).
+        var oneOf: (uuids: [Data], rowids: [Int64])?
     }
 
     static func select(_ db: Database, _ schema: ItemClassSchema, _ filter: Filter, limit: Int? = nil) throws -> [StoredRow] {
@@ -56,6 +58,14 @@ enum ItemTable {
         if let uuid = filter.uuid { clauses.append("uuid = ?"); arguments.append(uuid) }
         if let rowid = filter.rowid { clauses.append("rowid = ?"); arguments.append(rowid) }
         if let a = filter.accessibility { clauses.append("keyclass = ?"); arguments.append(a.storageIndex) }
+        if let items = filter.oneOf {
+            var alternatives: [String] = []
+            if !items.uuids.isEmpty { alternatives.append("uuid IN (\(Array(repeating: "?", count: items.uuids.count).joined(separator: ",")))") }
+            if !items.rowids.isEmpty { alternatives.append("rowid IN (\(Array(repeating: "?", count: items.rowids.count).joined(separator: ",")))") }
+            clauses.append(alternatives.isEmpty ? "0" : "(" + alternatives.joined(separator: " OR ") + ")")
+            for uuid in items.uuids { arguments.append(uuid) }
+            for rowid in items.rowids { arguments.append(rowid) }
+        }
         var sql = selectPrefix[schema.code] ?? "SELECT \(selectedColumns(schema)) FROM \(schema.code)"
         if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
         // A query by name (the UNIQUE index's leading columns) matches a row or two: `+rowid` keeps the

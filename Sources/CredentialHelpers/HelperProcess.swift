@@ -1,0 +1,41 @@
+import CSystem
+import Foundation
+
+/// The process side shared by both helpers: standard input in, an outcome out.
+public enum HelperProcess {
+    /// A helper holds a secret in memory: no core dumps, no ptrace by other users' processes.
+    public static func harden() {
+        var limit = rlimit(rlim_cur: 0, rlim_max: 0)
+        setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
+        _ = keychainfs_set_nondumpable()
+    }
+
+    /// Everything on standard input.
+    public static func readInput() -> Data {
+        FileHandle.standardInput.readDataToEndOfFile()
+    }
+
+    /// Writes the outcome and exits with its status.
+    public static func finish(_ outcome: HelperOutcome) -> Never {
+        if !outcome.stdout.isEmpty { FileHandle.standardOutput.write(outcome.stdout) }
+        if !outcome.stderr.isEmpty { FileHandle.standardError.write(Data(outcome.stderr.utf8)) }
+        exit(outcome.status)
+    }
+}
+
+/// What a helper action printed and how the process exits.
+public struct HelperOutcome: Sendable {
+    /// What goes to standard output (git's and Docker's answer).
+    public var stdout = Data()
+    /// What goes to standard error (why something failed).
+    public var stderr = ""
+    /// The exit status.
+    public var status: Int32 = 0
+
+    /// An outcome; by default silent success.
+    public init(stdout: Data = Data(), stderr: String = "", status: Int32 = 0) {
+        self.stdout = stdout
+        self.stderr = stderr
+        self.status = status
+    }
+}

@@ -1,0 +1,10 @@
+import CredentialHelpers
+import Foundation
+
+// git-credential-keychainfs <get|store|erase>: git runs it for `credential.helper keychainfs`.
+HelperProcess.harden()
+let arguments = CommandLine.arguments.dropFirst()
+guard let action = arguments.first, !action.isEmpty else {
+    HelperProcess.finish(.init(stderr: "usage: git credential-keychainfs <get|store|erase>\n", status: 1))
+}
+HelperProcess.finish(GitCredentialHelper.run(action, input: HelperProcess.readInput()))
