@@ -116,7 +116,7 @@ struct ItemNaming: Sendable {
         case .data(let d): return attribute.kind == .data ? Array(d.map { String(format: "%02x", $0) }.joined().utf8) : Array(d)
         case .number(let n): return Array(String(n).utf8)
         case .bool(let b): return b ? [0x31] : [0x30]
-        case .date(let d): return Array(XattrFormat.formatDate(d).utf8)
+        case .date(let d): return Array(Self.dateName(d).utf8)
         case .array, .dictionary: return []
         }
     }
@@ -131,14 +131,25 @@ struct ItemNaming: Sendable {
         } else {
             switch attribute.kind {
             case .data: parsed = Self.hex(bytes).map(KeychainValue.data)
-            case .date: parsed = String(validating: bytes, as: UTF8.self).flatMap(XattrFormat.parseDate).map(KeychainValue.date)
+            case .date:
+                parsed = String(validating: bytes, as: UTF8.self).flatMap { text in
+                    XattrFormat.parseDate(text) ?? Double(text).map(Date.init(timeIntervalSinceReferenceDate:))
+                }.map(KeychainValue.date)
             case .blob: parsed = String(validating: bytes, as: UTF8.self).map(KeychainValue.string) ?? .data(Data(bytes))
             default: parsed = String(validating: bytes, as: UTF8.self).flatMap { try? attribute.coerce(.string($0)) }
             }
         }
         guard let parsed, self.bytes(parsed, attribute) == bytes else { return nil }
         if case .number(let n) = parsed, !attribute.range.contains(n) { return nil }
+        if case .date(let d) = parsed, !DateRange.contains(d) { return nil }
         return parsed
+    }
+
+    /// A date in ISO 8601 with milliseconds when that spelling is exact; otherwise its seconds since
+    /// 2001-01-01 (Swift's shortest round-trip decimal), so every listed name resolves to its item.
+    static func dateName(_ date: Date) -> String {
+        let iso = XattrFormat.formatDate(date)
+        return XattrFormat.parseDate(iso) == date ? iso : String(date.timeIntervalSinceReferenceDate)
     }
 
     private static func hex(_ bytes: [UInt8]) -> Data? {

@@ -44,7 +44,7 @@ enum XattrFormat {
             default: return Int64(text).flatMap { attribute.range.contains($0) ? .number($0) : nil }
             }
         case .date:
-            return text.flatMap(parseDate).map(KeychainValue.date)
+            return text.flatMap(parseDate).flatMap { DateRange.contains($0) ? .date($0) : nil }
         }
     }
 

@@ -112,3 +112,45 @@ import TestSupport
         for file in files { #expect(FS.read(m.path(file)).errno == 0, "\(file)") }
     }
 }
+
+/// Dates that names cannot spell in ISO 8601 with milliseconds still give names that resolve; dates
+/// outside years 1–9999 or not finite are errSecParam (issue 16, defect 14).
+@Suite struct DateNamingTests {
+    let m: MountedVault
+    init() throws { m = try MountedVault() }
+
+    func addKey(startingAt seconds: Double, tag: String) throws -> KeychainValue? {
+        try m.control.send(ControlRequest(.itemAdd, ["query": .dictionary([
+            "class": "keys", "kcls": 2, "atag": .string(tag), "sdat": .date(Date(timeIntervalSinceReferenceDate: seconds)),
+            "v_Data": .data(Data("k".utf8)),
+        ])])).check()
+    }
+
+    @Test func everyListedNameResolves() throws {
+        for (tag, seconds) in [("sub-ms", 0.0004), ("ms", 0.5), ("old", -6.3e10), ("late", 2.5e11)] {
+            _ = try addKey(startingAt: seconds, tag: tag)
+            let names = try FS.list(m.path("keys/\(tag)")).get()
+            #expect(names.count == 1, "\(tag)")
+            for name in names {
+                let item = m.path("keys/\(tag)/\(name)")
+                #expect(FS.inode(item) != nil, "stat \(name)")
+                #expect(FS.text(item + "/value") == "k", "cat \(name)")
+                #expect(FS.getxattr(item, "user.kSecAttrStartDate").errno == 0, "getfattr \(name)")
+                #expect(FS.rmdir(item) == 0, "rmdir \(name)")
+            }
+        }
+        #expect(FS.list(m.path("keys/sub-ms")) == .success([]), "removed by its listed name")
+    }
+
+    @Test func datesOutsideTheRangeAreRefused() throws {
+        for seconds in [Double.nan, .infinity, -.infinity, 1e18, -1e12] {
+            let error = #expect(throws: KeychainError.self, "\(seconds)") { _ = try addKey(startingAt: seconds, tag: "bad") }
+            #expect(error?.status == SecStatus.param, "\(seconds)")
+        }
+        #expect(FS.list(m.path("keys")) == .success([]), "nothing was stored")
+        #expect(FS.mkdir(m.path("keys/t")) == 0)
+        #expect(FS.mkdir(m.path("keys/t/symmetric;sdat=nan")) == EINVAL)
+        #expect(FS.mkdir(m.path("keys/t/symmetric;sdat=0.5")) == EINVAL, "0.5 s has an exact ISO spelling, which is the only one")
+        #expect(FS.mkdir(m.path("keys/t/symmetric;sdat=0.0004")) == 0)
+    }
+}

@@ -35,7 +35,8 @@ enum ValueCoercion {
             default: throw bad
             }
         case .date:
-            guard case .date = value else { throw bad }
+            guard case .date(let date) = value else { throw bad }
+            guard DateRange.contains(date) else { throw .param("attribute '\(attribute.code)' takes dates in years 1 through 9999") }
             return value
         case .accessibility:
             let raw: String? = switch value {
