@@ -27,8 +27,6 @@ let package = Package(
         .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CSystem"),
-        // libfuse's worker loop, with the guard against its self-rename deadlock (C: it cancels blocked workers).
-        .target(name: "CFuseLoop", dependencies: ["CFuse"]),
 
         // Crypto core: guarded key memory, AEAD, KDF, keyed hashes.
         .target(name: "SodiumCrypto", dependencies: ["CSodium"], swiftSettings: strict),
@@ -58,7 +56,7 @@ let package = Package(
         // The FUSE frontend: paths and errnos translated into keychain calls.
         .target(
             name: "KeychainFS",
-            dependencies: ["CFuse", "CFuseLoop", "KeychainEngine", "SodiumCrypto", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CFuse", "KeychainEngine", "SodiumCrypto", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
         // The daemon: one per mounted vault; wires engine, FUSE session, control socket, signals.

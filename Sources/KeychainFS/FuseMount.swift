@@ -1,16 +1,16 @@
 import CFuse
-import CFuseLoop
 import Foundation
 import KeychainEngine
 import Logging
 
-/// One FUSE mount of a ``KeychainView``: mounted at init, served by ``run()`` on the calling thread
-/// (libfuse's own worker pthreads), torn down by ``requestExit()`` from any thread.
+/// One FUSE mount of a ``KeychainView`` through libfuse's low-level API: mounted at init, served by
+/// ``run()`` on the calling thread (libfuse's own worker pthreads), torn down by ``requestExit()`` from
+/// any thread. The kernel keeps entries, attributes and unprotected values cached; every change the
+/// keychain reports is invalidated here before the call that made it returns (``KernelCache``).
 public final class FuseMount: @unchecked Sendable {
     public let mountpoint: String
-    private let fuse: OpaquePointer
-    private let view: KeychainView
-    private let context: Unmanaged<FuseContext>
+    private let session: OpaquePointer
+    private let context: Unmanaged<LowLevelContext>
     private let finished = NSCondition()
     private var isFinished = false
 
@@ -18,54 +18,58 @@ public final class FuseMount: @unchecked Sendable {
     /// daemon leaves no dead mount, and the vault path as the source shown in /proc/mounts.
     public init(view: KeychainView, mountpoint: String, source: String, log: Logger) throws(FSError) {
         self.mountpoint = mountpoint
-        context = Unmanaged.passRetained(FuseContext(view: view, log: log))
-        var ops = FuseOperations.table()
+        let context = LowLevelContext(view: view, log: log)
+        self.context = Unmanaged.passRetained(context)
+        var ops = LowLevelOperations.table()
         var args = fuse_args(argc: 0, argv: nil, allocated: 0)
         let escapedSource = source.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ",", with: "\\,")
         for arg in ["keychainfs", "-o", "fsname=\(escapedSource),subtype=keychainfs,default_permissions,auto_unmount"] {
             fuse_opt_add_arg(&args, arg)
         }
         defer { fuse_opt_free_args(&args) }
-        guard let fuse = fuse_new(&args, &ops, MemoryLayout<fuse_operations>.size, context.toOpaque()) else {
-            context.release()
+        guard let session = fuse_session_new(&args, &ops, MemoryLayout<fuse_lowlevel_ops>.size, self.context.toOpaque()) else {
+            self.context.release()
             throw FSError(EINVAL, "libfuse refused the mount options")
         }
-        guard fuse_mount(fuse, mountpoint) == 0 else {
-            fuse_destroy(fuse)
-            context.release()
+        guard fuse_session_mount(session, mountpoint) == 0 else {
+            fuse_session_destroy(session)
+            self.context.release()
             throw FSError(EIO, "cannot mount at \(mountpoint) (does it exist, is it an empty directory, is /dev/fuse usable?)")
         }
-        self.fuse = fuse
-        nonisolated(unsafe) let session = fuse
-        view.kernelAttributes.setInvalidator { path in
-            // The kernel's own bytes, NUL-terminated: names equal as Strings may differ as bytes.
-            (path + [0]).withUnsafeBufferPointer { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { _ = fuse_invalidate_path(session, $0.baseAddress) }
+        self.session = session
+        context.cache.attach(session)
+        let guards = view.guards
+        view.keychain.addChangeObserver { [cache = context.cache, nodes = context.nodes] change in
+            guard guards.invalidateKernelCache else { return }
+            switch change {
+            case .device: cache.invalidateAllServed()
+            case .items(let changed): cache.invalidate(items: changed, nodes: nodes)
             }
         }
-        self.view = view
     }
 
     /// Serves requests until the mount goes away or ``requestExit()`` is called; then unmounts.
-    /// The loop is libfuse's, guarded against its self-rename deadlock (see `guarded_loop.h`).
     public func run() -> Int32 {
-        let result = keychainfs_guarded_loop(fuse, 16)
+        let config = fuse_loop_cfg_create()
+        defer { fuse_loop_cfg_destroy(config) }
+        fuse_loop_cfg_set_max_threads(config, 16)
+        let result = fuse_session_loop_mt(session, config)
         finished.lock()
         isFinished = true
         finished.broadcast()
         finished.unlock()
-        view.kernelAttributes.setInvalidator(nil)
-        fuse_unmount(fuse)
-        fuse_destroy(fuse)
+        context.takeUnretainedValue().cache.attach(nil)
+        fuse_session_unmount(session)
+        fuse_session_destroy(session)
         context.release()
         return result
     }
 
-    /// Ends the loop. fuse_exit alone does not wake workers blocked in read(/dev/fuse), so one request is
-    /// sent to wake them (a lookup of a name that cannot exist; negative lookups are never cached); if the
-    /// loop still runs after 3 s (a wedged mount), the mount is detached.
+    /// Ends the loop. fuse_session_exit alone does not wake workers blocked in read(/dev/fuse), so one
+    /// request is sent to wake them (a lookup of a name that cannot exist; negative lookups are never
+    /// cached); if the loop still runs after 3 s (a wedged mount), the mount is detached.
     public func requestExit() {
-        fuse_exit(fuse)
+        fuse_session_exit(session)
         let wakeup = mountpoint + "/.keychainfs-exit-\(UInt64.random(in: 0 ... .max))"
         Thread.detachNewThread { var st = stat(); _ = stat(wakeup, &st) }
         finished.lock()

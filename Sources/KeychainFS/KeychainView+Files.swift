@@ -13,7 +13,6 @@ extension KeychainView {
         // writer reads nothing, so it checks the lock itself).
         if writable && truncating { _ = try checkAvailable(item, file) }
         let buffer = writable ? (truncating ? Data() : try secret(of: item)) : try content(of: item, file)
-        kernelAttributes.noteSized(path.bytes)
         var handle = OpenFiles.Handle(item: item, file: file, writable: writable, append: flags & O_APPEND != 0, buffer: buffer,
                                       dirty: writable && truncating, failure: nil)
         handle.freshFromOpen = !writable

@@ -89,7 +89,8 @@ extension KeychainView {
     }
 
     func rename(_ from: FSPath, to: FSPath) throws(FSError) {
-        if from.components == to.components { return }
+        // Onto itself: nothing to do if it exists (a stale dentry's name may name nothing now: ENOENT).
+        if from.components == to.components { _ = try resolve(from); return }
         switch try resolve(from) {
         case .item(let item):
             try requireWritable(item.schema)

@@ -18,7 +18,6 @@ public final class KeychainView: Sendable {
     let pendingGroups = Mutex<Set<[UInt8]>>([])
     let removals = Mutex(RemovalTracker())
     let paths = PathCache()
-    let kernelAttributes = KernelAttributeCache()
     let guards: LockGuards
 
     public init(keychain: Keychain, caller: Caller, defaultAccessible: Accessibility? = nil, guards: LockGuards = LockGuards()) {
@@ -26,13 +25,12 @@ public final class KeychainView: Sendable {
         self.caller = caller
         self.defaultAccessible = defaultAccessible
         self.guards = guards
-        // Nothing decrypted outlives a lock: cached paths (with their attributes) go on every change;
-        // open files' copies of secrets and the kernel's cached sizes when the device state changes.
-        keychain.addChangeObserver { [paths, openFiles, kernelAttributes] change in
+        // Nothing decrypted outlives a lock: cached paths (with their attributes) go on every change,
+        // open files' copies of secrets when the device state changes (the kernel's cache: FuseMount).
+        keychain.addChangeObserver { [paths, openFiles] change in
             paths.clear()
             guard change == .device else { return }
             openFiles.wipeOnDeviceChange(wipeWriters: guards.wipeWriters) { keychain.isAvailable($0) }
-            if guards.invalidateKernelAttributes { kernelAttributes.invalidateAll() }
         }
     }
 
@@ -245,11 +243,15 @@ public final class KeychainView: Sendable {
         case .classDirectory(let schema): return directoryAttributes(Inode.classDirectory(Schema.classes.firstIndex { $0.code == schema.code } ?? 0))
         case .group(let schema, _, let name): return directoryAttributes(Inode.group(schema.code, name))
         case .item(let item): return FileAttributes(isDirectory: true, inode: item.inode, size: 0, modified: item.modified)
-        case .file(let item, let file):
-            let attributes = try fileAttributes(item, file)
-            kernelAttributes.noteSized(path.bytes)
-            return attributes
+        case .file(let item, let file): return try fileAttributes(item, file)
         }
+    }
+
+    /// A file whose content is unavailable right now (its class is locked) still exists, so that
+    /// `rm -r` can remove its item while locked; nil for anything else. Its size is not told.
+    func unavailableFile(_ path: FSPath) throws(FSError) -> FileAttributes? {
+        guard case .file(let item, let file) = try resolve(path) else { return nil }
+        return FileAttributes(isDirectory: false, inode: Inode.file(file, ofItem: item.inode), size: 0, modified: item.modified)
     }
 
     private func directoryAttributes(_ inode: UInt64) -> FileAttributes {

@@ -7,10 +7,11 @@ public struct LockGuards: Sendable, Equatable {
     /// Writers' buffers (which may hold the secret they opened) are wiped when their class becomes
     /// unavailable, and writable handles check the lock on every read.
     public var wipeWriters = true
-    /// The kernel's cached attributes of `value` files (their sizes) are invalidated on every device change.
-    public var invalidateKernelAttributes = true
+    /// What the kernel caches of items and values (pages, attributes, dentries) is invalidated on every
+    /// device change and item change (``KernelCache``).
+    public var invalidateKernelCache = true
 
-    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=wipe-writers,invalidate-attributes`
+    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=wipe-writers,invalidate-kernel-cache`
     public static let environmentVariable = "KEYCHAINFS_TEST_DISABLE_GUARDS"
 
     public init() {}
@@ -20,7 +21,7 @@ public struct LockGuards: Sendable, Equatable {
         var guards = LockGuards()
         guard testDevice, let disabled = environment[environmentVariable]?.split(separator: ",") else { return guards }
         if disabled.contains("wipe-writers") { guards.wipeWriters = false }
-        if disabled.contains("invalidate-attributes") { guards.invalidateKernelAttributes = false }
+        if disabled.contains("invalidate-kernel-cache") { guards.invalidateKernelCache = false }
         return guards
     }
 }

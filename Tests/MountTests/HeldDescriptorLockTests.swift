@@ -99,7 +99,7 @@ import TestSupport
     }
 
     @Test func withoutAttributeInvalidationStatLeaksTheLength() throws {
-        let m = try vault(disabling: "invalidate-attributes")
+        let m = try vault(disabling: "invalidate-kernel-cache")
         let value = item(m, "a")
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
         #expect(size(value) == .success(Self.secret.utf8.count))

@@ -49,7 +49,7 @@ extension Keychain {
             let row = StoredRow(rowid: 0, uuid: uuid, accessibility: accessibility, metadata: sealed.metadata,
                                 rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups)
             _ = try store.write { db in try ItemTable.insert(db, schema, row) }
-            noteChange()
+            noteChange(.items(changed: []))
             let persistentRef = persistentReference(row, schema)
             let reference = q.returnsRef && Schema.classesWithRefObjects.contains(schema.code)
                 ? ResultBuilder.referenceDescription(schema.code, attributes: attributes, persistentRef: persistentRef, secret: q.valueData) : nil

@@ -12,11 +12,13 @@ extension Keychain {
         if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
         if schema.isVirtual { return try deleteIdentities(q, caller: caller) }
         let filter = try filter(for: q, caller: caller)
-        defer { noteChange() }
+        var deleted: [Data] = []
+        defer { noteChange(.items(changed: deleted)) }
         try protection.withLock { _ throws(KeychainError) in
             try store.write { db in
                 let rows = try ItemTable.select(db, schema, filter)
                 guard !rows.isEmpty else { throw KeychainError.notFound }
+                deleted = rows.map { persistentReference($0, schema) }
                 try ItemTable.delete(db, schema, rowids: rows.map(\.rowid))
             }
         }

@@ -20,9 +20,11 @@ public final class Keychain: Sendable {
     private let observers = Mutex<[@Sendable (Change) -> Void]>([])
 
     /// What changed, for change observers.
-    public enum Change: Sendable {
-        /// Items were added, updated or deleted.
-        case items
+    public enum Change: Sendable, Equatable {
+        /// Items were added, updated or deleted. `changed`: the persistent references of the items whose
+        /// attributes or secret changed or that are gone (an added item was cached nowhere, so an add
+        /// names none); nil when unknown, meaning any item may have changed.
+        case items(changed: [Data]?)
         /// The device state changed (lock, unlock, reboot, passcode): availability may differ.
         case device
     }
@@ -60,7 +62,7 @@ public final class Keychain: Sendable {
         observers.withLock { $0.append(observer) }
     }
 
-    func noteChange(_ change: Change = .items) {
+    func noteChange(_ change: Change = .items(changed: nil)) {
         changes.add(1, ordering: .releasing)
         rows.clear()
         for observer in observers.withLock({ $0 }) { observer(change) }

@@ -25,11 +25,13 @@ extension Keychain {
         }
         let filter = try filter(for: q, caller: caller)
 
-        defer { noteChange() }
+        var changed: [Data] = []
+        defer { noteChange(.items(changed: changed)) }
         try protection.withLock { keybag throws(KeychainError) in
             try store.write { db in
                 let rows = try ItemTable.select(db, schema, filter)
                 guard !rows.isEmpty else { throw KeychainError.notFound }
+                changed = rows.map { persistentReference($0, schema) }
                 for row in rows {
                     let old = try openAttributes(row, schema: schema, keybag: keybag)
                     let secret = try newData ?? openSecret(row, schema: schema, keybag: keybag)

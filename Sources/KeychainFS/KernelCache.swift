@@ -1,0 +1,89 @@
+import CFuse
+import Foundation
+import Synchronization
+
+/// What the kernel may hold of items and values (pages, attributes, dentries) and how it is dropped
+/// (SPEC §4 "The lock and the kernel's cache"). Every item and value inode whose attributes or pages the
+/// kernel was given is noted; a device change invalidates all noted inodes before the command returns,
+/// an update or delete invalidates exactly the items it changed (their inodes, files and dentries).
+///
+/// Why this keeps the lock: a page is filled only by a READ that the daemon answers after checking the
+/// lock, and the kernel keeps the page locked while that READ is in flight. The device state flips
+/// first, then every noted inode is invalidated; invalidation waits for locked pages and drops them,
+/// so a READ that started before the flip cannot leave its page behind, and one that starts after it
+/// is refused (EACCES). Attributes are versioned by the kernel: a GETATTR reply older than the
+/// invalidation is discarded.
+final class KernelCache: @unchecked Sendable {
+    private let served = Mutex<Set<UInt64>>([])
+    /// The FUSE session (a C pointer), guarded by `sessionLock`.
+    private let sessionLock = NSLock()
+    private var session: OpaquePointer?
+    /// Dentry invalidations asked for while serving a FUSE request run here, after it: the kernel may
+    /// hold the very directory lock they need (a rename locks both parents) until the request returns.
+    private let deferred = DispatchQueue(label: "keychainfs.invalidation")
+
+    /// Set while the session exists; nil before unmounting.
+    func attach(_ session: OpaquePointer?) {
+        sessionLock.withLock { self.session = session }
+    }
+
+    /// Runs `body` with the session, unless it is gone.
+    private func withSession(_ body: (OpaquePointer) -> Void) {
+        sessionLock.withLock { if let session { body(session) } }
+    }
+
+    func noteServed(_ inode: UInt64) {
+        guard inode != Inode.root else { return }
+        _ = served.withLock { $0.insert(inode) }
+    }
+
+    /// The device state changed: drop the pages and attributes of every noted inode.
+    func invalidateAllServed() {
+        let inodes = served.withLock { set in defer { set.removeAll() }; return set }
+        withSession { session in
+            for inode in inodes { _ = fuse_lowlevel_notify_inval_inode(session, inode, 0, 0) }
+        }
+    }
+
+    /// Items changed or went away behind the kernel's back: their inodes, their files' inodes (pages and
+    /// attributes) and their dentries. With nil, any item may have changed: everything noted goes.
+    func invalidate(items references: [Data]?, nodes: NodeTable) {
+        guard let references else { return invalidateAllServed() }
+        guard !references.isEmpty else { return }
+        var inodes: [UInt64] = []
+        for reference in references {
+            let item = Inode.item(reference)
+            inodes += [item] + ItemFile.allCases.map { Inode.file($0, ofItem: item) }
+        }
+        let noted = served.withLock { set in inodes.filter { set.remove($0) != nil } }
+        let entries = references.compactMap { nodes.entry(Inode.item($0)) }
+        withSession { session in
+            for inode in noted { _ = fuse_lowlevel_notify_inval_inode(session, inode, 0, 0) }
+        }
+        let invalidateEntries: @Sendable () -> Void = { [self] in
+            withSession { session in
+                for (parent, name) in entries {
+                    name.withUnsafeBufferPointer { bytes in
+                        bytes.withMemoryRebound(to: CChar.self) { _ = fuse_lowlevel_notify_inval_entry(session, parent, $0.baseAddress, bytes.count) }
+                    }
+                }
+            }
+        }
+        if FuseThread.isCurrent { deferred.async(execute: invalidateEntries) } else { invalidateEntries() }
+    }
+}
+
+/// Marks the threads that serve FUSE requests (see ``KernelCache``).
+enum FuseThread {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    static func mark() {
+        if pthread_getspecific(key) == nil { pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1)) }
+    }
+
+    static var isCurrent: Bool { pthread_getspecific(key) != nil }
+}

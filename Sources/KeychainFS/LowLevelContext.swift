@@ -1,0 +1,98 @@
+import CFuse
+import Foundation
+import KeychainEngine
+import Logging
+import Synchronization
+
+/// What every low-level request reaches through `fuse_req_userdata`: the view, the kernel's inodes, the
+/// kernel cache bookkeeping and the open directory listings.
+final class LowLevelContext: Sendable {
+    let view: KeychainView
+    let log: Logger
+    let nodes = NodeTable()
+    let cache = KernelCache()
+    let directories = DirectoryHandles()
+    /// How long the kernel may keep entries and attributes: long, because every change it could have
+    /// cached is invalidated explicitly (``KernelCache``).
+    let cacheSeconds: Double = 3600
+
+    init(view: KeychainView, log: Logger) {
+        self.view = view
+        self.log = log
+    }
+
+    func path(_ inode: UInt64) throws(FSError) -> FSPath {
+        guard let path = nodes.path(inode) else { throw FSError(ENOENT, "the kernel named an inode it no longer holds") }
+        return path
+    }
+
+    func path(_ parent: UInt64, _ name: UnsafePointer<CChar>) throws(FSError) -> FSPath {
+        guard let path = nodes.path(parent, name) else { throw FSError(ENOENT, "the kernel named a directory it no longer holds") }
+        return path
+    }
+
+    /// Items and values whose attributes the kernel now holds are noted for invalidation.
+    func noteServed(_ attributes: FileAttributes) {
+        if attributes.inode & (1 << 63) != 0 && attributes.inode & 3 != 2 { cache.noteServed(attributes.inode) }
+    }
+
+    func entry(_ attributes: FileAttributes) -> fuse_entry_param {
+        var entry = fuse_entry_param()
+        entry.ino = attributes.inode
+        entry.generation = 1
+        entry.attr = StatFormat.stat(attributes)
+        entry.attr_timeout = cacheSeconds
+        entry.entry_timeout = cacheSeconds
+        return entry
+    }
+
+    func replyAttributes(_ req: fuse_req_t?, _ path: FSPath) throws(FSError) {
+        let attributes = try view.attributes(path)
+        noteServed(attributes)
+        var st = StatFormat.stat(attributes)
+        fuse_reply_attr(req, &st, cacheSeconds)
+    }
+
+    /// xattr protocol: size 0 asks for the length; a short buffer is ERANGE.
+    func replyXattr(_ req: fuse_req_t?, _ data: Data, size: Int) {
+        if size == 0 { fuse_reply_xattr(req, data.count); return }
+        guard size >= data.count else { fuse_reply_err(req, ERANGE); return }
+        data.withUnsafeBytes { _ = fuse_reply_buf(req, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
+    }
+}
+
+/// Listings taken at opendir and served by offset until releasedir.
+final class DirectoryHandles: Sendable {
+    private let listings = Mutex<[UInt64: [(name: String, attributes: FileAttributes)]]>([:])
+    private let nextID = Atomic<UInt64>(1)
+
+    func insert(_ entries: [(name: String, attributes: FileAttributes)]) -> UInt64 {
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        listings.withLock { $0[id] = entries }
+        return id
+    }
+
+    func entries(_ id: UInt64) -> [(name: String, attributes: FileAttributes)] { listings.withLock { $0[id] ?? [] } }
+    func remove(_ id: UInt64) { _ = listings.withLock { $0.removeValue(forKey: id) } }
+}
+
+/// `stat` for a node.
+enum StatFormat {
+    static func stat(_ a: FileAttributes) -> Glibc.stat {
+        var s = Glibc.stat()
+        s.st_mode = (a.isDirectory ? S_IFDIR : S_IFREG) | a.permissions
+        s.st_nlink = a.isDirectory ? 2 : 1
+        s.st_size = off_t(a.size)
+        s.st_ino = __ino_t(a.inode)
+        s.st_uid = getuid()
+        s.st_gid = getgid()
+        s.st_blksize = 4096
+        s.st_blocks = blkcnt_t((a.size + 511) / 512)
+        let seconds = a.modified.timeIntervalSince1970
+        let time = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        s.st_mtim = time
+        s.st_ctim = time
+        s.st_atim = time
+        return s
+    }
+}
