@@ -1,4 +1,5 @@
 import Foundation
+import KeychainEngine
 
 // Apple's CF types are Hashable and Equatable in Swift with CFEqual / CFHash semantics: two refs are equal
 // when they stand for the same thing, not only when they are the same object. Wrappers rely on it to
@@ -16,14 +17,15 @@ extension SecAccessControl: Hashable {
 }
 
 extension SecKey: Hashable {
-    /// Equal key material and attributes (type, class, tags…), as SecKey's CFEqual compares keys.
+    /// Equal key material of the same type and class, as SecKey's CFEqual compares keys; keys whose bytes
+    /// are withheld (not extractable) are equal when they are the same keychain item.
     public static func == (lhs: SecKey, rhs: SecKey) -> Bool {
-        lhs.keyData == rhs.keyData && lhs.attributes == rhs.attributes && lhs.persistentRef == rhs.persistentRef
+        if lhs === rhs { return true }
+        guard let left = lhs.keyData, let right = rhs.keyData else { return lhs.persistentRef != nil && lhs.persistentRef == rhs.persistentRef }
+        let type = Attributes.keyType.code, keyClass = Attributes.keyClass.code
+        return left == right && lhs.attributes[type] == rhs.attributes[type] && lhs.attributes[keyClass] == rhs.attributes[keyClass]
     }
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(keyData)
-        hasher.combine(persistentRef)
-    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(keyData ?? persistentRef) }
 }
 
 extension SecCertificate: Hashable {
