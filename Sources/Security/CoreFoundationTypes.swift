@@ -1,11 +1,16 @@
+import CoreFoundation
 import Foundation
 import KeychainEngine
+// CFTypeRef is AnyObject in both modules, yet two typealiases of it are ambiguous in a file that imports
+// both: re-export CoreFoundation's one declaration instead.
+@_exported import typealias CoreFoundation.CFTypeRef
 
-// The Core Foundation names keychain code writes, mapped onto Foundation's classes (Linux has no
-// CoreFoundation API for clients). `as CFDictionary`, `result as? Data` and `as? [String: Any]` work
-// as on Apple platforms.
+// The Core Foundation names keychain code writes. Linux's CoreFoundation has the real types, but they do
+// not bridge to Swift (`[String: Any]() as CFDictionary` and `kSecClass as String` fail with them), so the
+// names a client converts with `as` stand for Foundation's classes, as on Apple platforms they bridge to
+// the same values. Every other name is CoreFoundation's own type, so a file that also imports
+// CoreFoundation sees one type, not two (see CoreFoundationFunctions.swift for the functions).
 
-public typealias CFTypeRef = AnyObject
 public typealias CFString = NSString
 public typealias CFDictionary = NSDictionary
 public typealias CFMutableDictionary = NSMutableDictionary
@@ -14,19 +19,31 @@ public typealias CFData = NSData
 public typealias CFBoolean = NSNumber
 public typealias CFNumber = NSNumber
 public typealias CFDate = NSDate
-public typealias CFError = NSError
-public typealias CFIndex = Int
-public typealias CFOptionFlags = UInt
+
+/// CoreFoundation's own: the same type whether a file imports CoreFoundation or not.
+public typealias CFError = CoreFoundation.CFError
+public typealias CFAllocator = CoreFoundation.CFAllocator
+public typealias CFIndex = CoreFoundation.CFIndex
+public typealias CFOptionFlags = CoreFoundation.CFOptionFlags
+public typealias CFTypeID = CoreFoundation.CFTypeID
 public typealias OSStatus = KeychainEngine.OSStatus
 
-/// Allocators do not exist here; the parameter is accepted and ignored.
-public final class CFAllocator: @unchecked Sendable {
-    init() {}
-}
+// Values CoreFoundation also declares are disfavoured: a file that imports CoreFoundation gets its
+// value; a file that does not (the usual case) gets these.
 
-public let kCFAllocatorDefault: CFAllocator! = CFAllocator()
-public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
-public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
+/// The default allocator (NULL, as in CoreFoundation); allocators are accepted and ignored here.
+@_disfavoredOverload public nonisolated(unsafe) let kCFAllocatorDefault: CFAllocator! = CoreFoundation.kCFAllocatorDefault
+/// `true` as a CFBoolean.
+@_disfavoredOverload public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
+/// `false` as a CFBoolean.
+@_disfavoredOverload public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
+/// The error domain of OSStatus codes (errors from SecKey and SecAccessControl calls).
+@_disfavoredOverload public nonisolated(unsafe) let kCFErrorDomainOSStatus: CFString! = "NSOSStatusErrorDomain"
+/// The Info.plist key of the bundle identifier (`Bundle.main.infoDictionary?[kCFBundleIdentifierKey as String]`).
+@_disfavoredOverload public nonisolated(unsafe) let kCFBundleIdentifierKey: CFString! = "CFBundleIdentifier"
+/// The userInfo key of an error's description.
+@_disfavoredOverload public nonisolated(unsafe) let kCFErrorLocalizedDescriptionKey: CFString! = "NSLocalizedDescription"
+/// Success.
 public let noErr: OSStatus = 0
 
 /// On Apple platforms an NSString hashes and compares equal to the Swift String with its characters

@@ -78,8 +78,9 @@ enum RefObjectBridge {
                 dictionary[RawKey.valuePersistentRef] = .data(ref)
             }
         case let identity as SecIdentity:
+            // Adding one adds its two halves (IdentityAdd); here it names its item.
             guard !forAdd, let ref = identity.persistentRef else {
-                throw KeychainError(SecStatus.param, "adding a SecIdentity is not supported: add its certificate and its private key")
+                throw KeychainError(SecStatus.param, "the SecIdentity is in no keychain")
             }
             try setClass(Schema.identity.code)
             dictionary[RawKey.valuePersistentRef] = .data(ref)

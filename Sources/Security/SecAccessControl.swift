@@ -40,8 +40,7 @@ public func SecAccessControlCreateWithFlags(
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecAccessControl? {
     guard let raw = (protection as? String) ?? (protection as? NSString).map({ String($0) }), Accessibility(rawValue: raw) != nil else {
-        error?.pointee = Unmanaged.passRetained(NSError(domain: "NSOSStatusErrorDomain", code: Int(SecStatus.param),
-                                                        userInfo: [NSLocalizedDescriptionKey: "invalid protection class for access control"]))
+        CFBridge.report(SecStatus.param, "invalid protection class for access control", to: error)
         return nil
     }
     return SecAccessControl(protection: raw, flags: flags)

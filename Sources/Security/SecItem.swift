@@ -6,6 +6,11 @@ import Synchronization
 /// Adds an item (Apple's `SecItemAdd`).
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemSession.call { connection throws(KeychainError) in
+        if let identity = IdentityAdd.identity(in: attributes) {
+            let (value, query) = try IdentityAdd.add(identity, attributes, connection)
+            if let value, let result { result.pointee = ValueBridge.result(value, for: query) }
+            return
+        }
         let request = try ValueBridge.dictionary(attributes, forAdd: true)
         let value = try connection.add(request)
         if let value, let result { result.pointee = ValueBridge.result(value, for: request) }

@@ -26,8 +26,7 @@ public final class SecKey: Sendable {
 /// with an errSecUnimplemented error, for keys that are not extractable.
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     guard key.isExtractable, let data = key.keyData else {
-        error?.pointee = Unmanaged.passRetained(NSError(domain: "NSOSStatusErrorDomain", code: Int(errSecUnimplemented),
-                                                        userInfo: [NSLocalizedDescriptionKey: "the key is not extractable"]))
+        CFBridge.report(errSecUnimplemented, "the key is not extractable", to: error)
         return nil
     }
     return NSData(data: data)
@@ -45,8 +44,7 @@ public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, 
     let given: KeychainDictionary
     do { given = try ValueBridge.dictionary(attributes) } catch { given = [:] }
     guard keyData.length > 0, given[Attributes.keyType.code] != nil, given[Attributes.keyClass.code] != nil else {
-        error?.pointee = Unmanaged.passRetained(NSError(domain: "NSOSStatusErrorDomain", code: Int(errSecParam),
-                                                        userInfo: [NSLocalizedDescriptionKey: "key data and kSecAttrKeyType and kSecAttrKeyClass are required"]))
+        CFBridge.report(errSecParam, "key data and kSecAttrKeyType and kSecAttrKeyClass are required", to: error)
         return nil
     }
     return SecKey(attributes: given, keyData: Data(keyData), persistentRef: nil)

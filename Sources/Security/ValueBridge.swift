@@ -8,11 +8,12 @@ enum ValueBridge {
     /// A query or attribute dictionary for the engine. Access-control objects become their protection
     /// class; an authentication context that forbids interaction becomes kSecUseAuthenticationUIFail.
     /// A kSecValueRef is expanded (see ``RefObjectBridge``): into the object's content for SecItemAdd.
-    static func dictionary(_ dictionary: NSDictionary, forAdd: Bool = false) throws(KeychainError) -> KeychainDictionary {
+    static func dictionary(_ dictionary: NSDictionary, forAdd: Bool = false, depth: Int = 0) throws(KeychainError) -> KeychainDictionary {
         var result: KeychainDictionary = [:]
         var accessControl: SecAccessControl?
         var valueRef: Any?
-        for (key, value) in dictionary {
+        for (key, boxed) in dictionary {
+            let value = Swift.type(of: boxed) == AnyHashable.self ? (boxed as! AnyHashable).base : boxed
             guard let name = (key as? String) ?? (key as? NSString).map({ String($0) }) else {
                 throw KeychainError(SecStatus.param, "dictionary keys must be strings")
             }
@@ -34,12 +35,16 @@ enum ValueBridge {
             if name == RawKey.matchItemList, let items = (value as? [Any]) ?? (value as? NSArray).map({ Array($0) }) {
                 var references: [KeychainValue] = []
                 for item in items {
-                    if let reference = try RefObjectBridge.persistentReference(item) { references.append(reference) } else { references.append(try self.value(item)) }
+                    if let reference = try RefObjectBridge.persistentReference(item) {
+                        references.append(reference)
+                    } else {
+                        references.append(try self.value(item, depth: depth + 1))
+                    }
                 }
                 result[name] = .array(references)
                 continue
             }
-            result[name] = try self.value(value)
+            result[name] = try self.value(value, depth: depth)
         }
         if let valueRef { try RefObjectBridge.expand(&result, valueRef, forAdd: forAdd) }
         if let accessControl {
@@ -52,32 +57,63 @@ enum ValueBridge {
         return result
     }
 
-    static func value(_ value: Any) throws(KeychainError) -> KeychainValue {
+    /// How deep arrays and dictionaries may nest in a call's dictionary: keychain dictionaries are flat,
+    /// and a hostile value nested thousands deep must not overflow the stack.
+    static let maximumDepth = 16
+
+    /// One value for the engine. Numbers must convert exactly to a 64-bit integer (NaN, ±infinity,
+    /// fractions, 1e30 and UInt64.max are errSecParam, never clamped, wrapped or trapped on).
+    static func value(_ value: Any, depth: Int = 0) throws(KeychainError) -> KeychainValue {
+        guard depth < maximumDepth else { throw KeychainError(SecStatus.param, "values nest more than \(maximumDepth) levels deep") }
+        // `[String: AnyHashable]` queries hold their values boxed.
+        if Swift.type(of: value) == AnyHashable.self, let boxed = value as? AnyHashable { return try self.value(boxed.base, depth: depth) }
         if Swift.type(of: value) == Bool.self, let b = value as? Bool { return .bool(b) }
-        if let number = value as? NSNumber, Swift.type(of: value) is NSNumber.Type {
-            switch String(cString: number.objCType) {
-            case "c", "B": return .bool(number.boolValue)
-            case "f", "d": return number.doubleValue.rounded() == number.doubleValue ? .number(number.int64Value) : .number(Int64(number.doubleValue))
-            default: return .number(number.int64Value)
-            }
-        }
+        if let number = value as? NSNumber, Swift.type(of: value) is NSNumber.Type { return try self.number(number) }
         switch value {
         case let n as Int: return .number(Int64(n))
         case let n as Int64: return .number(n)
         case let n as Int32: return .number(Int64(n))
+        case let n as Int16: return .number(Int64(n))
+        case let n as Int8: return .number(Int64(n))
         case let n as UInt32: return .number(Int64(n))
-        case let n as UInt: return .number(Int64(n))
+        case let n as UInt16: return .number(Int64(n))
+        case let n as UInt8: return .number(Int64(n))
+        case let n as UInt: return try exact(Int64(exactly: n), n)
+        case let n as UInt64: return try exact(Int64(exactly: n), n)
+        case let n as Double: return try exact(Int64(exactly: n), n)
+        case let n as Float: return try exact(Int64(exactly: n), n)
         case let s as String: return .string(s)
         case let s as NSString: return .string(String(s))
         case let d as Data: return .data(d)
         case let d as NSData: return .data(Data(d))
-        case let d as Date: return .date(d)
-        case let d as NSDate: return .date(Date(timeIntervalSinceReferenceDate: d.timeIntervalSinceReferenceDate))
-        case let a as NSArray: return .array(try a.map { element throws(KeychainError) in try self.value(element) })
-        case let d as NSDictionary: return .dictionary(try dictionary(d))
-        case let a as [Any]: return .array(try a.map { element throws(KeychainError) in try self.value(element) })
+        case let d as Date: return try date(d.timeIntervalSinceReferenceDate)
+        case let d as NSDate: return try date(d.timeIntervalSinceReferenceDate)
+        case let a as NSArray: return .array(try a.map { element throws(KeychainError) in try self.value(element, depth: depth + 1) })
+        case let d as NSDictionary: return .dictionary(try dictionary(d, depth: depth + 1))
+        case let a as [Any]: return .array(try a.map { element throws(KeychainError) in try self.value(element, depth: depth + 1) })
         default: throw KeychainError(SecStatus.param, "unsupported value type \(Swift.type(of: value))")
         }
+    }
+
+    /// An NSNumber by the C type it holds: booleans stay booleans, the rest must be exact integers.
+    private static func number(_ number: NSNumber) throws(KeychainError) -> KeychainValue {
+        switch String(cString: number.objCType) {
+        case "B": return .bool(number.boolValue)
+        case "c" where number.int8Value == 0 || number.int8Value == 1: return .bool(number.boolValue)  // CFBoolean's type
+        case "f", "d": return try exact(Int64(exactly: number.doubleValue), number.doubleValue)
+        case "C", "S", "I", "L", "Q": return try exact(Int64(exactly: number.uint64Value), number.uint64Value)
+        default: return .number(number.int64Value)
+        }
+    }
+
+    private static func exact(_ converted: Int64?, _ given: some CustomStringConvertible) throws(KeychainError) -> KeychainValue {
+        guard let converted else { throw KeychainError(SecStatus.param, "the number \(given) is not an integer a keychain attribute can hold") }
+        return .number(converted)
+    }
+
+    private static func date(_ interval: TimeInterval) throws(KeychainError) -> KeychainValue {
+        guard interval.isFinite else { throw KeychainError(SecStatus.param, "a date must be finite") }
+        return .date(Date(timeIntervalSinceReferenceDate: interval))
     }
 
     /// What a SecItem call hands back for `query`: with kSecReturnRef as its only return key, ref objects

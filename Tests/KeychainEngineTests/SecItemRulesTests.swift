@@ -28,6 +28,15 @@ import Testing
         #expect(v.status { try v.delete(["class": "genp", "svce": "svc"]) } == SecStatus.itemNotFound)
     }
 
+    @Test func deleteAcceptsExactlyMatchLimitAll() throws {
+        for account in ["a", "b"] { _ = try v.add(genp("svc", account)) }
+        _ = try v.add(genp("kept", "a"))
+        try v.delete(["class": "genp", "svce": "svc", "m_Limit": "m_LimitAll"])
+        #expect(v.status { _ = try v.copy(["class": "genp", "svce": "svc"]) } == SecStatus.itemNotFound, "every match went")
+        #expect(v.status { _ = try v.copy(["class": "genp", "svce": "kept"]) } == SecStatus.success)
+        #expect(v.status { try v.delete(["class": "genp", "svce": "svc", "m_Limit": "m_LimitAll"]) } == SecStatus.itemNotFound)
+    }
+
     @Test func plainDeleteLeavesSynchronizableItems() throws {
         _ = try v.add(genp("svc", "a"))
         _ = try v.add(genp("svc", "a", ["sync": true]))
@@ -52,7 +61,10 @@ import Testing
         _ = try v.add(genp("svc", "a"))
         #expect(v.status { try v.update(genp("svc", "a", ["m_Limit": "m_LimitOne"]), ["labl": "x"]) } == SecStatus.param)
         #expect(v.status { try v.update(genp("svc", "a", ["m_Limit": "m_LimitAll"]), ["labl": "x"]) } == SecStatus.param)
-        #expect(v.status { try v.delete(genp("svc", "a", ["m_Limit": "m_LimitAll"])) } == SecStatus.param)
+        #expect(v.status { try v.delete(genp("svc", "a", ["m_Limit": "m_LimitOne"])) } == SecStatus.param)
+        #expect(v.status { try v.delete(genp("svc", "a", ["m_Limit": 5])) } == SecStatus.param)
+        #expect(v.status { try v.delete(genp("svc", "a", ["m_Limit": "m_LimitAll", "m_CaseInsensitive": true])) } == SecStatus.param)
+        #expect(v.status { _ = try v.copy(genp("svc", "a")) } == SecStatus.success, "a refused delete deletes nothing")
         #expect(v.status { _ = try v.add(genp("svc", "b", ["m_Limit": "m_LimitOne"])) } == SecStatus.param)
         #expect(v.status { try v.update(genp("svc", "a", ["r_Data": true]), ["labl": "x"]) } == SecStatus.param)
         #expect(v.status { _ = try v.copy(genp("svc", "b")) } == SecStatus.itemNotFound, "nothing was added")

@@ -38,6 +38,8 @@ extension Keychain {
         attributes[Attributes.modificationDate.code] = .date(now)
 
         return try protection.withLock { keybag throws(KeychainError) -> KeychainValue? in
+            // As Apple's securityd: s3dl_query_add (ItemDb.c) fails "pdmn=akpu but passcode is not set"
+            // with errSecAuthFailed. The iOS simulator, which has no passcode, adds such items anyway.
             if accessibility == .whenPasscodeSetThisDeviceOnly, !keybag.record.hasPasscode {
                 throw KeychainError(SecStatus.authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a device passcode")
             }

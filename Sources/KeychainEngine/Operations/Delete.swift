@@ -7,7 +7,12 @@ extension Keychain {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(query)
         let schema = q.schema!
-        if !q.matchKeys.isEmpty { throw .param("kSecMatch… keys (kSecMatchLimit included) are not allowed in SecItemDelete") }
+        // SPEC §2: exactly kSecMatchLimitAll is accepted (what Delete does anyway; code compiled on Linux
+        // takes branches written for macOS's file keychain, which accepts it); any other kSecMatch… is -50.
+        let onlyLimitAll = q.matchKeys == [SecKey.matchLimit] && query[SecKey.matchLimit] == .string(SecKey.matchLimitAll)
+        if !q.matchKeys.isEmpty && !onlyLimitAll {
+            throw .param("kSecMatch… keys other than kSecMatchLimit: kSecMatchLimitAll are not allowed in SecItemDelete")
+        }
         if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
         if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
         if schema.isVirtual { return try deleteIdentities(q, caller: caller) }

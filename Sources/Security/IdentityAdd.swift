@@ -1,0 +1,65 @@
+import Foundation
+import KeychainClient
+import KeychainEngine
+
+/// `SecItemAdd([kSecValueRef: identity])`: as on iOS, the identity's certificate and private key are
+/// added, each with the attributes of the call its class has. A certificate that is already there is
+/// errSecDuplicateItem; a key that is already there is kept (another certificate may use it). If the key
+/// cannot be added, the certificate is removed again, so nothing half-added stays.
+enum IdentityAdd {
+    /// The SecIdentity a SecItemAdd dictionary adds, if it adds one.
+    static func identity(in dictionary: NSDictionary) -> SecIdentity? {
+        for (key, value) in dictionary where (key as? String) == RawKey.valueRef || (key as? NSString).map(String.init) == RawKey.valueRef {
+            return value as? SecIdentity
+        }
+        return nil
+    }
+
+    /// Adds both halves; the result, if the call asked for one, describes the identity.
+    static func add(_ identity: SecIdentity, _ attributes: NSDictionary, _ connection: KeychainConnection) throws(KeychainError) -> (KeychainValue?, KeychainDictionary) {
+        let rest = attributes.mutableCopy() as! NSMutableDictionary
+        for key in rest.allKeys where (key as? String) == RawKey.valueRef || (key as? NSString).map(String.init) == RawKey.valueRef {
+            rest.removeObject(forKey: key)
+        }
+        var given = try ValueBridge.dictionary(rest, forAdd: true)
+        if let cls = given.removeValue(forKey: RawKey.class), cls != KeychainValue.string(Schema.identity.code) {
+            throw KeychainError(SecStatus.param, "kSecValueRef does not belong to the kSecClass given")
+        }
+        let returns = given.filter { RawKey.returnKeys.contains($0.key) }
+        given = given.filter { !RawKey.returnKeys.contains($0.key) }
+
+        var certificate = half(given, Schema.certificate)
+        try RefObjectBridge.expand(&certificate, identity.certificate, forAdd: true)
+        var key = half(given, Schema.key)
+        try RefObjectBridge.expand(&key, identity.privateKey, forAdd: true)
+        guard let issuer = identity.certificate.attributes[Attributes.issuer.code],
+              let serial = identity.certificate.attributes[Attributes.serialNumber.code] else {
+            throw KeychainError(SecStatus.param, "the identity's certificate has no issuer and serial number")
+        }
+        let certificateItem: KeychainDictionary = [RawKey.class: .string(Schema.certificate.code), Attributes.issuer.code: issuer,
+                                                   Attributes.serialNumber.code: serial]
+
+        _ = try connection.add(certificate)
+        do throws(KeychainError) {
+            _ = try connection.add(key)
+        } catch where error.status == SecStatus.duplicateItem {
+            // The key is already in the keychain: the identity is complete.
+        } catch {
+            try? connection.delete(certificateItem.merging(given.filter { $0.key == Attributes.accessGroup.code }) { $1 })
+            throw error
+        }
+        guard !returns.isEmpty else { return (nil, returns) }
+        var query = returns
+        query[RawKey.class] = KeychainValue.string(Schema.identity.code)
+        query[Attributes.issuer.code] = issuer
+        query[Attributes.serialNumber.code] = serial
+        if let group = given[Attributes.accessGroup.code] { query[Attributes.accessGroup.code] = group }
+        return (try connection.copyMatching(query), query)
+    }
+
+    /// The attributes `schema` has, and every key that is not an attribute (kSecUse…, kSecAttrAccessControl's
+    /// protection), for one half of the identity.
+    private static func half(_ given: KeychainDictionary, _ schema: ItemClassSchema) -> KeychainDictionary {
+        given.filter { $0.key.utf8.count != 4 || schema.attribute($0.key) != nil }
+    }
+}

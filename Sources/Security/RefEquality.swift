@@ -1,0 +1,46 @@
+import Foundation
+import KeychainEngine
+
+// Apple's CF types are Hashable and Equatable in Swift with CFEqual / CFHash semantics: two refs are equal
+// when they stand for the same thing, not only when they are the same object. Wrappers rely on it to
+// keep a SecAccessControl or SecKey in a `[String: AnyHashable]` query.
+
+extension SecAccessControl: Hashable {
+    /// Equal protection class and flags.
+    public static func == (lhs: SecAccessControl, rhs: SecAccessControl) -> Bool {
+        lhs.protection == rhs.protection && lhs.flags == rhs.flags
+    }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(protection)
+        hasher.combine(flags.rawValue)
+    }
+}
+
+extension SecKey: Hashable {
+    /// Equal key material of the same type and class, as SecKey's CFEqual compares keys; keys whose bytes
+    /// are withheld (not extractable) are equal when they are the same keychain item.
+    public static func == (lhs: SecKey, rhs: SecKey) -> Bool {
+        if lhs === rhs { return true }
+        guard let left = lhs.keyData, let right = rhs.keyData else { return lhs.persistentRef != nil && lhs.persistentRef == rhs.persistentRef }
+        let type = Attributes.keyType.code, keyClass = Attributes.keyClass.code
+        return left == right && lhs.attributes[type] == rhs.attributes[type] && lhs.attributes[keyClass] == rhs.attributes[keyClass]
+    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(keyData ?? persistentRef) }
+}
+
+extension SecCertificate: Hashable {
+    /// Equal DER, as SecCertificate's CFEqual compares certificates.
+    public static func == (lhs: SecCertificate, rhs: SecCertificate) -> Bool { lhs.der == rhs.der }
+    public func hash(into hasher: inout Hasher) { hasher.combine(der) }
+}
+
+extension SecIdentity: Hashable {
+    /// Equal certificate and private key.
+    public static func == (lhs: SecIdentity, rhs: SecIdentity) -> Bool {
+        lhs.certificate == rhs.certificate && lhs.privateKey == rhs.privateKey
+    }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(certificate)
+        hasher.combine(privateKey)
+    }
+}

@@ -1,0 +1,1 @@
+../SecurityAPITests/CompatibilityRulesTests.swift

@@ -1,0 +1,1 @@
+../SecurityCompat/FoundationOnlyClient.swift

@@ -1,0 +1,1 @@
+../SecurityCompat/LinuxSecurity.swift
