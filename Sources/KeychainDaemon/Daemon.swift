@@ -32,7 +32,8 @@ public enum Daemon {
             exitRequest.fire()
         }
         do {
-            let lock = try VaultLock(configuration.vault)
+            // Patience: an in-process client may hold the vault for the length of one call.
+            let lock = try VaultLock(configuration.vault, patience: 2)
             let keychain = try Keychain(vault: configuration.vault, deviceKeyPath: configuration.deviceKeyPath)
             let view = KeychainView(keychain: keychain, caller: configuration.caller, defaultAccessible: configuration.defaultAccessible)
             let mount = try FuseMount(view: view, mountpoint: configuration.mountpoint, source: configuration.vault.directory, log: log)

@@ -5,15 +5,33 @@ import Foundation
 public final class VaultLock: Sendable {
     private let fd: Int32
 
-    /// Takes the lock, or fails at once if another process holds it.
-    public init(_ vault: Vault) throws(KeychainError) {
-        fd = open(vault.directory + "/daemon.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw KeychainError(SecStatus.notAvailable, "cannot open \(vault.directory)/daemon.lock") }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+    /// Takes the lock, waiting up to `patience` seconds for another process to let go (an in-process client
+    /// holds it for the length of one call), or fails.
+    public init(_ vault: Vault, patience: TimeInterval = 0) throws(KeychainError) {
+        fd = open(vault.lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let reason = errno == ELOOP ? "it is a symlink" : String(cString: strerror(errno))
+            throw KeychainError(SecStatus.notAvailable, "cannot open \(vault.lockPath): \(reason)")
+        }
+        let deadline = Date().addingTimeInterval(patience)
+        var locked = flock(fd, LOCK_EX | LOCK_NB) == 0
+        while !locked && errno == EWOULDBLOCK && Date() < deadline {
+            usleep(10_000)
+            locked = flock(fd, LOCK_EX | LOCK_NB) == 0
+        }
+        guard locked else {
             close(fd)
             throw KeychainError(SecStatus.notAvailable, "the vault \(vault.directory) is already open in another keychainfs process")
         }
     }
 
     deinit { close(fd) }
+
+    /// Whether another process holds `vault` open right now.
+    public static func isHeld(_ vault: Vault) -> Bool {
+        let fd = open(vault.lockPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
+    }
 }
