@@ -84,6 +84,7 @@ let package = Package(
         .testTarget(name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v5), .define("SWIFT5_MODE")]),
         .testTarget(name: "KeychainFSTests", dependencies: ["KeychainFS", "KeychainEngine"], swiftSettings: strict),
-        .testTarget(name: "MountTests", dependencies: ["keychainfs", "CSystem", "ControlChannel", "KeychainEngine", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MountTests", dependencies: ["keychainfs", "CSystem", "ControlChannel", "KeychainClient", "KeychainEngine", "TestSupport"],
+                    swiftSettings: strict),
     ]
 )

@@ -20,10 +20,11 @@ enum MountTable {
 
     static func isMounted(_ mountpoint: String) -> Bool { entry(mountpoint: mountpoint) != nil }
 
-    /// Whether the mount at `mountpoint` has lost its daemon: the kernel answers ENOTCONN.
+    /// Whether the mount at `mountpoint` has lost its daemon: the kernel answers ENOTCONN. statvfs (statfs), because
+    /// it always asks the daemon (stat may be answered from the kernel's attribute cache).
     static func isDead(_ mountpoint: String) -> Bool {
-        var st = stat()
-        return stat(mountpoint, &st) != 0 && errno == ENOTCONN
+        var st = statvfs()
+        return statvfs(mountpoint, &st) != 0 && errno == ENOTCONN
     }
 
     /// Reads a /proc file to its end: its size is 0 to stat, and one read returns one page of it
