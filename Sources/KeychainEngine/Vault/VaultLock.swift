@@ -2,8 +2,15 @@ import Foundation
 
 /// One engine per vault (a daemon, or a process that opened it in-process): an exclusive flock on
 /// `VAULT/daemon.lock`, held while the vault is open, so two lock states never coexist.
+///
+/// Each holder stamps the file with a fresh random token: a process that finds its own last token
+/// there knows nobody else has had the vault since (its cached engine is current).
 public final class VaultLock: Sendable {
     private let fd: Int32
+    /// The token the previous holder left (0: none).
+    public let previousToken: UInt64
+    /// This holder's token.
+    public let token = UInt64.random(in: 1 ... .max)
 
     /// Takes the lock, waiting up to `patience` seconds for another process to let go (an in-process client
     /// holds it for the length of one call), or fails.
@@ -23,6 +30,10 @@ public final class VaultLock: Sendable {
             close(fd)
             throw KeychainError(SecStatus.notAvailable, "the vault \(vault.directory) is already open in another keychainfs process")
         }
+        var previous: UInt64 = 0
+        previousToken = pread(fd, &previous, 8, 0) == 8 ? previous : 0
+        var stamp = token
+        _ = pwrite(fd, &stamp, 8, 0)
     }
 
     deinit { close(fd) }
