@@ -17,9 +17,12 @@ public enum Framing {
         guard payload.count <= limit else {
             throw KeychainError(SecStatus.param, "the control frame is \(payload.count) bytes; at most \(limit) bytes go in one frame")
         }
-        var frame = withUnsafeBytes(of: UInt32(payload.count).bigEndian) { Data($0) }
-        frame.append(payload)
-        let failure: Int32? = frame.withUnsafeBytes { buffer in
+        try send(withUnsafeBytes(of: UInt32(payload.count).bigEndian) { Data($0) }, to: fd, deadline: deadline)
+        try send(payload, to: fd, deadline: deadline)  // not appended to the header: a large reply is not copied
+    }
+
+    private static func send(_ data: Data, to fd: Int32, deadline: Date) throws(KeychainError) {
+        let failure: Int32? = data.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 if let failure = wait(fd, for: Int16(POLLOUT), until: deadline) { return failure }

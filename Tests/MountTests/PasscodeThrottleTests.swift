@@ -38,6 +38,12 @@ import TestSupport
         return RawControl.together(tasks)
     }
 
+    static func peakResidentMiB(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
+    }
+
     static func failedAttempts(_ m: MountedVault) -> Int64? {
         (try? m.control.send(ControlRequest(.deviceStatus)).check())??.dictionaryValue?["failedAttempts"]?.numberValue
     }
@@ -51,6 +57,9 @@ import TestSupport
         #expect(first.filter { $0 == .wrong }.count == 5, "exactly five were evaluated: \(first)")
         #expect(first.filter { $0 == .lockedOut }.count == 7, "the rest were refused unevaluated: \(first)")
         #expect(Self.failedAttempts(m) == 5)
+        // One Argon2id (256 MiB) at a time: the burst does not multiply the daemon's memory.
+        let peak = try Self.peakResidentMiB(#require(m.daemonPID))
+        #expect(peak < 700, "peak resident memory \(peak) MiB")
 
         // After the limit, a burst that hides the right passcode among wrong ones unlocks nothing.
         let second = Self.burst(m, (0..<11).map { "wrong-again-\($0)" } + ["1234"])
