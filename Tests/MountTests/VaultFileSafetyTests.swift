@@ -63,9 +63,10 @@ import TestSupport
         let root = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let victim = try Victim(in: root)
-        for name in ["daemon.log", "daemon.lock", "items.sqlite-wal", "items.sqlite-shm"] {
+        for name in ["daemon.log", "daemon.lock", "items.sqlite", "items.sqlite-wal", "items.sqlite-shm", "items.sqlite-journal"] {
             let vault = root + "/vault-\(name)", mount = root + "/mnt-\(name)"
             try expectSuccess(Self.cli(["init", vault, "--test-device"]))
+            if name == "items.sqlite" { #expect(rename(vault + "/" + name, root + "/moved-\(UUID().uuidString)") == 0) }
             #expect(symlink(victim.path, vault + "/" + name) == 0)
             let mounted = Self.cli(["mount", vault, mount])
             defer { if mounted.succeeded { _ = Self.cli(["unmount", mount]) } }

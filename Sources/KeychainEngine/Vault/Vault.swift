@@ -56,7 +56,7 @@ public struct Vault: Sendable {
     /// where SQLite would follow one) and makes a missing database file 0600 before SQLite creates it.
     public func checkPrivate() throws(KeychainError) {
         try VaultDirectory.checkPrivate(directory)
-        for path in [databasePath, databasePath + "-wal", databasePath + "-shm"] { try VaultDirectory.checkRegularFile(path) }
+        for path in [databasePath, databasePath + "-wal", databasePath + "-shm", databasePath + "-journal"] { try VaultDirectory.checkRegularFile(path) }
         var st = stat()
         if lstat(databasePath, &st) != 0, errno == ENOENT { try FileIO.createExclusively(databasePath, mode: 0o600) }
     }
