@@ -29,7 +29,7 @@ import TestSupport
         let m = try MountedVault()
         #expect(Command.run(MountedVault.builtProgram("security-probe"), ["save", "app", "session", "s-token", "ak"],
                             environment: ["KEYCHAIN_VAULT": m.vault]).stdout.hasPrefix("saved"))
-        let watcher = try Watcher(vault: m.vault, count: 120)
+        let watcher = try Watcher(vault: m.vault, count: 200)
         usleep(700_000)
         m.unmount()
         sleep(4)  // longer than the client's grace: it reports errSecNotAvailable, it does not open the vault
@@ -49,7 +49,7 @@ import TestSupport
         m.unmount()
         #expect(Command.run(MountedVault.builtProgram("security-probe"), ["save", "app", "session", "s-token", "ak"],
                             environment: ["KEYCHAIN_VAULT": m.vault]).stdout.hasPrefix("saved"))
-        let watcher = try Watcher(vault: m.vault, count: 60)
+        let watcher = try Watcher(vault: m.vault, count: 150)
         usleep(800_000)
         let mounted = m.cli(["mount", m.vault, m.mount])
         #expect(mounted.succeeded, "mounting while a client reads in-process: \(mounted.stderr)")
