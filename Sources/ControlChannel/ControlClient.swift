@@ -14,21 +14,34 @@ public struct ControlClient: Sendable {
     public var isDaemonRunning: Bool { (try? send(ControlRequest(.status))) != nil }
 
     /// Sends `request` and returns the daemon's response (which may itself be an error status).
+    /// A request over ``Framing/maxRequestBytes`` is errSecParam and is not sent.
     public func send(_ request: ControlRequest) throws(KeychainError) -> ControlResponse {
+        guard let response = try sendIfServed(request) else {
+            throw KeychainError(SecStatus.notAvailable, "no keychainfs daemon is serving this vault (nothing listens on \(socketPath))")
+        }
+        return response
+    }
+
+    /// Like ``send(_:)``, but nil when no daemon listens on the socket (nothing was sent), so a caller can
+    /// tell "no daemon" from a daemon that failed mid-request.
+    public func sendIfServed(_ request: ControlRequest) throws(KeychainError) -> ControlResponse? {
+        let deadline = Date().addingTimeInterval(TimeInterval(timeoutSeconds))
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw KeychainError(SecStatus.notAvailable, "cannot create a socket") }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = try ControlSocket.address(socketPath)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard connected == 0 else {
-            throw KeychainError(SecStatus.notAvailable, "no keychainfs daemon is serving this vault (\(socketPath): \(String(cString: strerror(errno))))")
+            let failure = errno
+            if failure == ENOENT || failure == ECONNREFUSED { return nil }
+            throw KeychainError(SecStatus.notAvailable, "cannot reach the keychainfs daemon (\(socketPath): \(String(cString: strerror(failure))))")
         }
-        try Framing.write(request.encoded, to: fd)
-        guard let answer = try Framing.read(from: fd) else { throw KeychainError(SecStatus.notAvailable, "the daemon closed the connection") }
+        try Framing.write(request.encoded, to: fd, limit: Framing.maxRequestBytes, deadline: deadline)
+        guard let answer = try Framing.read(from: fd, limit: Framing.maxReplyBytes, deadline: deadline) else {
+            throw KeychainError(SecStatus.notAvailable, "the daemon closed the connection")
+        }
         return try ControlResponse(decoding: answer)
     }
 }

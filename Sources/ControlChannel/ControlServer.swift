@@ -3,12 +3,22 @@ import KeychainEngine
 
 /// Accepts connections on the control socket and answers each request with `handler`.
 /// The socket is 0600 and only peers with the daemon's uid (or root) are served.
+///
+/// Bounded: at most ``maxConnections`` connections are served at once (more wait in the listen backlog),
+/// each has ``requestSeconds`` to send its whole request and as long again to take the reply, and a
+/// request is buffered only as it arrives, up to ``Framing/maxRequestBytes``.
 public final class ControlServer: Sendable {
     public typealias Handler = @Sendable (ControlRequest) -> ControlResponse
+
+    /// Connections served at once.
+    public static let maxConnections = 32
+    /// Seconds a peer has to send its request, and again to read the reply.
+    public static let requestSeconds: TimeInterval = 10
 
     public let socketPath: String
     private let listener: Int32
     private let handler: Handler
+    private let slots = DispatchSemaphore(value: ControlServer.maxConnections)
 
     /// Binds the socket (replacing a stale one) and starts accepting on a background thread.
     public init(socketPath: String, handler: @escaping Handler) throws(KeychainError) {
@@ -42,33 +52,47 @@ public final class ControlServer: Sendable {
 
     private func acceptLoop() {
         while true {
+            slots.wait()
             let connection = accept(listener, nil, nil)
             if connection < 0 {
+                slots.signal()
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 return
             }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            let thread = Thread { [self] in serve(connection) }
+            let thread = Thread { [self] in
+                serve(connection)
+                slots.signal()
+            }
             thread.start()
         }
     }
 
     private func serve(_ connection: Int32) {
         defer { Glibc.close(connection) }
+        var timeout = timeval(tv_sec: Int(Self.requestSeconds), tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard peerIsAllowed(connection) else {
-            try? Framing.write(ControlResponse(status: SecStatus.authFailed, message: "this daemon serves only its owner").encoded, to: connection)
+            try? Framing.write(ControlResponse(status: SecStatus.authFailed, message: "this daemon serves only its owner").encoded, to: connection,
+                               limit: Framing.maxReplyBytes, deadline: Date().addingTimeInterval(Self.requestSeconds))
             return
         }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let response: ControlResponse
         do {
-            guard let frame = try Framing.read(from: connection) else { return }
+            guard let frame = try Framing.read(from: connection, limit: Framing.maxRequestBytes, deadline: Date().addingTimeInterval(Self.requestSeconds))
+            else { return }
             response = handler(try ControlRequest(decoding: frame))
         } catch {
             response = ControlResponse(error: error)
         }
-        try? Framing.write(response.encoded, to: connection)
+        do {
+            try Framing.write(response.encoded, to: connection, limit: Framing.maxReplyBytes, deadline: Date().addingTimeInterval(Self.requestSeconds))
+        } catch where error.status == SecStatus.param {
+            // A result beyond what one frame can hold: say so rather than close without an answer.
+            try? Framing.write(ControlResponse(error: error).encoded, to: connection, limit: Framing.maxReplyBytes,
+                               deadline: Date().addingTimeInterval(Self.requestSeconds))
+        } catch {}
     }
 
     /// `struct ucred` (hidden behind _GNU_SOURCE in Glibc's module).

@@ -2,21 +2,34 @@ import Foundation
 import KeychainEngine
 
 /// Length-prefixed frames on a stream socket: a 4-byte big-endian length, then a ``ValueCodec`` payload.
-enum Framing {
-    /// Largest frame accepted (a 1 MiB secret plus attributes fits easily).
-    static let maxFrameBytes = 4 << 20
+/// Every read and write runs against one deadline for the whole frame (not per call), and a frame is
+/// buffered as its bytes arrive, so a peer announcing a large frame costs only what it really sends.
+public enum Framing {
+    /// Largest request: a value at the engine's limit (``Keychain/maxValueBytes``) with its attributes fits
+    /// easily. A larger request is errSecParam, on the client before it is sent and on the server.
+    public static let maxRequestBytes = 4 << 20
+    /// Largest reply: whatever the 4-byte length can say (results of kSecMatchLimitAll are not capped).
+    public static let maxReplyBytes = Int(UInt32.max)
+    private static let chunkBytes = 64 << 10
 
-    static func write(_ value: KeychainValue, to fd: Int32) throws(KeychainError) {
+    static func write(_ value: KeychainValue, to fd: Int32, limit: Int, deadline: Date) throws(KeychainError) {
         let payload = ValueCodec.encode(value)
-        var frame = withUnsafeBytes(of: UInt32(payload.count).bigEndian) { Data($0) }
-        frame.append(payload)
-        let failure: Int32? = frame.withUnsafeBytes { buffer in
+        guard payload.count <= limit else {
+            throw KeychainError(SecStatus.param, "the control frame is \(payload.count) bytes; at most \(limit) bytes go in one frame")
+        }
+        try send(withUnsafeBytes(of: UInt32(payload.count).bigEndian) { Data($0) }, to: fd, deadline: deadline)
+        try send(payload, to: fd, deadline: deadline)  // not appended to the header: a large reply is not copied
+    }
+
+    private static func send(_ data: Data, to fd: Int32, deadline: Date) throws(KeychainError) {
+        let failure: Int32? = data.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let n = Glibc.send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                if let failure = wait(fd, for: Int16(POLLOUT), until: deadline) { return failure }
+                let n = Glibc.send(fd, buffer.baseAddress! + offset, min(chunkBytes, buffer.count - offset), Int32(MSG_NOSIGNAL))
                 if n < 0 {
                     if errno == EINTR { continue }
-                    return errno
+                    return errno == EAGAIN || errno == EWOULDBLOCK ? ETIMEDOUT : errno
                 }
                 offset += n
             }
@@ -25,30 +38,48 @@ enum Framing {
         if let failure { throw KeychainError(SecStatus.notAvailable, "control socket write failed: \(String(cString: strerror(failure)))") }
     }
 
-    /// Reads one frame; nil at a clean end of stream.
-    static func read(from fd: Int32) throws(KeychainError) -> KeychainValue? {
-        guard let header = try readExactly(4, from: fd) else { return nil }
+    /// Reads one frame of at most `limit` bytes; nil at a clean end of stream.
+    static func read(from fd: Int32, limit: Int, deadline: Date) throws(KeychainError) -> KeychainValue? {
+        guard let header = try readExactly(4, from: fd, deadline: deadline) else { return nil }
         let length = header.reduce(0) { $0 << 8 | Int($1) }
-        guard length <= maxFrameBytes else { throw KeychainError(SecStatus.param, "control frame too large") }
-        guard let payload = try readExactly(length, from: fd) else { throw KeychainError(SecStatus.param, "truncated control frame") }
+        guard length <= limit else {
+            throw KeychainError(SecStatus.param, "control frame too large (\(length) bytes; at most \(limit) bytes go in one frame)")
+        }
+        guard let payload = try readExactly(length, from: fd, deadline: deadline) else { throw KeychainError(SecStatus.param, "truncated control frame") }
         do { return try ValueCodec.decode(payload) } catch { throw KeychainError(SecStatus.param, "malformed control frame: \(error.reason)") }
     }
 
-    private static func readExactly(_ count: Int, from fd: Int32) throws(KeychainError) -> Data? {
-        var data = Data(count: count)
-        var offset = 0
-        while offset < count {
-            let n = data.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress! + offset, count - offset, 0) }
+    /// Reads `count` bytes, growing the buffer only as they arrive.
+    private static func readExactly(_ count: Int, from fd: Int32, deadline: Date) throws(KeychainError) -> Data? {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: min(count, chunkBytes))
+        while data.count < count {
+            if let failure = wait(fd, for: Int16(POLLIN), until: deadline) {
+                throw KeychainError(SecStatus.notAvailable, "control socket read failed: \(String(cString: strerror(failure)))")
+            }
+            let n = Glibc.recv(fd, &chunk, min(chunk.count, count - data.count), 0)
             if n == 0 {
-                if offset == 0 { return nil }
+                if data.isEmpty { return nil }
                 throw KeychainError(SecStatus.param, "truncated control frame")
             }
             if n < 0 {
-                if errno == EINTR { continue }
+                if errno == EINTR || errno == EAGAIN { continue }
                 throw KeychainError(SecStatus.notAvailable, "control socket read failed: \(String(cString: strerror(errno)))")
             }
-            offset += n
+            data.append(contentsOf: chunk[0..<n])
         }
         return data
+    }
+
+    /// Waits until `fd` is ready for `events` or the deadline passes (ETIMEDOUT).
+    private static func wait(_ fd: Int32, for events: Int16, until deadline: Date) -> Int32? {
+        while true {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { return ETIMEDOUT }
+            var descriptor = pollfd(fd: fd, events: events, revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(remaining * 1000, Double(Int32.max)).rounded(.up)))
+            if ready > 0 { return nil }  // readable, writable, or hung up: recv/send report which
+            if ready < 0 && errno != EINTR { return errno }
+        }
     }
 }

@@ -41,7 +41,7 @@ struct ControlHandler: Sendable {
             let deleted = try keychain.removePasscode(current: try data(args, "passcode"))
             return .dictionary(["deletedItems": .number(Int64(deleted))])
         case .autoLock:
-            try keychain.setAutoLock(seconds: args["seconds"]?.numberValue.map { Int($0) })
+            try keychain.setAutoLock(seconds: try autoLockSeconds(args))
             return status()
         case .unmount:
             requestUnmount()
@@ -70,6 +70,17 @@ struct ControlHandler: Sendable {
         if let seconds = s.autoLockSeconds { d["autoLockSeconds"] = .number(Int64(seconds)) }
         if let counts = try? keychain.itemCounts() { d["items"] = .dictionary(counts.mapValues { .number(Int64($0)) }) }
         return .dictionary(d)
+    }
+
+    /// `seconds` (a whole number), or nil for "off" when it is absent; anything else present is errSecParam,
+    /// never a silent "off".
+    private func autoLockSeconds(_ args: KeychainDictionary) throws(KeychainError) -> Int? {
+        if let unknown = args.keys.first(where: { $0 != "seconds" }) { throw KeychainError(SecStatus.param, "unknown auto-lock argument '\(unknown)'") }
+        guard let value = args["seconds"] else { return nil }
+        guard case .number(let number) = value, let seconds = Int(exactly: number) else {
+            throw KeychainError(SecStatus.param, "auto-lock 'seconds' must be a whole number (omit it to turn auto-lock off)")
+        }
+        return seconds
     }
 
     private func data(_ args: KeychainDictionary, _ key: String) throws(KeychainError) -> Data {

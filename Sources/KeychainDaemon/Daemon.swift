@@ -32,7 +32,8 @@ public enum Daemon {
             exitRequest.fire()
         }
         do {
-            let lock = try VaultLock(configuration.vault)
+            // Patience: an in-process client may hold the vault for the length of one call.
+            let lock = try VaultLock(configuration.vault, patience: 2)
             let keychain = try Keychain(vault: configuration.vault, deviceKeyPath: configuration.deviceKeyPath)
             let guards = LockGuards.inForce(testDevice: try configuration.vault.config().testDevice)
             if guards != LockGuards() { log.warning("test device: lock guards switched off by \(LockGuards.environmentVariable)") }

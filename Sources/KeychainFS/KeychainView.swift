@@ -6,7 +6,7 @@ import Synchronization
 /// ``FuseOperations`` turns kernel requests into these calls and their ``FSError``s into errnos.
 public final class KeychainView: Sendable {
     /// Largest `value` accepted (SPEC §4: bigger is EFBIG).
-    public static let maxValueBytes = 1 << 20
+    public static let maxValueBytes = Keychain.maxValueBytes
 
     let keychain: Keychain
     let caller: Caller

@@ -43,7 +43,8 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
 /// Where SecItem calls go: the vault named by `KEYCHAIN_VAULT` (default
 /// `$XDG_DATA_HOME/keychainfs/default`, made on first use without a passcode), through its daemon if one
 /// serves it, else in this process; access groups from `KEYCHAIN_ACCESS_GROUPS`. Connections are
-/// kept per vault and access groups, and a daemon that went away is replaced on the next call.
+/// kept per vault and access groups; each call chooses daemon or in-process (``KeychainConnection``),
+/// and a process that has used a daemon keeps using one.
 enum SecItemSession {
     private static let connections = Mutex<[String: KeychainConnection]>([:])
 
@@ -66,7 +67,6 @@ enum SecItemSession {
             try body(connection)
             return errSecSuccess
         } catch {
-            if error.status == SecStatus.notAvailable && connection.viaDaemon { _ = connections.withLock { $0.removeValue(forKey: key) } }
             return error.status
         }
     }

@@ -37,6 +37,40 @@ import TestSupport
         #expect(!mount.isEmpty && !((try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? "").contains(mount))
     }
 
+    /// Issue 16 #16: only the passcode line is consumed; the command reads the rest, so a lock test can
+    /// go on to unlock from the same input.
+    @Test func withKeychainLeavesTheRestOfStandardInputToTheCommand() throws {
+        let script = """
+            set -e
+            "$KEYCHAINFS" device lock
+            IFS= read -r first
+            printf '%s\\n' "$first" | "$KEYCHAINFS" device unlock --passcode-stdin
+            "$KEYCHAINFS" device status | grep -q 'state: unlocked'
+            cat
+            """
+        let result = Command.run(Self.helpers + "/with-keychain", ["--passcode-stdin", "--", "/bin/bash", "-c", script],
+                                 stdin: "1234\n1234\nline3\nline4\n", environment: environment, timeout: 60)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "line3\nline4\n")
+        let plain = Command.run(Self.helpers + "/with-keychain", ["--passcode-stdin", "--", "/bin/sh", "-c", "cat"],
+                                stdin: "1234\nline2\n", environment: environment, timeout: 60)
+        #expect(plain.status == 0 && plain.stdout == "line2\n", "\(plain.stderr)")
+    }
+
+    /// Issue 16 #19: the options fstab lines carry are left to mount(8), not refused.
+    @Test func mountHelperAcceptsGenericFstabOptions() throws {
+        let root = "/tmp/kcfs-helper-" + UUID().uuidString.prefix(8)
+        defer {
+            _ = Command.run(MountedVault.binary, ["unmount", root + "/mnt"])
+            try? FileManager.default.removeItem(atPath: root)
+        }
+        try expectSuccess(Command.run(MountedVault.binary, ["init", root + "/vault", "--test-device"]))
+        let options = "rw,noatime,relatime,nodiratime,lazytime,async,nosuid,nodev,noexec,user,comment=systemd.automount,x-systemd.idle-timeout=60"
+        let mounted = Command.run(Self.helpers + "/mount.fuse.keychainfs", [root + "/vault", root + "/mnt", "-o", options], environment: environment)
+        #expect(mounted.succeeded, "\(mounted.stderr)")
+        #expect(FS.mkdir(root + "/mnt/genp/svc") == 0)
+    }
+
     @Test func mountHelperTranslatesMountOptions() throws {
         let root = "/tmp/kcfs-helper-" + UUID().uuidString.prefix(8)
         defer {

@@ -63,8 +63,15 @@ public final class MountedVault {
         return status["pid"]?.numberValue.map { Int32($0) }
     }
 
-    public var isMounted: Bool {
-        ((try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? "").contains(" \(mount) fuse.keychainfs ")
+    public var isMounted: Bool { Self.mountTable().contains(" \(mount) fuse.keychainfs ") }
+
+    /// All of /proc/self/mounts (read to its end: one read returns one page of it).
+    public static func mountTable() -> String {
+        guard let handle = FileHandle(forReadingAtPath: "/proc/self/mounts") else { return "" }
+        defer { try? handle.close() }
+        var text = Data()
+        while let chunk = try? handle.read(upToCount: 65536), !chunk.isEmpty { text.append(chunk) }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Waits (at most `timeout`) for `condition`.

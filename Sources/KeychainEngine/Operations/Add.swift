@@ -7,6 +7,7 @@ extension Keychain {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(dictionary)
         let schema = q.schema!
+        try Self.checkValueSize(q.valueData)
         if schema.isVirtual { throw .param("an identity is added as its certificate and its private key") }
         if !q.matchKeys.isEmpty || q.itemList != nil { throw .param("kSecMatch… keys are not allowed in SecItemAdd") }
         if q.persistentRef != nil { throw .param("kSecValuePersistentRef is not allowed in SecItemAdd") }

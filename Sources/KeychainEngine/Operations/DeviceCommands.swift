@@ -39,40 +39,52 @@ extension Keychain {
 
     /// Unlocks with `passcode`. Wrong passcodes count towards the escalating delays.
     public func unlockDevice(passcode: Data) throws(KeychainError) {
-        guard deviceStatus().passcodeSet else { return }
-        defer { noteChange(.device) }
-        try verifyingPasscode(passcode) { keybag, kek throws(KeychainError) in try keybag.unlock(with: kek) }
-        scheduleAutoLock()
+        try oneAttemptAtATime { () throws(KeychainError) in
+            guard deviceStatus().passcodeSet else { return }
+            defer { noteChange(.device) }
+            try verifyingPasscode(passcode) { keybag, kek throws(KeychainError) in try keybag.unlock(with: kek) }
+            scheduleAutoLock()
+        }
     }
 
     /// Sets the first passcode; the device is unlocked afterwards.
     public func setPasscode(_ passcode: Data) throws(KeychainError) {
         try Self.validate(passcode)
-        defer { noteChange(.device) }
-        let (salt, hardness) = protection.withLock { (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness) }
-        let kek = try Keybag.passcodeKEK(passcode, salt: salt, hardness: hardness, deviceKey: deviceKey)
-        defer { kek.wipe() }
-        try protection.withLock { keybag throws(KeychainError) in try keybag.setPasscode(kek: kek, salt: salt) }
-        scheduleAutoLock()
+        try oneAttemptAtATime { () throws(KeychainError) in
+            defer { noteChange(.device) }
+            let (salt, hardness, alreadySet) = protection.withLock { (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness, $0.record.hasPasscode) }
+            if alreadySet { throw .param("a passcode is already set; use 'passcode change'") }
+            let kek = try Keybag.passcodeKEK(passcode, salt: salt, hardness: hardness, deviceKey: deviceKey)
+            defer { kek.wipe() }
+            try protection.withLock { keybag throws(KeychainError) in try keybag.setPasscode(kek: kek, salt: salt) }
+            scheduleAutoLock()
+        }
     }
 
     /// Changes the passcode; `old` must be the current one.
     public func changePasscode(old: Data, new: Data) throws(KeychainError) {
         try Self.validate(new)
-        defer { noteChange(.device) }
-        let (salt, hardness) = protection.withLock { (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness) }
-        let newKEK = try Keybag.passcodeKEK(new, salt: salt, hardness: hardness, deviceKey: deviceKey)
-        defer { newKEK.wipe() }
-        try verifyingPasscode(old) { keybag, oldKEK throws(KeychainError) in
-            try keybag.changePasscode(oldKEK: oldKEK, newKEK: newKEK, newSalt: salt)
+        try oneAttemptAtATime { () throws(KeychainError) in
+            defer { noteChange(.device) }
+            let (salt, hardness, isSet) = protection.withLock { (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness, $0.record.hasPasscode) }
+            guard isSet else { throw .param("no passcode is set") }
+            let newKEK = try Keybag.passcodeKEK(new, salt: salt, hardness: hardness, deviceKey: deviceKey)
+            defer { newKEK.wipe() }
+            try verifyingPasscode(old) { keybag, oldKEK throws(KeychainError) in
+                try keybag.changePasscode(oldKEK: oldKEK, newKEK: newKEK, newSalt: salt)
+            }
+            scheduleAutoLock()
         }
-        scheduleAutoLock()
     }
 
     /// Removes the passcode (`current` must be it) and deletes every akpu item, as iOS does.
     /// Returns how many items were deleted.
     @discardableResult
     public func removePasscode(current: Data) throws(KeychainError) -> Int {
+        try oneAttemptAtATime { () throws(KeychainError) -> Int in try removingPasscode(current) }
+    }
+
+    private func removingPasscode(_ current: Data) throws(KeychainError) -> Int {
         defer { noteChange(.device) }
         return try verifyingPasscode(current) { keybag, kek throws(KeychainError) -> Int in
             try keybag.unlock(with: kek)  // verify first: a wrong passcode must not delete anything
@@ -112,17 +124,33 @@ extension Keychain {
         guard !passcode.isEmpty, passcode.count <= 1024 else { throw .param("a passcode must be 1 to 1024 bytes long") }
     }
 
-    /// Runs `body` with the KEK of `passcode` (derived without holding the lock), counting a wrong
-    /// passcode as a failed attempt and refusing attempts during a lockout.
+    /// Runs `body` holding the passcode gate: passcode attempts, sets, changes and removals run one at a
+    /// time, as on iOS. Parallel attempts cannot all pass the lockout check before any of them is counted,
+    /// a burst costs one Argon2id's memory at a time, and a removal cannot interleave with a change.
+    private func oneAttemptAtATime<T>(_ body: () throws(KeychainError) -> T) throws(KeychainError) -> T {
+        passcodeGate.lock()
+        defer { passcodeGate.unlock() }
+        return try body()
+    }
+
+    /// The lockout in force, as an error (nil: attempts are allowed).
+    private static func lockout(_ record: KeybagRecord) -> KeychainError? {
+        guard let until = record.lockedOutUntil, until > now(), !record.testDevice else { return nil }
+        return KeychainError(SecStatus.authFailed, "too many wrong passcodes: try again in \(Int(until.timeIntervalSince(now()).rounded(.up))) s")
+    }
+
+    /// Runs `body` with the KEK of `passcode` (derived without holding the keybag's lock, under the passcode
+    /// gate), counting a wrong passcode as a failed attempt and refusing attempts during a lockout.
     private func verifyingPasscode<T>(_ passcode: Data, _ body: (inout Keybag, GuardedKey) throws(KeychainError) -> T) throws(KeychainError) -> T {
         let record = protection.withLock { $0.record }
-        guard record.hasPasscode else { throw .param("no passcode is set") }
-        if let until = record.lockedOutUntil, until > Self.now(), !record.testDevice {
-            throw KeychainError(SecStatus.authFailed, "too many wrong passcodes: try again in \(Int(until.timeIntervalSince(Self.now()).rounded(.up))) s")
-        }
-        let kek = try Keybag.passcodeKEK(passcode, salt: record.passcodeSalt!, hardness: record.hardness, deviceKey: deviceKey)
+        guard record.hasPasscode, let salt = record.passcodeSalt else { throw .param("no passcode is set") }
+        if let refusal = Self.lockout(record) { throw refusal }
+        let kek = try Keybag.passcodeKEK(passcode, salt: salt, hardness: record.hardness, deviceKey: deviceKey)
         defer { kek.wipe() }
         return try protection.withLock { keybag throws(KeychainError) -> T in
+            // Checked again under the keybag's lock: the gate makes this hold, the check keeps it so.
+            guard keybag.record.passcodeSalt == salt else { throw KeychainError(SecStatus.authFailed, "the passcode changed during this attempt") }
+            if let refusal = Self.lockout(keybag.record) { throw refusal }
             do throws(KeychainError) {
                 let result = try body(&keybag, kek)
                 if keybag.record.failedAttempts > 0 || keybag.record.lockedOutUntil != nil {

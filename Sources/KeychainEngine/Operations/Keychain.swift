@@ -15,6 +15,8 @@ public final class Keychain: Sendable {
     let deviceKey: GuardedKey
     let protection: Mutex<Keybag>
     let autoLockGeneration = Mutex<Int>(0)
+    /// Held through every passcode attempt and change (see DeviceCommands): one Argon2id at a time.
+    let passcodeGate = NSLock()
     private let changes = Atomic<UInt64>(0)
     let rows = RowCache()
     private let observers = Mutex<[@Sendable (Change) -> Void]>([])
@@ -33,6 +35,7 @@ public final class Keychain: Sendable {
     /// (a daemon start is a boot), unlocked otherwise.
     public init(vault: Vault, deviceKeyPath: String? = nil) throws(KeychainError) {
         self.vault = vault
+        try vault.checkPrivate()
         _ = try vault.config()
         deviceKey = try DeviceKey.load(from: try vault.deviceKeyPath(override: deviceKeyPath))
         let keybag = try Keybag(path: vault.keybagPath, deviceKey: deviceKey)

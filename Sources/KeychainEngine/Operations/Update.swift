@@ -17,6 +17,7 @@ extension Keychain {
         if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
         if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
         var (changes, newData) = try ParsedQuery.parseChanges(attributesToUpdate, schema: schema)
+        try Self.checkValueSize(newData)
         if let group = changes[Attributes.accessGroup.code] { try Self.requireEntitled(group, caller) }
         changes[Attributes.modificationDate.code] = nil
         for code in removing {

@@ -4,17 +4,17 @@ import SodiumCrypto
 /// The device key (Apple's UID): 32 random bytes made with the vault, in a 0600 file that may live
 /// outside the vault directory. Without it, nothing in the vault can be decrypted.
 enum DeviceKey {
+    /// Makes the key file; anything already at `path` (a symlink included) is refused, never overwritten.
     static func create(at path: String) throws(KeychainError) {
-        guard !FileManager.default.fileExists(atPath: path) else {
-            throw .param("a device key already exists at \(path)")
-        }
         var bytes = Sodium.randomBytes(GuardedKey.byteCount)
         defer { Sodium.wipe(&bytes) }
-        try FileIO.writeAtomically(bytes, to: path, mode: 0o600)
+        do { try FileIO.writeExclusively(bytes, to: path, mode: 0o600) } catch where error.status == SecStatus.param {
+            throw .param("a device key (or something else) already exists at \(path)")
+        }
     }
 
     static func load(from path: String) throws(KeychainError) -> GuardedKey {
-        guard var bytes = FileManager.default.contents(atPath: path) else {
+        guard var bytes = try FileIO.read(path) else {
             throw KeychainError(SecStatus.notAvailable, "device key not found at \(path): a vault is unreadable without the device key it was made with")
         }
         defer { Sodium.wipe(&bytes) }

@@ -36,7 +36,10 @@ struct Keybag {
         self.deviceKEK = KeyDerivation.subkey(of: deviceKey, context: "keychainfs.kek.device.v1")
         self.indexKey = KeyDerivation.subkey(of: deviceKey, context: "keychainfs.index.v1")
         self.state = record.hasPasscode ? .beforeFirstUnlock : .noPasscode
-        try load(record.hasPasscode ? [.always, .alwaysThisDeviceOnly] : Accessibility.allCases, kek: deviceKEK)
+        do { try load(record.hasPasscode ? [.always, .alwaysThisDeviceOnly] : Accessibility.allCases, kek: deviceKEK) } catch {
+            // No passcode is involved here: these classes are sealed under the device key alone.
+            throw KeychainError(SecStatus.decode, "the device key does not open this vault's keybag: it is not the key the vault was made with (check --device-key)")
+        }
     }
 
     // MARK: Keys for items

@@ -21,7 +21,7 @@ struct KeybagRecord: Codable {
     var hasPasscode: Bool { passcodeSalt != nil }
 
     static func load(from path: String) throws(KeychainError) -> KeybagRecord {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = try FileIO.read(path) else {
             throw KeychainError(SecStatus.notAvailable, "keybag not found at \(path)")
         }
         do { return try JSONDecoder().decode(KeybagRecord.self, from: data) } catch {

@@ -24,34 +24,46 @@ public struct Vault: Sendable {
     public var defaultDeviceKeyPath: String { directory + "/device.key" }
     /// The daemon's log (no secrets are ever logged).
     public var logPath: String { directory + "/daemon.log" }
+    /// The lock file that makes one engine per vault (``VaultLock``).
+    public var lockPath: String { directory + "/daemon.lock" }
 
-    /// Whether `directory` holds a vault.
-    public var exists: Bool { FileManager.default.fileExists(atPath: configPath) }
+    /// Whether `directory` holds a vault (a symlink at `vault.json` counts: it is never followed or replaced).
+    public var exists: Bool {
+        var st = stat()
+        return lstat(configPath, &st) == 0
+    }
 
     /// Creates a new vault: directory (0700), device key (0600, optionally outside), keybag, database.
-    /// The device starts without a passcode.
+    /// The device starts without a passcode. Every file is made fresh (O_EXCL) and private (0600).
     public static func create(at directory: String, deviceKeyPath: String? = nil, testDevice: Bool = false) throws(KeychainError) -> Vault {
         let vault = Vault(directory: directory)
         guard !vault.exists else { throw .param("a vault already exists at \(vault.directory)") }
-        do {
-            try FileManager.default.createDirectory(atPath: vault.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw KeychainError(SecStatus.notAvailable, "cannot create \(vault.directory): \(error.localizedDescription)")
-        }
+        try VaultDirectory.makePrivate(vault.directory)
         let external = deviceKeyPath.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         let keyPath = external ?? vault.defaultDeviceKeyPath
         try DeviceKey.create(at: keyPath)
         let deviceKey = try DeviceKey.load(from: keyPath)
         defer { deviceKey.wipe() }
         try Keybag.create(at: vault.keybagPath, deviceKey: deviceKey, hardness: testDevice ? .interactive : .moderate, testDevice: testDevice)
+        // SQLite gives -wal and -shm the database file's mode: make it 0600 before SQLite sees it.
+        try FileIO.createExclusively(vault.databasePath, mode: 0o600)
         _ = try ItemStore(path: vault.databasePath)
         try vault.save(Config(deviceKeyPath: external, testDevice: testDevice))
         return vault
     }
 
+    /// Refuses a vault others could tamper with (a directory not ours or writable by others, a symlink
+    /// where SQLite would follow one) and makes a missing database file 0600 before SQLite creates it.
+    public func checkPrivate() throws(KeychainError) {
+        try VaultDirectory.checkPrivate(directory)
+        for path in [databasePath, databasePath + "-wal", databasePath + "-shm", databasePath + "-journal"] { try VaultDirectory.checkRegularFile(path) }
+        var st = stat()
+        if lstat(databasePath, &st) != 0, errno == ENOENT { try FileIO.createExclusively(databasePath, mode: 0o600) }
+    }
+
     /// Reads the vault's config.
     public func config() throws(KeychainError) -> Config {
-        guard let data = FileManager.default.contents(atPath: configPath) else {
+        guard let data = try FileIO.read(configPath) else {
             throw KeychainError(SecStatus.notAvailable, "\(directory) is not a keychainfs vault (no vault.json); create one with 'keychainfs init'")
         }
         do { return try JSONDecoder().decode(Config.self, from: data) } catch {

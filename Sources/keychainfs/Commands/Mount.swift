@@ -37,10 +37,9 @@ struct Mount: ParsableCommand {
     func run() throws {
         let vault = Vault(directory: vault)
         _ = try vault.config()
-        try FileManager.default.createDirectory(atPath: mountpoint, withIntermediateDirectories: true)
-        let mountpoint = MountTable.canonical(mountpoint)
-        if MountTable.isMounted(mountpoint) { throw CLIError("\(mountpoint) is already a keychainfs mount") }
+        try vault.checkPrivate()
         if ControlClient(vault: vault).isDaemonRunning { throw CLIError("\(vault.directory) is already served by a daemon") }
+        let mountpoint = try MountPoint.prepare(mountpoint)
 
         guard foreground else { return try Background.start(arguments: daemonArguments(mountpoint), vault: vault, mountpoint: mountpoint) }
         LoggingSystem.bootstrap { label in

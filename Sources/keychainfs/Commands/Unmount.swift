@@ -13,14 +13,23 @@ struct Unmount: ParsableCommand {
     func run() throws {
         guard let entry = MountTable.entry(mountpoint: mountpoint) else { throw CLIError("\(mountpoint) is not a keychainfs mount") }
         let client = ControlClient(vault: Vault(directory: entry.vault))
-        if (try? client.send(ControlRequest(.unmount)).check()) == nil {
-            // No daemon answers (killed?): remove the dead mount.
+        do {
+            _ = try client.send(ControlRequest(.unmount)).check()
+        } catch {
+            // No daemon answers: a dead mount (daemon killed), or one that is not ours to stop.
             FuseMount.detach(entry.mountpoint)
+            if MountTable.isMounted(entry.mountpoint) {
+                throw CLIError("cannot unmount \(entry.mountpoint): its daemon cannot be reached (\(error.message)) and the mount could not be detached (is it another user's?)")
+            }
+            return
         }
         let deadline = Date().addingTimeInterval(10)
         while MountTable.isMounted(entry.mountpoint) {
             guard Date() < deadline else {
                 FuseMount.detach(entry.mountpoint)
+                if MountTable.isMounted(entry.mountpoint) {
+                    throw CLIError("the daemon did not unmount \(entry.mountpoint) within 10 s, and the mount could not be detached")
+                }
                 throw CLIError("the daemon did not unmount \(entry.mountpoint) within 10 s; detached it")
             }
             usleep(10_000)

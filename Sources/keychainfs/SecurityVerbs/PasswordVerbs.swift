@@ -12,7 +12,7 @@ enum PasswordVerbs {
     }
 
     static func add(_ attributes: KeychainDictionary, password: Data, update: Bool, keychain: KeychainArgument, operation: String) throws {
-        let connection = try keychain.connect()
+        let connection = try keychain.connect(for: operation)
         var item = attributes
         item["v_Data"] = .data(password)
         do {
@@ -29,7 +29,7 @@ enum PasswordVerbs {
     }
 
     static func find(_ attributes: KeychainDictionary, showPassword: Bool, onlyPassword: Bool, keychain: KeychainArgument) throws {
-        let connection = try keychain.connect()
+        let connection = try keychain.connect(for: "SecKeychainSearchCopyNext")
         var query = attributes
         query["r_Attributes"] = true
         if showPassword || onlyPassword { query["r_Data"] = true }
@@ -49,7 +49,7 @@ enum PasswordVerbs {
     }
 
     static func delete(_ attributes: KeychainDictionary, keychain: KeychainArgument) throws {
-        let connection = try keychain.connect()
+        let connection = try keychain.connect(for: "SecKeychainSearchCopyNext")
         var query = attributes
         query["r_Attributes"] = true
         query["r_PersistentRef"] = true
@@ -77,10 +77,12 @@ enum PasswordVerbs {
     static func password(_ text: String?, hex: String?) throws -> Data {
         if let text { return Data(text.utf8) }
         if let hex {
+            // Hex digits only: UInt8(_:radix:) alone would take "+1" as a digit pair.
             let digits = Array(hex.utf8)
-            let bytes = stride(from: 0, to: digits.count - 1, by: 2).compactMap { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16) }
-            guard digits.count % 2 == 0, bytes.count * 2 == digits.count else { throw ValidationError("-X takes an even number of hex digits") }
-            return Data(bytes)
+            guard digits.count % 2 == 0, digits.allSatisfy({ UInt8(ascii: "0")...UInt8(ascii: "9") ~= $0 || (UInt8(ascii: "a")...UInt8(ascii: "f")) ~= ($0 | 0x20) }) else {
+                throw ValidationError("-X takes an even number of hex digits (0-9, a-f)")
+            }
+            return Data(stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)! })
         }
         var input = PasscodeInput(fromStdin: isatty(0) == 0)
         return try input.next("password data for new item: ")

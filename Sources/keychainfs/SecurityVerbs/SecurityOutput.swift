@@ -81,8 +81,12 @@ struct KeychainArgument: ParsableArguments {
     @Argument(help: "The vault to use (macOS: the keychain file); default $KEYCHAIN_VAULT or ~/.local/share/keychainfs/default.")
     var keychain: [String] = []
 
-    func connect() throws -> KeychainConnection {
+    /// The connection, or (SPEC §5) `security: OPERATION: message` and the OSStatus exit code when the
+    /// vault cannot be opened.
+    func connect(for operation: String) throws -> KeychainConnection {
         let vault = keychain.first.map { Vault(directory: $0) } ?? ClientEnvironment.defaultVault()
-        return try KeychainConnection(vault: vault, caller: ClientEnvironment.caller(), createIfMissing: keychain.isEmpty)
+        do { return try KeychainConnection(vault: vault, caller: ClientEnvironment.caller(), createIfMissing: keychain.isEmpty) } catch {
+            throw SecurityOutput.fail(operation, error)
+        }
     }
 }

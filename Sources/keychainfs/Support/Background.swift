@@ -10,9 +10,15 @@ enum Background {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        // Opened here, never through a symlink planted at the log's name (O_NOFOLLOW), and handed over.
+        let log = open(vault.logPath, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard log >= 0 else {
+            throw CLIError("cannot open the daemon log \(vault.logPath): \(errno == ELOOP ? "it is a symlink" : String(cString: strerror(errno)))")
+        }
+        defer { close(log) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, vault.logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_adddup2(&actions, log, 1)
+        posix_spawn_file_actions_adddup2(&actions, log, 2)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -54,7 +60,10 @@ enum Background {
     }
 
     private static func logTail(_ path: String, from offset: Int) -> String {
-        guard let data = FileManager.default.contents(atPath: path), data.count > offset else { return "(no log output)" }
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return "(no log output)" }
+        let data = FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
+        guard data.count > offset else { return "(no log output)" }
         return String(decoding: data.suffix(from: offset).suffix(4000), as: UTF8.self)
     }
 }
