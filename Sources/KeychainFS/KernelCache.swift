@@ -15,21 +15,37 @@ import Synchronization
 /// invalidation is discarded.
 final class KernelCache: @unchecked Sendable {
     private let served = Mutex<Set<UInt64>>([])
-    /// The FUSE session (a C pointer), guarded by `sessionLock`.
-    private let sessionLock = NSLock()
+    /// The FUSE session (a C pointer) and the notifications using it, guarded by `sessionState`. No lock
+    /// is held while the kernel handles a notification: a dentry invalidation waits for the directory
+    /// lock of a request in flight, whose handler may be invalidating inodes at that moment.
+    private let sessionState = NSCondition()
     private var session: OpaquePointer?
+    private var notifying = 0
     /// Dentry invalidations asked for while serving a FUSE request run here, after it: the kernel may
     /// hold the very directory lock they need (a rename locks both parents) until the request returns.
     private let deferred = DispatchQueue(label: "keychainfs.invalidation")
 
     /// Set while the session exists; nil before unmounting.
+    /// Detaching waits for notifications under way, so the session outlives every use.
     func attach(_ session: OpaquePointer?) {
-        sessionLock.withLock { self.session = session }
+        sessionState.lock()
+        self.session = session
+        while session == nil && notifying > 0 { sessionState.wait() }
+        sessionState.unlock()
     }
 
     /// Runs `body` with the session, unless it is gone.
     private func withSession(_ body: (OpaquePointer) -> Void) {
-        sessionLock.withLock { if let session { body(session) } }
+        sessionState.lock()
+        let current = session
+        if current != nil { notifying += 1 }
+        sessionState.unlock()
+        guard let current else { return }
+        body(current)
+        sessionState.lock()
+        notifying -= 1
+        sessionState.broadcast()
+        sessionState.unlock()
     }
 
     func noteServed(_ inode: UInt64) {

@@ -49,7 +49,7 @@ import TestSupport
         #expect(m.wait { Marker.last.value >= 200 })
         let pid = try #require(m.daemonPID)
         kill(pid, SIGKILL)
-        #expect(m.wait { !m.isMounted }, "auto_unmount removes the dead mount")
+        #expect(m.wait(30) { !m.isMounted }, "auto_unmount removes the dead mount")
         #expect(m.wait { writer.isFinished })
         let committed = Marker.last.value
         try expectSuccess(m.cli(["mount", m.vault, m.mount]))
