@@ -102,6 +102,7 @@ let package = Package(
         .testTarget(name: "CredentialHelperTests", dependencies: [
             "CredentialHelpers", "CSystem", "Security", "TestSupport", "keychainfs", "git-credential-keychainfs", "docker-credential-keychainfs",
         ], exclude: ["git-http-server.py"], swiftSettings: strict),
+        .testTarget(name: "SyncTests", dependencies: ["keychainfs", "KeychainClient", "KeychainEngine", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MountTests", dependencies: ["keychainfs", "CSystem", "ControlChannel", "KeychainClient", "KeychainEngine", "TestSupport"],
                     swiftSettings: strict),
     ]

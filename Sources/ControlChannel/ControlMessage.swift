@@ -46,6 +46,13 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case itemCopyMatching = "item.copy-matching"
     case itemUpdate = "item.update"
     case itemDelete = "item.delete"
+    /// Sync (SPEC §14): run a sync, make an invitation, report, and the merge driver's merge.
+    case syncNow = "sync.now"
+    case syncInit = "sync.init"
+    case syncJoin = "sync.join"
+    case syncInvite = "sync.invite"
+    case syncStatus = "sync.status"
+    case syncMerge = "sync.merge"
 }
 
 /// The daemon's answer: an OSStatus, a message, and a result value.

@@ -56,6 +56,8 @@ struct ControlHandler: Sendable {
         case .itemDelete:
             try keychain.delete(try dictionary(args, "query"), caller: try caller(args))
             return nil
+        case .syncNow, .syncInit, .syncJoin, .syncInvite, .syncStatus, .syncMerge:
+            return try SyncCommands(keychain: keychain).perform(request.command, args)
         }
     }
 

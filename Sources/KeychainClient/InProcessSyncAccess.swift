@@ -1,0 +1,16 @@
+import Foundation
+import KeychainEngine
+
+/// Sync's access to a vault no daemon serves: the in-process engine, held for one call at a time, so the
+/// merge driver that git starts in between can open the vault too.
+public struct InProcessSyncAccess: SyncKeychainAccess {
+    /// The vault.
+    public let vault: Vault
+
+    /// Access to `vault` in this process.
+    public init(vault: Vault) { self.vault = vault }
+
+    public func with<T>(_ body: (Keychain) throws(KeychainError) -> T) throws(KeychainError) -> T {
+        try InProcessEngines.shared.with(vault, body)
+    }
+}

@@ -1,0 +1,64 @@
+import ControlChannel
+import Foundation
+import KeychainEngine
+
+/// The daemon's sync: its own engine, git run from here, merges asked for by the merge driver.
+struct DaemonSyncAccess: SyncKeychainAccess {
+    let keychain: Keychain
+    func with<T>(_ body: (Keychain) throws(KeychainError) -> T) throws(KeychainError) -> T { try body(keychain) }
+}
+
+/// Answers the `sync.*` control commands. One sync at a time per daemon.
+struct SyncCommands: Sendable {
+    let keychain: Keychain
+    private static let gate = NSLock()
+
+    var session: SyncSession {
+        SyncSession(vault: keychain.vault, access: DaemonSyncAccess(keychain: keychain), executable: Self.executable)
+    }
+
+    /// This program (the daemon is `keychainfs mount`), which git runs as the merge driver.
+    static var executable: String { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0] }
+
+    func perform(_ command: ControlCommand, _ args: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
+        switch command {
+        case .syncMerge:
+            guard let name = args["name"]?.stringValue, let ours = args["ours"]?.dataValue, let theirs = args["theirs"]?.dataValue else {
+                throw KeychainError(SecStatus.param, "sync.merge needs 'name', 'ours' and 'theirs'")
+            }
+            return .data(try keychain.mergeSyncFiles(name: name, ours: ours, theirs: theirs))
+        case .syncStatus:
+            return .dictionary(try session.status())
+        default:
+            break
+        }
+        Self.gate.lock()
+        defer { Self.gate.unlock() }
+        switch command {
+        case .syncNow: return Self.encode(try session.sync())
+        case .syncInit: return Self.encode(try session.initialize(remote: try string(args, "remote")))
+        case .syncJoin:
+            let text = try string(args, "code")
+            let code: InvitationCode
+            do { code = try InvitationCode.parse(text) } catch { throw KeychainError(SecStatus.param, error.message) }
+            return Self.encode(try session.join(remote: try string(args, "remote"), code: code))
+        case .syncInvite:
+            let seconds = args["seconds"]?.numberValue ?? 3600
+            guard seconds > 0 else { throw KeychainError(SecStatus.param, "an invitation lives a positive number of seconds") }
+            return .string(try session.invite(lifetime: TimeInterval(seconds)).grouped)
+        default: throw KeychainError(SecStatus.param, "not a sync command")
+        }
+    }
+
+    /// A report as a control value.
+    static func encode(_ report: SyncReport) -> KeychainValue {
+        .dictionary(["exported": .number(Int64(report.exported)), "imported": .number(Int64(report.imported)),
+                     "skipped": .array(report.skipped.map(KeychainValue.string)), "pushed": .bool(report.pushed),
+                     "expiredInvitations": .number(Int64(report.expiredInvitations))])
+    }
+
+    private func string(_ args: KeychainDictionary, _ key: String) throws(KeychainError) -> String {
+        guard let value = args[key]?.stringValue else { throw KeychainError(SecStatus.param, "missing '\(key)'") }
+        return value
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import SodiumCrypto
+
+/// The vault's sync key (SPEC §14): 32 random bytes shared by the vaults of one user, kept in
+/// `sync/key` sealed under the class C key, so it is available after first unlock and never before.
+extension Keychain {
+    /// The directory of the vault's sync state: the key, the clone and what was exported.
+    public var syncDirectory: String { vault.directory + "/sync" }
+    var syncKeyPath: String { syncDirectory + "/key" }
+    private static let syncKeyBinding = Data("keychainfs.sync-key.v1".utf8)
+
+    /// Whether this vault has joined a sync group.
+    public var hasSyncKey: Bool { FileManager.default.fileExists(atPath: syncKeyPath) }
+
+    /// Stores `key` as the vault's sync key (refused if it has one).
+    public func installSyncKey(_ key: GuardedKey) throws(KeychainError) {
+        try protection.withLock { keybag throws(KeychainError) in
+            let classKey = try Self.syncClassKey(keybag)
+            mkdir(syncDirectory, 0o700)
+            let sealed = key.withBytes { AEAD.seal($0, key: classKey, associatedData: Self.syncKeyBinding) }
+            do { try FileIO.writeExclusively(sealed, to: syncKeyPath, mode: 0o600) } catch {
+                throw KeychainError(SecStatus.duplicateItem, "this vault already has a sync key (sync init or join ran before)")
+            }
+        }
+    }
+
+    /// Calls `body` with the keys derived from the sync key, wiped afterwards.
+    public func withSyncKeys<T>(_ body: (SyncKeys) throws(KeychainError) -> T) throws(KeychainError) -> T {
+        let key = try loadSyncKey()
+        defer { key.wipe() }
+        let keys = SyncKeys(syncKey: key)
+        defer { keys.wipe() }
+        return try body(keys)
+    }
+
+    /// Calls `body` with the sync key itself (for an invitation), wiped afterwards.
+    public func withSyncKey<T>(_ body: (GuardedKey) throws(KeychainError) -> T) throws(KeychainError) -> T {
+        let key = try loadSyncKey()
+        defer { key.wipe() }
+        return try body(key)
+    }
+
+    private func loadSyncKey() throws(KeychainError) -> GuardedKey {
+        try protection.withLock { keybag throws(KeychainError) -> GuardedKey in
+            let classKey = try Self.syncClassKey(keybag)
+            guard let sealed = try FileIO.read(syncKeyPath) else {
+                throw KeychainError(SecStatus.itemNotFound, "this vault has no sync key: run 'keychainfs sync init' or 'sync join' first")
+            }
+            do { return try AEAD.openKey(sealed, key: classKey, associatedData: Self.syncKeyBinding) } catch {
+                throw KeychainError(SecStatus.decode, "the vault's sync key does not open (sync/key was modified)")
+            }
+        }
+    }
+
+    private static func syncClassKey(_ keybag: Keybag) throws(KeychainError) -> GuardedKey {
+        do { return try keybag.keys(for: .afterFirstUnlock).classKey } catch {
+            throw KeychainError(SecStatus.interactionNotAllowed,
+                                "sync needs the sync key, a class C key: it is unavailable until the device's first unlock")
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// Moves items between the vault and the clone's `items/` files, remembering in ``SyncState`` what it
+/// exchanged so an unchanged vault writes nothing.
+struct SyncExporter {
+    let clone: String
+    let access: any SyncKeychainAccess
+
+    private var itemsDirectory: String { clone + "/" + SyncFile.directory }
+    private func path(_ name: String) -> String { itemsDirectory + "/" + name }
+
+    /// Writes a file per new or changed local item, and a tombstone per item that is gone from the vault
+    /// (deleted, renamed by a primary-key update, or no longer synchronizable). Returns the files written.
+    func export(_ state: inout SyncState) throws(KeychainError) -> Int {
+        try? FileManager.default.createDirectory(atPath: itemsDirectory, withIntermediateDirectories: true)
+        return try access.with { keychain throws(KeychainError) -> Int in
+            let items = try keychain.synchronizableItems()
+            return try keychain.withSyncKeys { keys throws(KeychainError) -> Int in
+                var written = 0
+                var present = Set<String>()
+                let lockedRows = Set(items.filter { $0.record == nil }.map { SyncState.hex($0.uuid) })
+                for item in items {
+                    guard let record = item.record else { continue }
+                    let name = keys.fileName(for: record)
+                    present.insert(name)
+                    let entry = SyncState.Entry(uuid: SyncState.hex(item.uuid), fingerprint: SyncState.hex(item.fingerprint), fileHash: "")
+                    if let known = state.entries[name], known.uuid == entry.uuid, known.fingerprint == entry.fingerprint { continue }
+                    if let bytes = FileManager.default.contents(atPath: path(name)),
+                       let current = try? SyncFile.open(bytes, name: name, key: keys.itemKey), current == record {
+                        state.entries[name] = SyncState.Entry(uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
+                        continue
+                    }
+                    let bytes = SyncFile.seal(record, name: name, key: keys.itemKey)
+                    try write(bytes, name)
+                    state.entries[name] = SyncState.Entry(uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
+                    written += 1
+                }
+                for (name, entry) in state.entries.sorted(by: { $0.key < $1.key }) {
+                    guard let uuid = entry.uuid, !present.contains(name), !lockedRows.contains(uuid) else { continue }
+                    var next = entry
+                    next.uuid = nil
+                    next.fingerprint = nil
+                    if let bytes = FileManager.default.contents(atPath: path(name)), let old = try? SyncFile.open(bytes, name: name, key: keys.itemKey),
+                       !old.deleted {
+                        let stamp = max(Date(), old.modificationDate.addingTimeInterval(0.001))
+                        let sealed = SyncFile.seal(old.tombstone(at: stamp), name: name, key: keys.itemKey)
+                        try write(sealed, name)
+                        next.fileHash = SyncState.fileHash(sealed)
+                        written += 1
+                    }
+                    state.entries[name] = next
+                }
+                return written
+            }
+        }
+    }
+
+    /// Applies every file that changed since it was last exchanged. A file that does not open is reported
+    /// and skipped (and retried next time); so is one the vault cannot take now (a locked class).
+    func importChanges(_ state: inout SyncState, into report: inout SyncReport) throws(KeychainError) {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: itemsDirectory)) ?? []).sorted()
+        try access.with { keychain throws(KeychainError) in
+            try keychain.withSyncKeys { keys throws(KeychainError) in
+                for name in names where Self.isItemName(name) {
+                    guard let bytes = FileManager.default.contents(atPath: path(name)) else { continue }
+                    let hash = SyncState.fileHash(bytes)
+                    if state.entries[name]?.fileHash == hash { continue }
+                    let record: SyncRecord
+                    do { record = try SyncFile.open(bytes, name: name, key: keys.itemKey) } catch {
+                        report.skipped.append("items/\(name): \(error)")
+                        continue
+                    }
+                    let local: LocalSyncItem?
+                    do { local = try keychain.applySyncRecord(record) } catch {
+                        report.skipped.append("items/\(name): \(error)")
+                        continue
+                    }
+                    var entry = SyncState.Entry(uuid: local.map { SyncState.hex($0.uuid) }, fingerprint: local.map { SyncState.hex($0.fingerprint) },
+                                                fileHash: hash)
+                    if let mine = local?.record, mine != record {
+                        // The vault's version is newer: it goes out with this sync.
+                        let sealed = SyncFile.seal(mine, name: name, key: keys.itemKey)
+                        try write(sealed, name)
+                        entry.fileHash = SyncState.fileHash(sealed)
+                        report.exported += 1
+                    } else if local != nil || record.deleted {
+                        report.imported += 1
+                    }
+                    state.entries[name] = entry
+                }
+            }
+        }
+    }
+
+    /// Removes invitations whose expiry has passed (read with the members' key).
+    func removeExpiredInvitations() throws(KeychainError) -> Int {
+        let directory = clone + "/" + InvitationFile.directory
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        guard !names.isEmpty else { return 0 }
+        return try access.with { keychain throws(KeychainError) -> Int in
+            try keychain.withSyncKeys { keys throws(KeychainError) -> Int in
+                var removed = 0
+                for name in names {
+                    let file = directory + "/" + name
+                    guard let bytes = FileManager.default.contents(atPath: file),
+                          let expiry = InvitationFile.expiry(bytes, name: name, memberKey: keys.memberKey), expiry <= Date() else { continue }
+                    try? FileManager.default.removeItem(atPath: file)
+                    removed += 1
+                }
+                return removed
+            }
+        }
+    }
+
+    static func isItemName(_ name: String) -> Bool { name.count == 40 && name.allSatisfy(\.isHexDigit) }
+
+    private func write(_ data: Data, _ name: String) throws(KeychainError) {
+        guard FileManager.default.createFile(atPath: path(name), contents: data) else {
+            throw KeychainError(SecStatus.io, "cannot write an item file in the sync clone")
+        }
+    }
+}

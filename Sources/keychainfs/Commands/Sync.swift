@@ -1,0 +1,150 @@
+import ArgumentParser
+import ControlChannel
+import Foundation
+import KeychainClient
+import KeychainEngine
+
+/// `keychainfs sync …` (SPEC §14): synchronizable items replicated through a git repository. Each verb
+/// goes to the vault's daemon when one serves it, else runs in this process.
+struct Sync: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Replicate synchronizable items through a git repository, end to end encrypted.",
+        subcommands: [Now.self, InitRemote.self, Invite.self, Join.self, SyncStatus.self, MergeDriver.self],
+        defaultSubcommand: Now.self)
+
+    struct Now: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "now", abstract: "Fetch, merge and push.")
+        @OptionGroup var address: DaemonAddress
+        func run() throws { SyncRunner(address).report(try SyncRunner(address).perform(.syncNow) { try $0.sync() }) }
+    }
+
+    struct InitRemote: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "init", abstract: "Make a new sync key and push the vault's synchronizable items to REMOTE (an empty repository).")
+        @OptionGroup var address: DaemonAddress
+        @Argument(help: "The git repository (path or URL).") var remote: String
+        func run() throws {
+            let remote = SyncRunner.absolute(remote)
+            SyncRunner(address).report(try SyncRunner(address).perform(.syncInit, ["remote": .string(remote)]) { try $0.initialize(remote: remote) })
+        }
+    }
+
+    struct Invite: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "invite", abstract: "Print a one-time code that lets another vault join (valid one hour unless --expires).")
+        @OptionGroup var address: DaemonAddress
+        @Option(help: "Seconds the invitation stays valid.") var expires: Int64 = 3600
+        func run() throws {
+            guard expires > 0 else { throw ValidationError("--expires takes a positive number of seconds") }
+            let runner = SyncRunner(address)
+            let code: KeychainValue = try runner.perform(.syncInvite, ["seconds": .number(expires)]) { session in
+                .string(try session.invite(lifetime: TimeInterval(expires)).grouped)
+            }
+            print(code.stringValue ?? "")
+        }
+    }
+
+    struct Join: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "join", abstract: "Join the sync group of REMOTE with an invitation code read from standard input.")
+        @OptionGroup var address: DaemonAddress
+        @Argument(help: "The git repository (path or URL).") var remote: String
+        @Flag(help: "Read the invitation code from standard input (the only way: never in argv).") var codeStdin = false
+        func run() throws {
+            guard codeStdin else { throw ValidationError("pass --code-stdin and give the invitation code on standard input") }
+            let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            let code: InvitationCode
+            do { code = try InvitationCode.parse(text) } catch { throw CLIError(error.message) }
+            let remote = SyncRunner.absolute(remote)
+            let runner = SyncRunner(address)
+            runner.report(try runner.perform(.syncJoin, ["remote": .string(remote), "code": .string(code.canonical)]) {
+                try $0.join(remote: remote, code: code)
+            })
+        }
+    }
+
+    struct SyncStatus: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "status", abstract: "Whether the vault syncs, with which remote, how many items.")
+        @OptionGroup var address: DaemonAddress
+        func run() throws {
+            let status = try SyncRunner(address).perform(.syncStatus) { .dictionary(try $0.status()) }
+            for (key, value) in (status.dictionaryValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+                print("\(key): \(SyncRunner.text(value))")
+            }
+        }
+    }
+
+    struct MergeDriver: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "merge-driver", abstract: "git's merge driver for item files (registered by init and join; git calls it).", shouldDisplay: false)
+        @OptionGroup var address: DaemonAddress
+        @Argument(help: "%O: the common ancestor (unused: the rule compares the two sides).") var base: String
+        @Argument(help: "%A: our version; the result is written here.") var ours: String
+        @Argument(help: "%B: their version.") var theirs: String
+        @Argument(help: "%P: the file's path in the repository.") var path: String
+        func run() throws {
+            let name = (path as NSString).lastPathComponent
+            guard let a = FileManager.default.contents(atPath: ours), let b = FileManager.default.contents(atPath: theirs) else {
+                throw CLIError("merge driver: cannot read the versions of \(path)")
+            }
+            let vault = try address.resolveVault()
+            let request = ControlRequest(.syncMerge, ["name": .string(name), "ours": .data(a), "theirs": .data(b)])
+            let merged: Data
+            if let response = try ControlClient(vault: vault).sendIfServed(request) {
+                merged = try response.check()?.dataValue ?? Data()
+            } else {
+                merged = try InProcessSyncAccess(vault: vault).with { keychain throws(KeychainError) in
+                    try keychain.mergeSyncFiles(name: name, ours: a, theirs: b)
+                }
+            }
+            guard FileManager.default.createFile(atPath: ours, contents: merged) else { throw CLIError("merge driver: cannot write \(ours)") }
+        }
+    }
+}
+
+/// Runs a sync verb through the vault's daemon, or in-process when none serves it.
+struct SyncRunner {
+    let address: DaemonAddress
+    init(_ address: DaemonAddress) { self.address = address }
+
+    func perform(_ command: ControlCommand, _ arguments: KeychainDictionary = [:],
+                 inProcess: (SyncSession) throws -> KeychainValue) throws -> KeychainValue {
+        let vault = try address.resolveVault()
+        let client = ControlClient(vault: vault)
+        var request = ControlRequest(command, arguments)
+        request.arguments = arguments
+        if let response = try client.sendIfServed(request) { return try response.check() ?? .dictionary([:]) }
+        _ = try vault.config()
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return try inProcess(SyncSession(vault: vault, access: InProcessSyncAccess(vault: vault), executable: executable))
+    }
+
+    func perform(_ command: ControlCommand, _ arguments: KeychainDictionary = [:],
+                 inProcess: (SyncSession) throws -> SyncReport) throws -> KeychainValue {
+        try perform(command, arguments) { session in Self.encode(try inProcess(session)) }
+    }
+
+    func report(_ value: KeychainValue) {
+        let d = value.dictionaryValue ?? [:]
+        print("exported \(d["exported"]?.numberValue ?? 0), imported \(d["imported"]?.numberValue ?? 0)\(d["pushed"] == .bool(true) ? ", pushed" : "")")
+        for skipped in d["skipped"]?.arrayValue ?? [] { FileHandle.standardError.write(Data("skipped \(skipped.stringValue ?? "")\n".utf8)) }
+    }
+
+    static func encode(_ report: SyncReport) -> KeychainValue {
+        .dictionary(["exported": .number(Int64(report.exported)), "imported": .number(Int64(report.imported)),
+                     "skipped": .array(report.skipped.map(KeychainValue.string)), "pushed": .bool(report.pushed)])
+    }
+
+    static func text(_ value: KeychainValue) -> String {
+        switch value {
+        case .string(let s): s
+        case .number(let n): String(n)
+        case .bool(let b): b ? "yes" : "no"
+        default: value.typeName
+        }
+    }
+
+    /// A local path made absolute (the daemon runs elsewhere); URLs pass through.
+    static func absolute(_ remote: String) -> String {
+        remote.contains("://") || remote.contains(":") && !remote.hasPrefix("/") && !remote.hasPrefix(".") ? remote
+            : URL(fileURLWithPath: remote).standardizedFileURL.path
+    }
+}
