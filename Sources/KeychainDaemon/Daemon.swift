@@ -11,13 +11,17 @@ public struct DaemonConfiguration: Sendable {
     public var caller: Caller
     public var defaultAccessible: Accessibility?
     public var deviceKeyPath: String?
+    /// Sync synchronizable items this often (SPEC §14 `--sync-interval`); nil: only when asked.
+    public var syncInterval: TimeInterval?
 
-    public init(vault: Vault, mountpoint: String, caller: Caller, defaultAccessible: Accessibility?, deviceKeyPath: String?) {
+    public init(vault: Vault, mountpoint: String, caller: Caller, defaultAccessible: Accessibility?, deviceKeyPath: String?,
+                syncInterval: TimeInterval? = nil) {
         self.vault = vault
         self.mountpoint = mountpoint
         self.caller = caller
         self.defaultAccessible = defaultAccessible
         self.deviceKeyPath = deviceKeyPath
+        self.syncInterval = syncInterval
     }
 }
 
@@ -46,6 +50,7 @@ public enum Daemon {
             }
             let server = try ControlServer(socketPath: ControlSocket.path(for: configuration.vault), handler: handler.handle)
             ProcessHardening.trimMemoryPeriodically()
+            if let interval = configuration.syncInterval { SyncCommands.syncPeriodically(keychain, every: interval, log: log) }
             log.info("serving \(configuration.vault.directory) at \(configuration.mountpoint) (pid \(getpid()), device \(keychain.deviceStatus().state.rawValue))")
             let result = mount.run()
             server.close()

@@ -1,6 +1,7 @@
 import ControlChannel
 import Foundation
 import KeychainEngine
+import Logging
 
 /// The daemon's sync: its own engine, git run from here, merges asked for by the merge driver.
 struct DaemonSyncAccess: SyncKeychainAccess {
@@ -48,6 +49,26 @@ struct SyncCommands: Sendable {
             return .string(try session.invite(lifetime: TimeInterval(seconds)).grouped)
         default: throw KeychainError(SecStatus.param, "not a sync command")
         }
+    }
+
+    /// `--sync-interval`: syncs every `interval` seconds while the daemon runs, if the vault syncs. A failed
+    /// round (locked before first unlock, remote unreachable) is logged by status and tried again next time.
+    static func syncPeriodically(_ keychain: Keychain, every interval: TimeInterval, log: Logger) {
+        let thread = Thread {
+            while true {
+                Thread.sleep(forTimeInterval: interval)
+                let commands = SyncCommands(keychain: keychain)
+                guard (try? commands.session.status())?["configured"] == .bool(true) else { continue }
+                do throws(KeychainError) {
+                    let report = try commands.perform(.syncNow, [:])?.dictionaryValue ?? [:]
+                    log.info("sync: exported \(report["exported"]?.numberValue ?? 0), imported \(report["imported"]?.numberValue ?? 0)")
+                } catch {
+                    log.notice("sync failed: \(SecStatus.name(of: error.status)) (\(error.status))")
+                }
+            }
+        }
+        thread.name = "keychainfs-sync"
+        thread.start()
     }
 
     /// A report as a control value.

@@ -30,3 +30,28 @@ struct SyncThroughDaemonTests {
         #expect(status.stdout.contains("configured: yes"))
     }
 }
+
+@Suite("sync on a timer", .serialized)
+struct SyncIntervalTests {
+    @Test("a daemon mounted with --sync-interval brings in a change pushed by another vault, unasked")
+    func mountSyncsOnItsOwn() throws {
+        let group = try SyncGroup()
+        let first = try group.makeVault("first")
+        try expectSuccess(group.cli(["sync", "init", group.remote, "--vault", first]))
+        let second = try group.makeVault("second")
+        try group.join(second, invitedBy: first)
+        let mount = group.root + "/mnt"
+        try expectSuccess(group.cli(["mount", first, mount, "--sync-interval", "1"]))
+        defer { _ = group.cli(["unmount", mount]); umount2(mount, Int32(MNT_DETACH)) }
+        try group.add(second, service: "svc-timer", account: "acct-timer", secret: "secret-timer", label: "label-timer")
+        try group.sync(second)
+        let value = mount + "/genp/svc-timer/acct-timer;sync=1/value"
+        let deadline = Date().addingTimeInterval(20)
+        var seen: String?
+        while Date() < deadline && seen == nil {
+            seen = try? String(contentsOfFile: value, encoding: .utf8)
+            if seen == nil { usleep(200_000) }
+        }
+        #expect(seen == "secret-timer", "the timer's sync brought the item into the mount")
+    }
+}

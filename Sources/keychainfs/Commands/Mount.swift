@@ -28,10 +28,14 @@ struct Mount: ParsableCommand {
     @Option(help: "The device key file, if it is not the vault's own.")
     var deviceKey: String?
 
+    @Option(help: "Sync synchronizable items every SECONDS (the vault must have 'keychainfs sync init' or 'join' done).")
+    var syncInterval: Int?
+
     func validate() throws {
         if let defaultAccessible, Accessibility(argument: defaultAccessible) == nil {
             throw ValidationError("unknown accessibility '\(defaultAccessible)': use ak, ck, dk, aku, cku, dku, akpu or a kSecAttrAccessible… name")
         }
+        if let syncInterval, syncInterval < 1 { throw ValidationError("--sync-interval takes a whole number of seconds, at least 1") }
     }
 
     func run() throws {
@@ -50,7 +54,8 @@ struct Mount: ParsableCommand {
         let configuration = DaemonConfiguration(
             vault: vault, mountpoint: mountpoint,
             caller: Caller(accessGroups: accessGroups.isEmpty ? Caller.defaultAccessGroups : accessGroups),
-            defaultAccessible: defaultAccessible.flatMap(Accessibility.init(argument:)), deviceKeyPath: deviceKey)
+            defaultAccessible: defaultAccessible.flatMap(Accessibility.init(argument:)), deviceKeyPath: deviceKey,
+            syncInterval: syncInterval.map(TimeInterval.init))
         let status = Daemon.run(configuration, log: Logger(label: "keychainfs"))
         if status != 0 { throw ExitCode(status) }
     }
@@ -60,6 +65,7 @@ struct Mount: ParsableCommand {
         for group in accessGroups { arguments += ["--access-group", group] }
         if let defaultAccessible { arguments += ["--default-accessible", defaultAccessible] }
         if let deviceKey { arguments += ["--device-key", URL(fileURLWithPath: deviceKey).standardizedFileURL.path] }
+        if let syncInterval { arguments += ["--sync-interval", String(syncInterval)] }
         return arguments
     }
 }
