@@ -46,6 +46,10 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case itemCopyMatching = "item.copy-matching"
     case itemUpdate = "item.update"
     case itemDelete = "item.delete"
+    /// `keychainfs backup`: the daemon writes the sealed file at `path` (arguments: path, password).
+    case backup = "vault.backup"
+    /// `keychainfs restore`: the daemon reads the sealed file at `path` (arguments: path, password, merge).
+    case restore = "vault.restore"
 }
 
 /// The daemon's answer: an OSStatus, a message, and a result value.
