@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import KeychainEngine
 import Testing
 
@@ -19,7 +20,7 @@ import Testing
     }
 
     /// A vault of `itemCount` items whose last writes are still in the WAL, copied while open; its device key beside it.
-    static func template() throws -> (directory: String, key: String) {
+    static func template(checkpointed: Bool) throws -> (directory: String, key: String) {
         let v = try TestVault()
         for i in 0..<itemCount {
             _ = try v.add(genp("svc", "acct\(i)", ["v_Data": .data(secret(i)), "pdmn": .string(["ak", "ck", "dk"][i % 3])]))
@@ -30,6 +31,12 @@ import Testing
             try FileManager.default.copyItem(atPath: v.directory + "/" + name, toPath: directory + "/" + name)
         }
         try FileManager.default.copyItem(atPath: v.directory + ".device.key", toPath: directory + ".device.key")
+        if checkpointed {
+            // Everything moved into the database file, so its pages (not the WAL's frames) hold the rows.
+            try DatabaseQueue(path: directory + "/items.sqlite").writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            unlink(directory + "/items.sqlite-wal")
+            unlink(directory + "/items.sqlite-shm")
+        }
         chmod(directory, 0o700)
         return (directory, directory + ".device.key")
     }
@@ -75,19 +82,22 @@ import Testing
     }
 
     @Test func flippedAndTruncatedBytesInEveryVaultFile() throws {
-        let template = try Self.template()
-        defer { try? FileManager.default.removeItem(atPath: template.directory); try? FileManager.default.removeItem(atPath: template.key) }
         var report: [String] = []
-        for file in ["items.sqlite", "items.sqlite-wal", "keybag", "vault.json", "device.key"] {
-            let path = file == "device.key" ? template.key : template.directory + "/" + file
-            let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            #expect(size > 0, "\(file) exists in the template")
-            var tally = Tally()
-            // Flips spread over the whole file (headers, page structure, sealed blobs), then truncations.
-            let step = max(1, size / 60)
-            for offset in stride(from: 0, to: size, by: step) { try Self.run(template, file: file, damage: .flip(offset), tally: &tally) }
-            for length in Set([0, 1, size / 2, size - 1]) where length < size { try Self.run(template, file: file, damage: .truncate(length), tally: &tally) }
-            report.append("\(file) (\(size) bytes): \(tally)")
+        for checkpointed in [false, true] {
+            let template = try Self.template(checkpointed: checkpointed)
+            defer { try? FileManager.default.removeItem(atPath: template.directory); try? FileManager.default.removeItem(atPath: template.key) }
+            let files = checkpointed ? ["items.sqlite"] : ["items.sqlite", "items.sqlite-wal", "keybag", "vault.json", "device.key"]
+            for file in files {
+                let path = file == "device.key" ? template.key : template.directory + "/" + file
+                let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+                #expect(size > 0, "\(file) exists in the template")
+                var tally = Tally()
+                // Flips spread over the whole file (headers, page structure, sealed blobs), then truncations.
+                let step = max(1, size / (checkpointed ? 400 : 60))
+                for offset in stride(from: 0, to: size, by: step) { try Self.run(template, file: file, damage: .flip(offset), tally: &tally) }
+                for length in Set([0, 1, size / 2, size - 1]) where length < size { try Self.run(template, file: file, damage: .truncate(length), tally: &tally) }
+                report.append("\(file)\(checkpointed ? " (checkpointed, no WAL)" : " (rows in the WAL)") \(size) bytes: \(tally)")
+            }
         }
         print("corruption outcomes:\n" + report.joined(separator: "\n"))
     }

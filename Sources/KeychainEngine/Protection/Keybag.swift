@@ -36,6 +36,12 @@ struct Keybag {
         self.deviceKEK = KeyDerivation.subkey(of: deviceKey, context: "keychainfs.kek.device.v1")
         self.indexKey = KeyDerivation.subkey(of: deviceKey, context: "keychainfs.index.v1")
         self.state = record.hasPasscode ? .beforeFirstUnlock : .noPasscode
+        // A class whose keys are missing would read as "locked" forever: a damaged keybag, said so now.
+        for a in Accessibility.allCases where a != .whenPasscodeSetThisDeviceOnly || record.hasPasscode {
+            guard record.classKeys[a.rawValue] != nil, record.metadataKeys[a.rawValue] != nil else {
+                throw KeychainError(SecStatus.decode, "the keybag \(path) is damaged: the keys of class '\(a.rawValue)' are missing")
+            }
+        }
         do { try load(record.hasPasscode ? [.always, .alwaysThisDeviceOnly] : Accessibility.allCases, kek: deviceKEK) } catch {
             // No passcode is involved here: these classes are sealed under the device key alone.
             throw KeychainError(SecStatus.decode, "the device key does not open this vault's keybag \(path): it is not the key the vault was made with (check --device-key), or the keybag is damaged")
