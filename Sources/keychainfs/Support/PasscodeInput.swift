@@ -55,8 +55,10 @@ struct PasscodeInput {
         }
         _ = prompt.withCString { write(tty, $0, strlen($0)) }
         var line = Data()
+        line.reserveCapacity(1025)  // no regrowth: a reallocation would leave a copy of the passcode behind
         var byte: UInt8 = 0
-        while read(tty, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
+        while line.count <= 1024, read(tty, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
+        byte = 0
         guard !line.isEmpty else { throw CLIError("no passcode entered") }
         return line  // the caller wipes it after use
     }
