@@ -69,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "keychainfs",
             dependencies: [
-                "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel", "KeychainClient",
+                "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel", "KeychainClient", "SodiumCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

@@ -53,6 +53,10 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case syncInvite = "sync.invite"
     case syncStatus = "sync.status"
     case syncMerge = "sync.merge"
+    /// `keychainfs backup`: the daemon writes the sealed file at `path` (arguments: path, password).
+    case backup = "vault.backup"
+    /// `keychainfs restore`: the daemon reads the sealed file at `path` (arguments: path, password, merge).
+    case restore = "vault.restore"
 }
 
 /// The daemon's answer: an OSStatus, a message, and a result value.

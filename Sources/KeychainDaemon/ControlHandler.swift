@@ -58,6 +58,12 @@ struct ControlHandler: Sendable {
             return nil
         case .syncNow, .syncInit, .syncJoin, .syncInvite, .syncStatus, .syncMerge:
             return try SyncCommands(keychain: keychain).perform(request.command, args)
+        case .backup:
+            let count = try keychain.backup(password: try data(args, "password"), to: try path(args))
+            return .dictionary(["items": .number(Int64(count))])
+        case .restore:
+            let outcome = try keychain.restore(from: try path(args), password: try data(args, "password"), merge: args["merge"] == .bool(true))
+            return .dictionary(["added": .number(Int64(outcome.added)), "replaced": .number(Int64(outcome.replaced)), "kept": .number(Int64(outcome.kept))])
         }
     }
 
@@ -88,6 +94,11 @@ struct ControlHandler: Sendable {
     private func data(_ args: KeychainDictionary, _ key: String) throws(KeychainError) -> Data {
         guard let value = args[key]?.dataValue else { throw KeychainError(SecStatus.param, "missing '\(key)'") }
         return value
+    }
+
+    private func path(_ args: KeychainDictionary) throws(KeychainError) -> String {
+        guard let path = args["path"]?.stringValue, path.hasPrefix("/") else { throw KeychainError(SecStatus.param, "missing absolute 'path'") }
+        return path
     }
 
     private func dictionary(_ args: KeychainDictionary, _ key: String) throws(KeychainError) -> KeychainDictionary {

@@ -13,7 +13,7 @@ struct KeychainFSCommand: ParsableCommand {
             until 'keychainfs device unlock'.
             """,
         subcommands: [
-            Init.self, Mount.self, Unmount.self, Status.self, Device.self, Sync.self,
+            Init.self, Mount.self, Unmount.self, Status.self, Device.self, Sync.self, Backup.self, Restore.self, MoveDeviceKey.self,
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
         ])

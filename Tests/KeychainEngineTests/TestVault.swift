@@ -9,12 +9,16 @@ final class TestVault {
 
     init(testDevice: Bool = true, groups: [String] = Caller.defaultAccessGroups) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kc-engine-\(UUID().uuidString)").path
-        let vault = try Vault.create(at: directory, testDevice: testDevice)
+        // The device key beside the vault, not in the machine's state directory.
+        let vault = try Vault.create(at: directory, deviceKeyPath: directory + ".device.key", testDevice: testDevice)
         keychain = try Keychain(vault: vault)
         caller = Caller(accessGroups: groups)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+        try? FileManager.default.removeItem(atPath: directory + ".device.key")
+    }
 
     func add(_ d: KeychainDictionary, as c: Caller? = nil) throws(KeychainError) -> KeychainValue? { try keychain.add(d, caller: c ?? caller) }
     func copy(_ d: KeychainDictionary, as c: Caller? = nil) throws(KeychainError) -> KeychainValue? { try keychain.copyMatching(d, caller: c ?? caller) }

@@ -37,13 +37,16 @@ import Testing
         let copy = v.directory + "-copy"
         try FileManager.default.copyItem(atPath: v.directory, toPath: copy)
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        try FileManager.default.removeItem(atPath: copy + "/device.key")
+        #expect(!FileManager.default.fileExists(atPath: copy + "/device.key"), "the device key is not in the vault directory")
+        // The copy on another machine: the key file its config names is not there.
+        try FileManager.default.moveItem(atPath: v.directory + ".device.key", toPath: v.directory + ".moved")
+        defer { try? FileManager.default.moveItem(atPath: v.directory + ".moved", toPath: v.directory + ".device.key") }
         #expect(throws: KeychainError.self) { _ = try Keychain(vault: Vault(directory: copy)) }
-        // Another device key: the keybag does not open.
+        // Another device key at that path: the keybag does not open.
         let other = try TestVault()
-        try FileManager.default.copyItem(atPath: other.directory + "/device.key", toPath: copy + "/device.key")
-        let opened = try? Keychain(vault: Vault(directory: copy))
-        #expect(opened == nil || (try? opened!.copyMatching(genp("svc", "a", ["r_Data": true]), caller: v.caller)) == nil)
+        try FileManager.default.copyItem(atPath: other.directory + ".device.key", toPath: v.directory + ".device.key")
+        defer { try? FileManager.default.removeItem(atPath: v.directory + ".device.key") }
+        #expect(throws: KeychainError.self) { _ = try Keychain(vault: Vault(directory: copy)) }
     }
 
     @Test func externalDeviceKey() throws {

@@ -44,8 +44,9 @@ import TestSupport
             Self.plantTemporaryLinks(for: ["keybag", "vault.json", "device.key"], in: vault, to: victim.path)
             let result = Self.cli(["init", vault, "--test-device"])
             #expect(victim.isUnchanged, "init with a link at \(name): \(result.stderr)")
-            // keybag is replaced by rename (the link goes, its target stays); the others are refused.
-            #expect(result.succeeded == (name == "keybag"), "\(name): \(result.stderr)")
+            // keybag is replaced by rename (the link goes, its target stays); device.key is no longer written
+            // inside the vault (the key goes to the state directory); the others are refused.
+            #expect(result.succeeded == (name == "keybag" || name == "device.key"), "\(name): \(result.stderr)")
         }
         // The device key kept outside the vault: links at the names init would have used beside it.
         let shared = root + "/shared"
@@ -96,14 +97,15 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: root) }
         let vault = root + "/vault", mount = root + "/mnt"
         #expect(mkdir(vault, 0o755) == 0 && chmod(vault, 0o1777) == 0)
-        try expectSuccess(Self.cli(["init", vault, "--test-device"]))
+        try expectSuccess(Self.cli(["init", vault, "--test-device", "--device-key", root + "/device.key"]))
         #expect(FS.mode(vault).map { $0 & 0o7777 } == 0o700)
+        #expect(FS.mode(root + "/device.key").map { $0 & 0o777 } == 0o600, "the device key (outside the vault) is private")
         try expectSuccess(Self.cli(["mount", vault, mount]))
         defer { _ = Self.cli(["unmount", mount]) }
         #expect(FS.mkdir(mount + "/genp/svc") == 0 && FS.mkdir(mount + "/genp/svc/a") == 0)
         #expect(FS.write(mount + "/genp/svc/a/value", "secret") == 0)
         let files = try FileManager.default.contentsOfDirectory(atPath: vault)
-        for name in ["items.sqlite", "items.sqlite-wal", "items.sqlite-shm", "keybag", "vault.json", "device.key", "daemon.log", "daemon.lock"] {
+        for name in ["items.sqlite", "items.sqlite-wal", "items.sqlite-shm", "keybag", "vault.json", "daemon.log", "daemon.lock"] {
             #expect(files.contains(name), "\(name) exists while mounted")
             #expect(FS.mode(vault + "/" + name).map { $0 & 0o777 } == 0o600, "\(name) is private")
         }

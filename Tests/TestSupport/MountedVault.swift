@@ -31,7 +31,8 @@ public final class MountedVault {
         vault = root + "/vault"
         mount = root + "/mnt"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        try expectSuccess(cli(["init", vault] + initArguments))
+        // Device keys go to the test's own state directory, never the machine's ~/.local/state.
+        try expectSuccess(Command.run(Self.binary, ["init", vault] + initArguments, environment: ["XDG_STATE_HOME": root + "/state"], timeout: 30))
         do {
             try expectSuccess(Command.run(Self.binary, ["mount", vault, mount] + mountArguments, environment: mountEnvironment, timeout: 30))
         } catch {
@@ -93,6 +94,12 @@ public final class MountedVault {
             _ = Command.run("/bin/fusermount3", ["-u", "-z", mount], timeout: 5)
         }
         if let pid, kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+    }
+
+    /// Mounts the vault again (after ``unmount()``), with `environment` added to the daemon's.
+    @discardableResult
+    public func remount(_ arguments: [String] = [], environment: [String: String]? = nil) -> CommandResult {
+        Command.run(Self.binary, ["mount", vault, mount] + arguments, environment: environment, timeout: 30)
     }
 
     /// Unmounts and removes everything.

@@ -20,7 +20,7 @@ extension Keychain {
         var deleted: [Data] = []
         defer { noteChange(.items(changed: deleted)) }
         try protection.withLock { _ throws(KeychainError) in
-            try store.write { db in
+            try store.write(crashPoint: "delete.beforeCommit") { db in
                 let rows = try ItemTable.select(db, schema, filter)
                 guard !rows.isEmpty else { throw KeychainError.notFound }
                 deleted = rows.map { persistentReference($0, schema) }

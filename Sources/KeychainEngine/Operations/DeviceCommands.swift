@@ -87,19 +87,26 @@ extension Keychain {
     private func removingPasscode(_ current: Data) throws(KeychainError) -> Int {
         defer { noteChange(.device) }
         return try verifyingPasscode(current) { keybag, kek throws(KeychainError) -> Int in
-            try keybag.unlock(with: kek)  // verify first: a wrong passcode must not delete anything
-            let deleted = try store.write { db -> Int in
-                var count = 0
-                for schema in Schema.storedClasses {
-                    let rows = try ItemTable.select(db, schema, ItemTable.Filter(accessibility: .whenPasscodeSetThisDeviceOnly))
-                    try ItemTable.delete(db, schema, rowids: rows.map(\.rowid))
-                    count += rows.count
-                }
-                return count
-            }
+            // The keybag first (it verifies the passcode and marks the sweep pending), then the items: a crash
+            // in between leaves a vault without a passcode whose next open deletes the akpu items.
             try keybag.removePasscode(kek: kek)
-            return deleted
+            return try sweepAkpuItems(&keybag)
         }
+    }
+
+    /// Deletes every akpu item (their class key is gone) and clears the keybag's pending-sweep flag.
+    func sweepAkpuItems(_ keybag: inout Keybag) throws(KeychainError) -> Int {
+        let deleted = try store.write(crashPoint: "passcode.remove.beforeItemsCommit") { db -> Int in
+            var count = 0
+            for schema in Schema.storedClasses {
+                let rows = try ItemTable.select(db, schema, ItemTable.Filter(accessibility: .whenPasscodeSetThisDeviceOnly))
+                try ItemTable.delete(db, schema, rowids: rows.map(\.rowid))
+                count += rows.count
+            }
+            return count
+        }
+        try keybag.updateSettings { $0.akpuSweepPending = nil }
+        return deleted
     }
 
     /// Sets (or, with nil, turns off) the auto-lock delay after an unlock.

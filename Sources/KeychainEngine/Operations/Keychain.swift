@@ -36,12 +36,15 @@ public final class Keychain: Sendable {
     public init(vault: Vault, deviceKeyPath: String? = nil) throws(KeychainError) {
         self.vault = vault
         try vault.checkPrivate()
-        _ = try vault.config()
-        deviceKey = try DeviceKey.load(from: try vault.deviceKeyPath(override: deviceKeyPath))
-        let keybag = try Keybag(path: vault.keybagPath, deviceKey: deviceKey)
+        let config = try vault.config()
+        if config.testDevice { CrashPoint.enableForTestDevice() }
+        let keyPath = try vault.deviceKeyPath(override: deviceKeyPath)
+        deviceKey = try DeviceKey.load(from: keyPath)
+        let keybag = try Keybag.opening(vault.keybagPath, deviceKey: deviceKey, deviceKeyPath: keyPath)
         hasher = LookupHasher(indexKey: keybag.indexKey)
         protection = Mutex(keybag)
         store = try ItemStore(path: vault.databasePath)
+        try finishOpening(config)
     }
 
     /// Rejects callers without access groups (reference §4.1 #2).

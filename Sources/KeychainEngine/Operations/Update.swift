@@ -29,7 +29,7 @@ extension Keychain {
         var changed: [Data] = []
         defer { noteChange(.items(changed: changed)) }
         try protection.withLock { keybag throws(KeychainError) in
-            try store.write { db in
+            try store.write(crashPoint: "update.beforeCommit") { db in
                 let rows = try ItemTable.select(db, schema, filter)
                 guard !rows.isEmpty else { throw KeychainError.notFound }
                 changed = rows.map { persistentReference($0, schema) }

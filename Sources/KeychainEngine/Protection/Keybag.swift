@@ -36,9 +36,22 @@ struct Keybag {
         self.deviceKEK = KeyDerivation.subkey(of: deviceKey, context: "keychainfs.kek.device.v1")
         self.indexKey = KeyDerivation.subkey(of: deviceKey, context: "keychainfs.index.v1")
         self.state = record.hasPasscode ? .beforeFirstUnlock : .noPasscode
+        // A class whose keys are missing would read as "locked" forever: a damaged keybag, said so now.
+        for a in Accessibility.allCases where a != .whenPasscodeSetThisDeviceOnly || record.hasPasscode {
+            guard record.classKeys[a.rawValue] != nil, record.metadataKeys[a.rawValue] != nil else {
+                throw KeychainError(SecStatus.decode, "the keybag \(path) is damaged: the keys of class '\(a.rawValue)' are missing")
+            }
+        }
         do { try load(record.hasPasscode ? [.always, .alwaysThisDeviceOnly] : Accessibility.allCases, kek: deviceKEK) } catch {
             // No passcode is involved here: these classes are sealed under the device key alone.
-            throw KeychainError(SecStatus.decode, "the device key does not open this vault's keybag: it is not the key the vault was made with (check --device-key)")
+            throw KeychainError(SecStatus.decode, "the device key does not open this vault's keybag \(path): it is not the key the vault was made with (check --device-key), or the keybag is damaged")
+        }
+    }
+
+    /// Loads a keybag, naming the device key file in the error when the two do not fit.
+    static func opening(_ path: String, deviceKey: GuardedKey, deviceKeyPath: String) throws(KeychainError) -> Keybag {
+        do { return try Keybag(path: path, deviceKey: deviceKey) } catch where error.message.hasPrefix("the device key does not open") {
+            throw KeychainError(error.status, error.message + " (device key: \(deviceKeyPath))")
         }
     }
 
@@ -83,6 +96,7 @@ struct Keybag {
     mutating func unlock(with kek: GuardedKey) throws(KeychainError) {
         guard record.hasPasscode else { return }
         try load(Accessibility.allCases.filter { $0.tier != .d }, kek: kek)
+        CrashPoint.reach("unlock.afterKeysLoaded")
         state = .unlocked
     }
 
@@ -95,7 +109,8 @@ struct Keybag {
             try rewrap(a, under: kek, into: &next)
         }
         Self.seal(fresh: .whenPasscodeSetThisDeviceOnly, under: kek, into: &next)
-        try commit(next)
+        try commit(next, crashPoint: "passcode.set.beforeKeybagRename")
+        CrashPoint.reach("passcode.set.afterKeybagWrite")
         try load([.whenPasscodeSetThisDeviceOnly], kek: kek)
         state = .unlocked
     }
@@ -106,21 +121,25 @@ struct Keybag {
         var next = record
         next.passcodeSalt = newSalt
         for a in Accessibility.allCases where a.tier != .d { try rewrap(a, under: newKEK, into: &next) }
-        try commit(next)
+        try commit(next, crashPoint: "passcode.change.beforeKeybagRename")
+        CrashPoint.reach("passcode.change.afterKeybagWrite")
     }
 
     /// Removes the passcode (`kek` must unlock it): akpu keys are destroyed, A and C fall back to the device key.
-    /// The caller deletes the akpu items in the same breath.
+    /// The record says the akpu items are still to be deleted; the caller deletes them, then clears the flag
+    /// (an open that finds it set finishes the deletion).
     mutating func removePasscode(kek: GuardedKey) throws(KeychainError) {
         try unlock(with: kek)
         var next = record
         next.passcodeSalt = nil
+        next.akpuSweepPending = true
         next.classKeys[Accessibility.whenPasscodeSetThisDeviceOnly.rawValue] = nil
         next.metadataKeys[Accessibility.whenPasscodeSetThisDeviceOnly.rawValue] = nil
         for a in Accessibility.allCases where a.tier != .d && a != .whenPasscodeSetThisDeviceOnly {
             try rewrap(a, under: deviceKEK, into: &next)
         }
-        try commit(next)
+        try commit(next, crashPoint: "passcode.remove.beforeKeybagRename")
+        CrashPoint.reach("passcode.remove.afterKeybagWrite")
         wipe { $0 == .whenPasscodeSetThisDeviceOnly }
         state = .noPasscode
     }
@@ -178,8 +197,8 @@ struct Keybag {
         }
     }
 
-    private mutating func commit(_ next: KeybagRecord) throws(KeychainError) {
-        try next.save(to: path)
+    private mutating func commit(_ next: KeybagRecord, crashPoint: String? = nil) throws(KeychainError) {
+        try next.save(to: path, crashPoint: crashPoint)
         record = next
     }
 }

@@ -17,6 +17,9 @@ struct KeybagRecord: Codable {
     var autoLockSeconds: Int?
     /// Test devices skip the escalating delays after wrong passcodes.
     var testDevice: Bool
+    /// Set by a passcode removal between its keybag write and the deletion of the akpu items; an open that
+    /// finds it set finishes the deletion (absent in format-1 keybags).
+    var akpuSweepPending: Bool?
 
     var hasPasscode: Bool { passcodeSalt != nil }
 
@@ -25,15 +28,15 @@ struct KeybagRecord: Codable {
             throw KeychainError(SecStatus.notAvailable, "keybag not found at \(path)")
         }
         do { return try JSONDecoder().decode(KeybagRecord.self, from: data) } catch {
-            throw KeychainError(SecStatus.decode, "keybag at \(path) is unreadable")
+            throw KeychainError(SecStatus.decode, "the keybag \(path) is damaged or truncated: restore the vault from a backup")
         }
     }
 
-    func save(to path: String) throws(KeychainError) {
+    func save(to path: String, crashPoint: String? = nil) throws(KeychainError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data: Data
         do { data = try encoder.encode(self) } catch { throw KeychainError(SecStatus.internalError, "cannot encode the keybag") }
-        try FileIO.writeAtomically(data, to: path, mode: 0o600)
+        try FileIO.writeAtomically(data, to: path, mode: 0o600, crashPoint: crashPoint)
     }
 }

@@ -5,8 +5,11 @@ import GRDB
 /// generated from the schema table; lookups go through the keyed-hash columns.
 final class ItemStore: Sendable {
     private let queue: DatabaseQueue
+    /// The database file, named in errors about its content.
+    let path: String
 
     init(path: String) throws(KeychainError) {
+        self.path = path
         var config = Configuration()
         config.journalMode = .wal
         config.label = "keychainfs.items"
@@ -15,11 +18,11 @@ final class ItemStore: Sendable {
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
-            try queue.write { db in
-                for schema in Schema.storedClasses {
-                    for statement in ItemTable.createStatements(schema) { try db.execute(sql: statement) }
-                }
-            }
+            try ItemMigrations.migrate(queue, path: path)
+        } catch let error as KeychainError {
+            throw error
+        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+            throw KeychainError(SecStatus.decode, "the item database \(path) is damaged (\(error.resultCode)): restore it from a backup ('keychainfs restore')")
         } catch {
             throw KeychainError(SecStatus.notAvailable, "cannot open the item database \(path): \(error)")
         }
@@ -28,22 +31,29 @@ final class ItemStore: Sendable {
     /// Runs `body` for reading. Not `DatabaseQueue.read`: that toggles `PRAGMA query_only` around every
     /// call, which expires every cached statement (measured: a quarter of a read's time went there).
     func read<T>(_ body: (Database) throws -> T) throws(KeychainError) -> T {
-        do { return try queue.inDatabase(body) } catch { throw Self.translate(error) }
+        do { return try queue.inDatabase(body) } catch { throw Self.translate(error, path: path) }
     }
 
-    /// Runs `body` in one write transaction: all of it lands, or none of it.
-    func write<T>(_ body: (Database) throws -> T) throws(KeychainError) -> T {
-        do { return try queue.write(body) } catch { throw Self.translate(error) }
+    /// Runs `body` in one write transaction: all of it lands, or none of it. `crashPoint` names the moment
+    /// between the body and the commit, for the crash-window tests (``CrashPoint``).
+    func write<T>(crashPoint: String? = nil, _ body: (Database) throws -> T) throws(KeychainError) -> T {
+        do {
+            return try queue.write { db in
+                let result = try body(db)
+                if let crashPoint { CrashPoint.reach(crashPoint) }
+                return result
+            }
+        } catch { throw Self.translate(error, path: path) }
     }
 
     /// SQLite → OSStatus as Apple maps it (reference §0): constraint → duplicate, mismatch → no such attr, rest → not available.
-    static func translate(_ error: any Error) -> KeychainError {
+    static func translate(_ error: any Error, path: String) -> KeychainError {
         if let error = error as? KeychainError { return error }
         if let error = error as? DatabaseError {
             switch error.resultCode {
             case .SQLITE_CONSTRAINT: return KeychainError(SecStatus.duplicateItem, "an item with the same primary key already exists")
             case .SQLITE_MISMATCH: return KeychainError(SecStatus.noSuchAttr, "attribute type mismatch")
-            case .SQLITE_CORRUPT, .SQLITE_NOTADB: return KeychainError(SecStatus.decode, "the item database is corrupt: \(error.resultCode)")
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB: return KeychainError(SecStatus.decode, "the item database \(path) is damaged (\(error.resultCode)): restore it from a backup ('keychainfs restore')")
             default: return KeychainError(SecStatus.notAvailable, "database error \(error.resultCode)")
             }
         }

@@ -5,9 +5,11 @@ import SodiumCrypto
 /// did not create: a link planted at a final or temporary name can neither redirect a write nor be read.
 enum FileIO {
     /// Writes `data` to a fresh temporary file, fsyncs it and renames it over `path`, so readers see the
-    /// old or the new file. A symlink at `path` is replaced, never followed.
-    static func writeAtomically(_ data: Data, to path: String, mode: mode_t) throws(KeychainError) {
+    /// old or the new file. A symlink at `path` is replaced, never followed. `crashPoint` names the moment
+    /// the new file is complete but not yet in place (``CrashPoint``).
+    static func writeAtomically(_ data: Data, to path: String, mode: mode_t, crashPoint: String? = nil) throws(KeychainError) {
         let temporary = try writeTemporary(data, near: path, mode: mode)
+        if let crashPoint { CrashPoint.reach(crashPoint) }
         guard rename(temporary, path) == 0 else {
             let failure = errno
             unlink(temporary)

@@ -1,12 +1,14 @@
 import Foundation
 import SodiumCrypto
 
-/// A vault directory (SPEC §1): the item database, the keybag, the config and, by default, the device key.
+/// A vault directory (SPEC §1): the item database, the keybag and the config. The device key lives
+/// outside it (``DeviceKeyLocation``), so the directory alone is unreadable; vaults of format 1 kept it inside.
 public struct Vault: Sendable {
     /// Persistent settings chosen at `init`.
     public struct Config: Codable, Sendable {
-        public var format = 1
-        /// Where the device key lives when it is not the vault's own `device.key`.
+        /// The vault format (``VaultFormat``).
+        public var format = VaultFormat.current
+        /// Where the device key lives; nil: inside the vault (`device.key`), as format 1 made it.
         public var deviceKeyPath: String?
         public var testDevice: Bool
     }
@@ -33,14 +35,15 @@ public struct Vault: Sendable {
         return lstat(configPath, &st) == 0
     }
 
-    /// Creates a new vault: directory (0700), device key (0600, optionally outside), keybag, database.
+    /// Creates a new vault: directory (0700), device key (0600, in the user's state directory unless
+    /// `deviceKeyPath` chooses), keybag, database.
     /// The device starts without a passcode. Every file is made fresh (O_EXCL) and private (0600).
     public static func create(at directory: String, deviceKeyPath: String? = nil, testDevice: Bool = false) throws(KeychainError) -> Vault {
         let vault = Vault(directory: directory)
         guard !vault.exists else { throw .param("a vault already exists at \(vault.directory)") }
         try VaultDirectory.makePrivate(vault.directory)
-        let external = deviceKeyPath.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        let keyPath = external ?? vault.defaultDeviceKeyPath
+        let keyPath: String
+        if let deviceKeyPath { keyPath = URL(fileURLWithPath: deviceKeyPath).standardizedFileURL.path } else { keyPath = try DeviceKeyLocation.newDefaultPath() }
         try DeviceKey.create(at: keyPath)
         let deviceKey = try DeviceKey.load(from: keyPath)
         defer { deviceKey.wipe() }
@@ -48,7 +51,7 @@ public struct Vault: Sendable {
         // SQLite gives -wal and -shm the database file's mode: make it 0600 before SQLite sees it.
         try FileIO.createExclusively(vault.databasePath, mode: 0o600)
         _ = try ItemStore(path: vault.databasePath)
-        try vault.save(Config(deviceKeyPath: external, testDevice: testDevice))
+        try vault.save(Config(deviceKeyPath: keyPath, testDevice: testDevice))
         return vault
     }
 
@@ -66,9 +69,19 @@ public struct Vault: Sendable {
         guard let data = try FileIO.read(configPath) else {
             throw KeychainError(SecStatus.notAvailable, "\(directory) is not a keychainfs vault (no vault.json); create one with 'keychainfs init'")
         }
-        do { return try JSONDecoder().decode(Config.self, from: data) } catch {
-            throw KeychainError(SecStatus.decode, "\(configPath) is unreadable")
+        let config: Config
+        do { config = try JSONDecoder().decode(Config.self, from: data) } catch {
+            throw KeychainError(SecStatus.decode, "\(configPath) is damaged or truncated (not a vault config): restore it from a backup")
         }
+        try VaultFormat.check(config.format, at: configPath)
+        return config
+    }
+
+    /// Whether the device key in force is the one inside the vault directory (a format-1 default): then a
+    /// copy of the directory opens anywhere, and `keychainfs move-device-key` should move it out.
+    public func deviceKeyIsInside(override: String? = nil) throws(KeychainError) -> Bool {
+        guard override == nil else { return false }
+        return try config().deviceKeyPath == nil
     }
 
     /// The device key path in force: an explicit override, the config's, or the default.
@@ -77,7 +90,7 @@ public struct Vault: Sendable {
         return try config().deviceKeyPath ?? defaultDeviceKeyPath
     }
 
-    private func save(_ config: Config) throws(KeychainError) {
+    func save(_ config: Config) throws(KeychainError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         guard let data = try? encoder.encode(config) else { throw KeychainError(SecStatus.internalError, "cannot encode the vault config") }

@@ -44,3 +44,17 @@ enum VaultDirectory {
         }
     }
 }
+
+extension VaultDirectory {
+    /// Makes the device-key directory (and its parents) if missing; the directory itself is made 0700.
+    static func makePrivateStateDirectory(_ path: String) throws(KeychainError) {
+        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
+            throw KeychainError(SecStatus.notAvailable, "cannot create \(path): \(error.localizedDescription)")
+        }
+        var st = stat()
+        guard lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFDIR, st.st_uid == geteuid() else {
+            throw KeychainError(SecStatus.notAvailable, "\(path) is not a directory of yours: device keys are not written there")
+        }
+        if st.st_mode & 0o077 != 0 { chmod(path, 0o700) }
+    }
+}

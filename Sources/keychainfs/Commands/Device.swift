@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KeychainEngine
+import SodiumCrypto
 
 struct Device: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,7 +31,9 @@ struct Device: ParsableCommand {
         @Flag(help: "Read the passcode from standard input instead of prompting.") var passcodeStdin = false
         func run() throws {
             var input = PasscodeInput(fromStdin: passcodeStdin)
-            _ = try address.send(.deviceUnlock, ["passcode": .data(try input.next("Passcode: "))])
+            var passcode = try input.next("Passcode: ")
+            defer { Sodium.wipe(&passcode) }
+            _ = try address.send(.deviceUnlock, ["passcode": .data(passcode)])
         }
     }
 
@@ -60,7 +63,9 @@ struct Device: ParsableCommand {
             @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
             func run() throws {
                 var input = PasscodeInput(fromStdin: passcodeStdin)
-                _ = try address.send(.passcodeSet, ["passcode": .data(try input.newPasscode())])
+                var passcode = try input.newPasscode()
+                defer { Sodium.wipe(&passcode) }
+                _ = try address.send(.passcodeSet, ["passcode": .data(passcode)])
             }
         }
 
@@ -70,8 +75,10 @@ struct Device: ParsableCommand {
             @Flag(help: "Read the passcodes from standard input.") var passcodeStdin = false
             func run() throws {
                 var input = PasscodeInput(fromStdin: passcodeStdin)
-                let old = try input.next("Current passcode: ")
-                let new = try input.newPasscode()
+                var old = try input.next("Current passcode: ")
+                defer { Sodium.wipe(&old) }
+                var new = try input.newPasscode()
+                defer { Sodium.wipe(&new) }
                 _ = try address.send(.passcodeChange, ["old": .data(old), "new": .data(new)])
             }
         }
@@ -82,7 +89,9 @@ struct Device: ParsableCommand {
             @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
             func run() throws {
                 var input = PasscodeInput(fromStdin: passcodeStdin)
-                let result = try address.send(.passcodeRemove, ["passcode": .data(try input.next("Current passcode: "))])
+                var passcode = try input.next("Current passcode: ")
+                defer { Sodium.wipe(&passcode) }
+                let result = try address.send(.passcodeRemove, ["passcode": .data(passcode)])
                 print("passcode removed; \(result?.dictionaryValue?["deletedItems"]?.numberValue ?? 0) WhenPasscodeSet item(s) deleted")
             }
         }

@@ -7,7 +7,7 @@ struct Init: ParsableCommand {
     @Argument(help: "The vault directory to create.")
     var vault: String
 
-    @Option(help: "Keep the device key in this file instead of VAULT/device.key (a vault copied without it is unreadable).")
+    @Option(help: "Keep the device key in this file (default: a new file in $XDG_STATE_HOME/keychainfs or ~/.local/state/keychainfs); the vault directory alone is unreadable without it.")
     var deviceKey: String?
 
     @Flag(help: "A test device: wrong passcodes never lock unlocking out, and Argon2id uses its interactive limits.")

@@ -45,7 +45,12 @@ struct Mount: ParsableCommand {
         if ControlClient(vault: vault).isDaemonRunning { throw CLIError("\(vault.directory) is already served by a daemon") }
         let mountpoint = try MountPoint.prepare(mountpoint)
 
-        guard foreground else { return try Background.start(arguments: daemonArguments(mountpoint), vault: vault, mountpoint: mountpoint) }
+        guard foreground else {
+            warnIfDeviceKeyInside(vault)
+            return try Background.start(arguments: daemonArguments(mountpoint), vault: vault, mountpoint: mountpoint)
+        }
+        // A daemon started in the background leads its own session, and its parent warned already.
+        if getsid(0) != getpid() { warnIfDeviceKeyInside(vault) }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .info
@@ -58,6 +63,15 @@ struct Mount: ParsableCommand {
             syncInterval: syncInterval.map(TimeInterval.init))
         let status = Daemon.run(configuration, log: Logger(label: "keychainfs"))
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// A vault made by the release of 2026-11-23 keeps its device key inside: a copy of the directory alone
+    /// opens anywhere. It still mounts; the user is told once how to move the key out.
+    private func warnIfDeviceKeyInside(_ vault: Vault) {
+        guard (try? vault.deviceKeyIsInside(override: deviceKey)) == true else { return }
+        let warning = "keychainfs: warning: the device key of \(vault.directory) is inside the vault directory, so a copy of the directory opens anywhere; "
+            + "move it out with 'keychainfs move-device-key \(vault.directory)' while the vault is not mounted\n"
+        FileHandle.standardError.write(Data(warning.utf8))
     }
 
     private func daemonArguments(_ mountpoint: String) -> [String] {

@@ -1,4 +1,5 @@
 import Foundation
+import SodiumCrypto
 
 /// Passcodes come from a no-echo prompt on the terminal or, with `--passcode-stdin`, one per line on
 /// standard input. Never from argv, where any user could read them in /proc.
@@ -12,7 +13,8 @@ struct PasscodeInput {
     mutating func next(_ prompt: String) throws -> Data {
         if fromStdin {
             if stdinLines == nil {
-                let all = FileHandle.standardInput.readDataToEndOfFile()
+                var all = FileHandle.standardInput.readDataToEndOfFile()
+                defer { Sodium.wipe(&all) }  // the lines are copies: the whole input is wiped here
                 stdinLines = all.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
                     Data(line.last == 0x0D ? line.dropLast() : line)
                 }
@@ -25,9 +27,16 @@ struct PasscodeInput {
     }
 
     /// A new passcode: asked twice on a terminal (a typo would lock the device), read once from standard input.
-    mutating func newPasscode() throws -> Data {
-        let passcode = try next("New passcode: ")
-        if !fromStdin, try next("Again: ") != passcode { throw CLIError("the passcodes differ") }
+    mutating func newPasscode(prompt: String = "New passcode: ") throws -> Data {
+        var passcode = try next(prompt)
+        if !fromStdin {
+            var again = try next("Again: ")
+            defer { Sodium.wipe(&again) }
+            if again != passcode {
+                Sodium.wipe(&passcode)
+                throw CLIError("the passcodes differ")
+            }
+        }
         return passcode
     }
 
@@ -46,9 +55,11 @@ struct PasscodeInput {
         }
         _ = prompt.withCString { write(tty, $0, strlen($0)) }
         var line = Data()
+        line.reserveCapacity(1025)  // no regrowth: a reallocation would leave a copy of the passcode behind
         var byte: UInt8 = 0
-        while read(tty, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
+        while line.count <= 1024, read(tty, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
+        byte = 0
         guard !line.isEmpty else { throw CLIError("no passcode entered") }
-        return line
+        return line  // the caller wipes it after use
     }
 }

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import KeychainEngine
+import SodiumCrypto
+
+/// `keychainfs backup FILE`: every item but the ThisDeviceOnly ones, sealed under a backup password.
+struct Backup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Write every item but the ThisDeviceOnly ones (and Secure Enclave keys) to FILE, sealed with a backup password (Argon2id).",
+        discussion: "The vault must be mounted and its device unlocked. The file opens on any device with the password, as Apple's encrypted backups do.")
+
+    @Argument(help: "The backup file to create (never overwritten).") var file: String
+    @OptionGroup var address: DaemonAddress
+    @Flag(help: "Read the backup password from standard input instead of prompting.") var passwordStdin = false
+
+    func run() throws {
+        var input = PasscodeInput(fromStdin: passwordStdin)
+        var password = try input.newPasscode(prompt: "Backup password: ")
+        defer { Sodium.wipe(&password) }
+        let path = URL(fileURLWithPath: file).standardizedFileURL.path
+        let result = try address.send(.backup, ["path": .string(path), "password": .data(password)])
+        print("backed up \(result?.dictionaryValue?["items"]?.numberValue ?? 0) item(s) to \(path)")
+    }
+}
+
+/// `keychainfs restore FILE [--merge]`.
+struct Restore: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Restore a backup made by 'keychainfs backup' into an empty vault, or with --merge item by item (the newer item wins).",
+        discussion: "The vault must be mounted and its device unlocked.")
+
+    @Argument(help: "The backup file.") var file: String
+    @OptionGroup var address: DaemonAddress
+    @Flag(help: "Merge into a vault that has items: an item replaces the vault's copy only if its modification date is newer.") var merge = false
+    @Flag(help: "Read the backup password from standard input instead of prompting.") var passwordStdin = false
+
+    func run() throws {
+        var input = PasscodeInput(fromStdin: passwordStdin)
+        var password = try input.next("Backup password: ")
+        defer { Sodium.wipe(&password) }
+        let path = URL(fileURLWithPath: file).standardizedFileURL.path
+        let result = try address.send(.restore, ["path": .string(path), "password": .data(password), "merge": .bool(merge)])?.dictionaryValue ?? [:]
+        let count = { (key: String) in result[key]?.numberValue ?? 0 }
+        print("restored: \(count("added")) added, \(count("replaced")) replaced, \(count("kept")) kept (the vault's copy was as new)")
+    }
+}
+
+/// `keychainfs move-device-key VAULT`: a vault made with its device key inside (the release of 2026-11-23)
+/// opens from a copy of its directory alone; this moves the key to the user's state directory.
+struct MoveDeviceKey: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "move-device-key",
+        abstract: "Move a vault's device key out of the vault directory (to ~/.local/state/keychainfs/ unless --to), so a copied directory is unreadable.",
+        discussion: "The vault must not be mounted.")
+
+    @Argument(help: "The vault directory.") var vault: String
+    @Option(help: "The new device key file (must not exist).") var to: String?
+
+    func run() throws {
+        let moved = try Vault(directory: vault).moveDeviceKeyOut(to: to)
+        print("device key moved to \(moved); keep it (and only it) safe: without it the vault is unreadable")
+    }
+}

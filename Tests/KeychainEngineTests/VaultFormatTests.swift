@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+import KeychainEngine
+import Testing
+
+/// The vault records its format; a newer one is refused, an older one migrated (SPEC §8).
+@Suite struct VaultFormatTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures").path
+
+    /// A private copy of the fixture vault made by the release of 2026-11-23 (device key inside).
+    static func fixtureCopy() throws -> String {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("kc-fixture-\(UUID().uuidString)").path
+        try FileManager.default.copyItem(atPath: fixtures + "/vault-2026-11-23", toPath: copy)
+        chmod(copy, 0o700)
+        for name in try FileManager.default.contentsOfDirectory(atPath: copy) { chmod(copy + "/" + name, 0o600) }
+        return copy
+    }
+
+    static let fixturePasscode = Data("fixture-1234".utf8)
+
+    /// The fixture's items: (service, account, accessibility, secret).
+    static let fixtureItems: [(String, String, String, String)] = [
+        ("fixture.always", "alice", "dk", "fixture secret dk"), ("fixture.always", "bob", "dku", "fixture secret dku"),
+        ("fixture.afterfirst", "carol", "ck", "fixture secret ck"), ("fixture.afterfirst", "dave", "cku", "fixture secret cku"),
+        ("fixture.unlocked", "erin", "ak", "fixture secret ak"), ("fixture.unlocked", "frank", "aku", "fixture secret aku"),
+        ("fixture.passcode", "heidi", "akpu", "fixture secret akpu"),
+    ]
+
+    @Test func aVaultOfTheReleaseOf20261123OpensAndReadsAfterMigration() throws {
+        let copy = try Self.fixtureCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let before = try Vault(directory: copy).config()
+        #expect(before.format == 1 && before.deviceKeyPath == nil)
+        let keychain = try Keychain(vault: Vault(directory: copy))
+        #expect(try Vault(directory: copy).config().format == VaultFormat.current)
+        #expect(!FileManager.default.fileExists(atPath: copy + "/items.sqlite.pre-migration"), "the backup goes once the migration committed")
+        #expect(try Vault(directory: copy).deviceKeyIsInside())
+        try keychain.unlockDevice(passcode: Self.fixturePasscode)
+        let caller = Caller()
+        for (service, account, accessibility, secret) in Self.fixtureItems {
+            let item = try keychain.copyMatching(genp(service, account, ["r_Data": true, "r_Attributes": true]), caller: caller)?.dictionaryValue
+            #expect(item?["v_Data"] == data(secret), "\(service)/\(account)")
+            #expect(item?["pdmn"] == .string(accessibility))
+        }
+        let inet = try keychain.copyMatching(["class": "inet", "srvr": "fixture.example.com", "acct": "grace", "r_Data": true], caller: caller)
+        #expect(inet == data("fixture secret inet"))
+        let label = try keychain.copyMatching(genp("fixture.always", "alice", ["r_Attributes": true]), caller: caller)?.dictionaryValue?["labl"]
+        #expect(label == .string("Fixture label"))
+        // The database records what it applied and its format.
+        let applied = try DatabaseQueue(path: copy + "/items.sqlite").read { db in
+            (try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier"), try Int.fetchOne(db, sql: "SELECT version FROM vault_format"))
+        }
+        #expect(applied.0 == ["v1-item-tables", "v2-vault-format"] && applied.1 == 2)
+    }
+
+    @Test func aNewerFormatIsRefusedWithAClearError() throws {
+        let v = try TestVault()
+        let config = v.directory + "/vault.json"
+        let text = try String(contentsOfFile: config, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"format\" : \(VaultFormat.current)", with: "\"format\" : 99").write(toFile: config, atomically: true, encoding: .utf8)
+        do {
+            _ = try Keychain(vault: Vault(directory: v.directory))
+            Issue.record("a vault of format 99 opened")
+        } catch {
+            #expect(error.status == SecStatus.wrongSecVersion)
+            #expect(error.message.contains("format 99") && error.message.contains("upgrade keychainfs") && error.message.contains("vault.json"), "\(error.message)")
+        }
+    }
+
+    @Test func aDatabaseMigratedByANewerBuildIsRefused() throws {
+        let v = try TestVault()
+        try DatabaseQueue(path: v.directory + "/items.sqlite").write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v3-from-the-future')")
+        }
+        do {
+            _ = try Keychain(vault: Vault(directory: v.directory))
+            Issue.record("a database of a newer build opened")
+        } catch {
+            #expect(error.status == SecStatus.wrongSecVersion && error.message.contains("newer keychainfs"), "\(error.message)")
+        }
+    }
+
+    @Test func moveDeviceKeyOutOfAFormat1Vault() throws {
+        let copy = try Self.fixtureCopy()
+        let state = copy + "-state"
+        defer { try? FileManager.default.removeItem(atPath: copy); try? FileManager.default.removeItem(atPath: state) }
+        let moved = try Vault(directory: copy).moveDeviceKeyOut(to: state + "-device.key")
+        defer { unlink(moved) }
+        #expect(!FileManager.default.fileExists(atPath: copy + "/device.key"))
+        #expect(try !Vault(directory: copy).deviceKeyIsInside())
+        let mode = try FileManager.default.attributesOfItem(atPath: moved)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let keychain = try Keychain(vault: Vault(directory: copy))
+        #expect(try keychain.copyMatching(genp("fixture.always", "alice", ["r_Data": true]), caller: Caller()) == data("fixture secret dk"))
+        #expect(throws: KeychainError.self) { _ = try Vault(directory: copy).moveDeviceKeyOut() }
+    }
+}
