@@ -65,11 +65,14 @@ let package = Package(
             dependencies: ["CSystem", "KeychainEngine", "KeychainFS", "ControlChannel", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
+        // `kc://` references, `{{ }}` templates and env files of `keychainfs run` / `inject`: pure parsers.
+        .target(name: "SecretReferences", swiftSettings: strict),
+
         // The command line: a thin client.
         .executableTarget(
             name: "keychainfs",
             dependencies: [
-                "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel", "KeychainClient",
+                "CSystem", "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel", "KeychainClient", "SecretReferences",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
