@@ -13,7 +13,7 @@ struct KeychainFSCommand: ParsableCommand {
             until 'keychainfs device unlock'.
             """,
         subcommands: [
-            Init.self, Mount.self, Unmount.self, Status.self, Device.self, Run.self, Inject.self,
+            Init.self, Mount.self, Unmount.self, Status.self, Device.self, Run.self, Inject.self, Access.self,
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
         ])
