@@ -101,6 +101,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v5), .define("SWIFT5_MODE")]),
+        .testTarget(name: "WorkflowParserTests", dependencies: ["SecretReferences", "KeychainEngine"], swiftSettings: strict),
         .testTarget(name: "KeychainFSTests", dependencies: ["KeychainFS", "KeychainEngine"], swiftSettings: strict),
         .testTarget(name: "CredentialHelperTests", dependencies: [
             "CredentialHelpers", "CSystem", "Security", "TestSupport", "keychainfs", "git-credential-keychainfs", "docker-credential-keychainfs",

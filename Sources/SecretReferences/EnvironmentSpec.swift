@@ -35,10 +35,8 @@ public struct EnvironmentSpec: Sendable, Equatable {
     /// with `#` are skipped; a value may be wrapped in one pair of single or double quotes (no escapes inside).
     public static func parseFile(_ text: String) throws(ReferenceSyntaxError) -> EnvironmentSpec {
         var spec = EnvironmentSpec()
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = Substring(rawLine)
-            if line.hasSuffix("\r") { line = line.dropLast() }
-            line = line.drop { $0 == " " || $0 == "\t" }
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            var line = rawLine.drop { $0 == " " || $0 == "\t" }
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("export ") { line = line.dropFirst("export ".count).drop { $0 == " " } }
             guard let equals = line.firstIndex(of: "=") else { throw ReferenceSyntaxError(String(line), "expected NAME=VALUE", line: index + 1) }

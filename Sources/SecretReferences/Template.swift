@@ -66,7 +66,7 @@ public struct Template: Sendable, Equatable {
     }
 
     private static func line(of index: String.Index, in text: String) -> Int {
-        text[..<index].reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
+        text[..<index].reduce(1) { $1.isNewline ? $0 + 1 : $0 }
     }
 }
 

@@ -10,6 +10,11 @@ enum ProcessReplacement {
         clearenv()
         for (name, value) in environment { setenv(name, value, 1) }
         let arguments = command.map { strdup($0) } + [nil]
+        // Signal mask and ignored signals survive exec: the command gets the defaults, not what keychainfs set up.
+        var none = sigset_t()
+        sigemptyset(&none)
+        sigprocmask(SIG_SETMASK, &none, nil)
+        for signal in Int32(1)..<32 where signal != SIGKILL && signal != SIGSTOP { Glibc.signal(signal, SIG_DFL) }
         // Buffered output of ours must not follow the command's.
         fflush(nil)
         execvp(command[0], arguments)
