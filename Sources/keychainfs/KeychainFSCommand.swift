@@ -16,5 +16,6 @@ struct KeychainFSCommand: ParsableCommand {
             Init.self, Mount.self, Unmount.self, Status.self, Device.self, Run.self, Inject.self, Access.self,
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
+            DumpKeychain.self, LockKeychain.self, UnlockKeychain.self,
         ])
 }
