@@ -12,6 +12,7 @@ struct KeychainFSCommand: ParsableCommand {
             directory (getfattr -d). 'keychainfs device lock' makes WhenUnlocked items unreadable (EACCES) \
             until 'keychainfs device unlock'.
             """,
+        version: "0.1.0",
         subcommands: [
             Init.self, Mount.self, Unmount.self, Status.self, Device.self, Run.self, Inject.self, Access.self,
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
