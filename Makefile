@@ -1,7 +1,7 @@
 # keychainfs: the README's two commands are scripts/demo.sh and scripts/test.sh; make wraps them (and bench/run).
 PREFIX ?= /usr/local
 
-.PHONY: demo test bench build release install clean
+.PHONY: demo test bench build release install clean deb deb-check
 
 demo:
 	scripts/demo.sh
@@ -30,5 +30,13 @@ install: release
 	install -D -m 0644 mount-helpers/keychainfs@.service $(DESTDIR)$(PREFIX)/lib/systemd/user/keychainfs@.service
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/keychainfs/README.md
 
+# A .deb (scripts/make-deb.sh); deb-check installs it for real with dpkg -i and removes it (root; CI). Not
+# part of `make test`: the static release build takes several minutes.
+deb: release
+	scripts/make-deb.sh
+
+deb-check: deb
+	scripts/deb-check.sh
+
 clean:
-	rm -rf .build
+	rm -rf .build dist

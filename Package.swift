@@ -65,11 +65,14 @@ let package = Package(
             dependencies: ["CSystem", "KeychainEngine", "KeychainFS", "ControlChannel", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
+        // `kc://` references, `{{ }}` templates and env files of `keychainfs run` / `inject`: pure parsers.
+        .target(name: "SecretReferences", swiftSettings: strict),
+
         // The command line: a thin client.
         .executableTarget(
             name: "keychainfs",
             dependencies: [
-                "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel", "KeychainClient", "SodiumCrypto",
+                "CSystem", "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel", "KeychainClient", "SecretReferences", "SodiumCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -98,6 +101,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v5), .define("SWIFT5_MODE")]),
+        .testTarget(name: "WorkflowParserTests", dependencies: ["SecretReferences", "KeychainEngine"], swiftSettings: strict),
         .testTarget(name: "KeychainFSTests", dependencies: ["KeychainFS", "KeychainEngine"], swiftSettings: strict),
         .testTarget(name: "CredentialHelperTests", dependencies: [
             "CredentialHelpers", "CSystem", "Security", "TestSupport", "keychainfs", "git-credential-keychainfs", "docker-credential-keychainfs",

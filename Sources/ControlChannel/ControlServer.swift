@@ -9,6 +9,8 @@ import KeychainEngine
 /// request is buffered only as it arrives, up to ``Framing/maxRequestBytes``.
 public final class ControlServer: Sendable {
     public typealias Handler = @Sendable (ControlRequest) -> ControlResponse
+    /// A handler that is told who sent the request (SO_PEERCRED), for per-application access.
+    public typealias PeerHandler = @Sendable (ControlRequest, ControlPeer) -> ControlResponse
 
     /// Connections served at once.
     public static let maxConnections = 32
@@ -17,13 +19,18 @@ public final class ControlServer: Sendable {
 
     public let socketPath: String
     private let listener: Int32
-    private let handler: Handler
+    private let handler: PeerHandler
     private let slots = DispatchSemaphore(value: ControlServer.maxConnections)
 
     /// Binds the socket (replacing a stale one) and starts accepting on a background thread.
-    public init(socketPath: String, handler: @escaping Handler) throws(KeychainError) {
+    public convenience init(socketPath: String, handler: @escaping Handler) throws(KeychainError) {
+        try self.init(socketPath: socketPath, peerHandler: { request, _ in handler(request) })
+    }
+
+    /// Binds the socket and answers each request with `peerHandler`, told the peer's pid and uid.
+    public init(socketPath: String, peerHandler: @escaping PeerHandler) throws(KeychainError) {
         self.socketPath = socketPath
-        self.handler = handler
+        self.handler = peerHandler
         let directory = (socketPath as NSString).deletingLastPathComponent
         mkdir(directory, 0o700)
         unlink(socketPath)
@@ -73,7 +80,7 @@ public final class ControlServer: Sendable {
         var timeout = timeval(tv_sec: Int(Self.requestSeconds), tv_usec: 0)
         setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard peerIsAllowed(connection) else {
+        guard let peer = allowedPeer(connection) else {
             try? Framing.write(ControlResponse(status: SecStatus.authFailed, message: "this daemon serves only its owner").encoded, to: connection,
                                limit: Framing.maxReplyBytes, deadline: Date().addingTimeInterval(Self.requestSeconds))
             return
@@ -82,7 +89,7 @@ public final class ControlServer: Sendable {
         do {
             guard let frame = try Framing.read(from: connection, limit: Framing.maxRequestBytes, deadline: Date().addingTimeInterval(Self.requestSeconds))
             else { return }
-            response = handler(try ControlRequest(decoding: frame))
+            response = handler(try ControlRequest(decoding: frame), peer)
         } catch {
             response = ControlResponse(error: error)
         }
@@ -99,10 +106,23 @@ public final class ControlServer: Sendable {
     private struct PeerCredentials { var pid: Int32 = 0; var uid: UInt32 = 0; var gid: UInt32 = 0 }
     private static let soPeerCred: Int32 = 17
 
-    private func peerIsAllowed(_ connection: Int32) -> Bool {
+    /// The peer, if it is the daemon's user or root.
+    private func allowedPeer(_ connection: Int32) -> ControlPeer? {
         var credentials = PeerCredentials()
         var length = socklen_t(MemoryLayout<PeerCredentials>.size)
-        guard getsockopt(connection, SOL_SOCKET, Self.soPeerCred, &credentials, &length) == 0 else { return false }
-        return credentials.uid == getuid() || credentials.uid == 0
+        guard getsockopt(connection, SOL_SOCKET, Self.soPeerCred, &credentials, &length) == 0,
+              credentials.uid == getuid() || credentials.uid == 0 else { return nil }
+        return ControlPeer(pid: credentials.pid, uid: credentials.uid)
+    }
+}
+
+/// Who is on the other end of a control connection (SO_PEERCRED at connect time).
+public struct ControlPeer: Sendable, Hashable {
+    public let pid: Int32
+    public let uid: UInt32
+
+    public init(pid: Int32, uid: UInt32) {
+        self.pid = pid
+        self.uid = uid
     }
 }

@@ -8,16 +8,18 @@ struct ControlHandler: Sendable {
     let keychain: Keychain
     let mountpoint: String
     let requestUnmount: @Sendable () -> Void
+    /// Per-application access: the caller of SecItem requests comes from the peer, not from what it claims.
+    var accessPolicy: AccessPolicy? = nil
 
-    func handle(_ request: ControlRequest) -> ControlResponse {
+    func handle(_ request: ControlRequest, from peer: ControlPeer) -> ControlResponse {
         do {
-            return ControlResponse(result: try perform(request))
+            return ControlResponse(result: try perform(request, peer: peer))
         } catch {
             return ControlResponse(error: error)
         }
     }
 
-    private func perform(_ request: ControlRequest) throws(KeychainError) -> KeychainValue? {
+    private func perform(_ request: ControlRequest, peer: ControlPeer) throws(KeychainError) -> KeychainValue? {
         let args = request.arguments
         switch request.command {
         case .status, .deviceStatus:
@@ -47,14 +49,14 @@ struct ControlHandler: Sendable {
             requestUnmount()
             return nil
         case .itemAdd:
-            return try keychain.add(try dictionary(args, "query"), caller: try caller(args))
+            return try keychain.add(try dictionary(args, "query"), caller: try caller(args, peer))
         case .itemCopyMatching:
-            return try keychain.copyMatching(try dictionary(args, "query"), caller: try caller(args))
+            return try keychain.copyMatching(try dictionary(args, "query"), caller: try caller(args, peer))
         case .itemUpdate:
-            try keychain.update(try dictionary(args, "query"), try dictionary(args, "attributes"), caller: try caller(args))
+            try keychain.update(try dictionary(args, "query"), try dictionary(args, "attributes"), caller: try caller(args, peer))
             return nil
         case .itemDelete:
-            try keychain.delete(try dictionary(args, "query"), caller: try caller(args))
+            try keychain.delete(try dictionary(args, "query"), caller: try caller(args, peer))
             return nil
         case .syncNow, .syncInit, .syncJoin, .syncInvite, .syncStatus, .syncMerge:
             return try SyncCommands(keychain: keychain).perform(request.command, args)
@@ -106,7 +108,15 @@ struct ControlHandler: Sendable {
         return value
     }
 
-    private func caller(_ args: KeychainDictionary) throws(KeychainError) -> Caller {
+    /// While access rules exist (or in strict mode) the policy decides from the peer process and what the
+    /// client claims is ignored; otherwise the client's declared groups (its entitlements) stand.
+    private func caller(_ args: KeychainDictionary, _ peer: ControlPeer) throws(KeychainError) -> Caller {
+        if let accessPolicy, accessPolicy.strict || accessPolicy.hasRules {
+            guard let caller = accessPolicy.caller(pid: peer.pid, uid: peer.uid) else {
+                throw KeychainError(SecStatus.missingEntitlement, "strict access: no rule of access.toml matches this process")
+            }
+            return caller
+        }
         guard let groups = args["accessGroups"]?.arrayValue else { return Caller() }
         let names = groups.compactMap(\.stringValue)
         guard names.count == groups.count else { throw KeychainError(SecStatus.param, "access groups must be strings") }

@@ -13,6 +13,8 @@ public struct DaemonConfiguration: Sendable {
     public var deviceKeyPath: String?
     /// Sync synchronizable items this often (SPEC §14 `--sync-interval`); nil: only when asked.
     public var syncInterval: TimeInterval?
+    /// Refuse callers that no rule of `access.toml` matches (SPEC §12).
+    public var strictAccess = false
 
     public init(vault: Vault, mountpoint: String, caller: Caller, defaultAccessible: Accessibility?, deviceKeyPath: String?,
                 syncInterval: TimeInterval? = nil) {
@@ -41,14 +43,15 @@ public enum Daemon {
             let keychain = try Keychain(vault: configuration.vault, deviceKeyPath: configuration.deviceKeyPath)
             let guards = LockGuards.inForce(testDevice: try configuration.vault.config().testDevice)
             if guards != LockGuards() { log.warning("test device: lock guards switched off by \(LockGuards.environmentVariable)") }
+            let policy = try AccessPolicy(vault: configuration.vault, defaultCaller: configuration.caller, strict: configuration.strictAccess)
             let view = KeychainView(keychain: keychain, caller: configuration.caller, defaultAccessible: configuration.defaultAccessible,
-                                    guards: guards)
+                                    guards: guards, accessPolicy: policy)
             let mount = try FuseMount(view: view, mountpoint: configuration.mountpoint, source: configuration.vault.directory, log: log)
             exitRequest.set { mount.requestExit() }
-            let handler = ControlHandler(keychain: keychain, mountpoint: configuration.mountpoint) {
+            let handler = ControlHandler(keychain: keychain, mountpoint: configuration.mountpoint, requestUnmount: {
                 DispatchQueue.global().async { exitRequest.fire() }
-            }
-            let server = try ControlServer(socketPath: ControlSocket.path(for: configuration.vault), handler: handler.handle)
+            }, accessPolicy: policy)
+            let server = try ControlServer(socketPath: ControlSocket.path(for: configuration.vault), peerHandler: handler.handle)
             ProcessHardening.trimMemoryPeriodically()
             if let interval = configuration.syncInterval { SyncCommands.syncPeriodically(keychain, every: interval, log: log) }
             log.info("serving \(configuration.vault.directory) at \(configuration.mountpoint) (pid \(getpid()), device \(keychain.deviceStatus().state.rawValue))")

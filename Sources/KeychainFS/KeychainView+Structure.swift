@@ -40,7 +40,7 @@ extension KeychainView {
             let generation = keychain.generation
             if generation == before + 1, naming.disambiguators.isEmpty,
                let item = try? item(schema, from: added, path: String(decoding: path.bytes.dropFirst(), as: UTF8.self)) {
-                paths.store(.item(item), for: path.bytes, generation: generation)
+                paths.store(.item(item), for: cacheKey(path), generation: generation)
             }
         default:
             throw FSError(EINVAL, "an item directory holds only 'value'")

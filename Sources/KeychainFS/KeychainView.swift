@@ -9,7 +9,13 @@ public final class KeychainView: Sendable {
     public static let maxValueBytes = Keychain.maxValueBytes
 
     let keychain: Keychain
-    let caller: Caller
+    /// The caller of requests when no access rules decide per request (the mount's access groups).
+    let mountCaller: Caller
+    /// The vault's `access.toml` rules, when the mount resolves a caller per request (SPEC §12).
+    public let accessPolicy: AccessPolicy?
+    /// The caller of the request being served, set by the FUSE layer around each request while access
+    /// rules exist (a task-local, so every keychain call the request makes carries it).
+    @TaskLocal static var requestCaller: Caller?
     /// Accessibility given to items made with mkdir (nil: the class's default).
     let defaultAccessible: Accessibility?
     let mountTime = Date()
@@ -20,9 +26,11 @@ public final class KeychainView: Sendable {
     let paths = PathCache()
     let guards: LockGuards
 
-    public init(keychain: Keychain, caller: Caller, defaultAccessible: Accessibility? = nil, guards: LockGuards = LockGuards()) {
+    public init(keychain: Keychain, caller: Caller, defaultAccessible: Accessibility? = nil, guards: LockGuards = LockGuards(),
+                accessPolicy: AccessPolicy? = nil) {
         self.keychain = keychain
-        self.caller = caller
+        self.mountCaller = caller
+        self.accessPolicy = accessPolicy
         self.defaultAccessible = defaultAccessible
         self.guards = guards
         // Nothing decrypted outlives a lock: cached paths (with their attributes) go on every change,
@@ -34,6 +42,24 @@ public final class KeychainView: Sendable {
         }
     }
 
+    /// Who the current request comes from.
+    var caller: Caller { Self.requestCaller ?? mountCaller }
+
+    /// Whether answers depend on the caller: then the kernel may cache no entry or attribute, and the path
+    /// cache keeps each caller's answers apart.
+    public var answersPerCaller: Bool { accessPolicy?.hasRules ?? false }
+
+    /// The caller of a request from process `pid` of user `uid`; nil when strict mode refuses it.
+    public func caller(pid: Int32, uid: UInt32) -> Caller? {
+        accessPolicy.map { $0.caller(pid: pid, uid: uid) } ?? mountCaller
+    }
+
+    /// The path cache's key: the path, preceded by the caller's groups when a request caller is set.
+    func cacheKey(_ path: FSPath) -> [UInt8] {
+        guard let caller = Self.requestCaller else { return path.bytes }
+        return Array(caller.accessGroups.joined(separator: "\u{0}").utf8) + [0, 1] + path.bytes
+    }
+
     func naming(_ schema: ItemClassSchema) -> ItemNaming {
         ItemNaming(schema: schema, defaultGroup: caller.defaultAccessGroup ?? "")
     }
@@ -42,9 +68,10 @@ public final class KeychainView: Sendable {
 
     func resolve(_ path: FSPath) throws(FSError) -> FSNode {
         let generation = keychain.generation
-        if let cached = paths.node(path.bytes, generation: generation) { return cached }
+        let key = cacheKey(path)
+        if let cached = paths.node(key, generation: generation) { return cached }
         let node = try resolveUncached(path)
-        paths.store(node, for: path.bytes, generation: generation)
+        paths.store(node, for: key, generation: generation)
         return node
     }
 

@@ -13,8 +13,9 @@ final class LowLevelContext: Sendable {
     let cache = KernelCache()
     let directories = DirectoryHandles()
     /// How long the kernel may keep entries and attributes: long, because every change it could have
-    /// cached is invalidated explicitly (``KernelCache``).
-    let cacheSeconds: Double = 3600
+    /// cached is invalidated explicitly (``KernelCache``); 0 while access rules exist, since the kernel's
+    /// caches are shared by all callers (SPEC §4 "Two read paths").
+    var cacheSeconds: Double { view.answersPerCaller ? 0 : 3600 }
 
     init(view: KeychainView, log: Logger) {
         self.view = view

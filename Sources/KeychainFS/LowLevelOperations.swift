@@ -229,8 +229,15 @@ enum LowLevelOperations {
     static func serve(_ req: fuse_req_t?, _ operation: StaticString, _ body: (LowLevelContext) throws(FSError) -> Void) {
         FuseThread.mark()
         let c = context(req)
-        do {
-            try body(c)
+        do throws(FSError) {
+            guard let policy = c.view.accessPolicy, policy.strict || policy.hasRules else { return try body(c) }
+            // Per-application access: the request runs as its caller (SPEC §12).
+            let context = fuse_req_ctx(req)!.pointee
+            guard let caller = c.view.caller(pid: context.pid, uid: context.uid) else {
+                throw FSError(EACCES, "strict access: no rule of access.toml matches this process")
+            }
+            let result: Result<Void, FSError> = KeychainView.$requestCaller.withValue(caller) { Result { () throws(FSError) in try body(c) } }
+            try result.get()
         } catch {
             if let status = error.status {
                 let level: Logger.Level = status == SecStatus.itemNotFound ? .debug : .notice

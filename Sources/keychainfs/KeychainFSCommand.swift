@@ -12,9 +12,12 @@ struct KeychainFSCommand: ParsableCommand {
             directory (getfattr -d). 'keychainfs device lock' makes WhenUnlocked items unreadable (EACCES) \
             until 'keychainfs device unlock'.
             """,
+        version: "0.1.0",
         subcommands: [
             Init.self, Mount.self, Unmount.self, Status.self, Device.self, Sync.self, Backup.self, Restore.self, MoveDeviceKey.self,
+            Run.self, Inject.self, Access.self,
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
+            DumpKeychain.self, LockKeychain.self, UnlockKeychain.self,
         ])
 }

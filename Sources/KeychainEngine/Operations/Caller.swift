@@ -2,9 +2,12 @@
 /// The first group is where new items go when kSecAttrAccessGroup is not given.
 public struct Caller: Sendable, Hashable {
     public var accessGroups: [String]
+    /// The `access.toml` rule that granted these groups (for the audit log), or nil when no rule did.
+    public var grantedBy: String?
 
-    public init(accessGroups: [String] = Caller.defaultAccessGroups) {
+    public init(accessGroups: [String] = Caller.defaultAccessGroups, grantedBy: String? = nil) {
         self.accessGroups = accessGroups
+        self.grantedBy = grantedBy
     }
 
     /// The list used when none is configured (SPEC §2).

@@ -31,6 +31,9 @@ struct Mount: ParsableCommand {
     @Option(help: "Sync synchronizable items every SECONDS (the vault must have 'keychainfs sync init' or 'join' done).")
     var syncInterval: Int?
 
+    @Flag(help: "Refuse callers that no rule of the vault's access.toml matches (keychainfs access).")
+    var strict = false
+
     func validate() throws {
         if let defaultAccessible, Accessibility(argument: defaultAccessible) == nil {
             throw ValidationError("unknown accessibility '\(defaultAccessible)': use ak, ck, dk, aku, cku, dku, akpu or a kSecAttrAccessible… name")
@@ -56,11 +59,12 @@ struct Mount: ParsableCommand {
             handler.logLevel = .info
             return handler
         }
-        let configuration = DaemonConfiguration(
+        var configuration = DaemonConfiguration(
             vault: vault, mountpoint: mountpoint,
             caller: Caller(accessGroups: accessGroups.isEmpty ? Caller.defaultAccessGroups : accessGroups),
             defaultAccessible: defaultAccessible.flatMap(Accessibility.init(argument:)), deviceKeyPath: deviceKey,
             syncInterval: syncInterval.map(TimeInterval.init))
+        configuration.strictAccess = strict
         let status = Daemon.run(configuration, log: Logger(label: "keychainfs"))
         if status != 0 { throw ExitCode(status) }
     }
@@ -78,6 +82,7 @@ struct Mount: ParsableCommand {
         var arguments = ["mount", Vault(directory: vault).directory, mountpoint, "--foreground"]
         for group in accessGroups { arguments += ["--access-group", group] }
         if let defaultAccessible { arguments += ["--default-accessible", defaultAccessible] }
+        if strict { arguments.append("--strict") }
         if let deviceKey { arguments += ["--device-key", URL(fileURLWithPath: deviceKey).standardizedFileURL.path] }
         if let syncInterval { arguments += ["--sync-interval", String(syncInterval)] }
         return arguments

@@ -1,0 +1,138 @@
+import Foundation
+import Synchronization
+
+/// A vault's per-application access (SPEC §12): the rules of its `access.toml`, re-read whenever the file
+/// changes (so `keychainfs access grant` applies at once), and the caller each process is.
+///
+/// A process is matched against the rules in order; the first match grants its groups, and the ``Caller``
+/// names that rule (``Caller/grantedBy``). A process that matches none gets the mount's default groups,
+/// or nothing in strict mode. Without rules, callers keep the groups they were configured with.
+public final class AccessPolicy: Sendable {
+    public let vault: Vault
+    /// The groups of a caller no rule matches (the mount's `--access-group` list).
+    public let defaultCaller: Caller
+    /// Whether callers no rule matches are refused.
+    public let strict: Bool
+
+    private struct Loaded { var stamp: FileStamp?; var rules: [AccessRule] }
+    private let loaded = Mutex(Loaded(stamp: nil, rules: []))
+    private let digests = ExecutableDigests()
+    /// How far up the process tree an ancestor rule looks.
+    static let maxAncestors = 64
+
+    /// The policy of `vault`. Throws when its `access.toml` is malformed (a daemon must not start with a
+    /// policy it cannot read).
+    public init(vault: Vault, defaultCaller: Caller, strict: Bool) throws(KeychainError) {
+        self.vault = vault
+        self.defaultCaller = defaultCaller
+        self.strict = strict
+        _ = try rules()
+    }
+
+    /// The path of the policy file of `vault`.
+    public static func path(of vault: Vault) -> String { vault.directory + "/" + AccessPolicyFile.fileName }
+
+    /// The rules in force: re-read when the file's identity or time changed. A file made malformed later
+    /// keeps the last good rules in force (and throws, so callers can log it).
+    public func rules() throws(KeychainError) -> [AccessRule] {
+        let path = Self.path(of: vault)
+        let stamp = FileStamp(path)
+        if let current = loaded.withLock({ $0.stamp == stamp ? $0.rules : nil }) { return current }
+        let rules = try Self.read(path)
+        loaded.withLock { $0 = Loaded(stamp: stamp, rules: rules) }
+        return rules
+    }
+
+    /// Whether any rule exists (then kernel caches must not answer one caller with another's result).
+    public var hasRules: Bool { !((try? rules()) ?? loaded.withLock { $0.rules }).isEmpty }
+
+    /// The caller process `pid` (of user `uid`) is; nil when strict mode refuses it.
+    public func caller(pid: Int32, uid: UInt32) -> Caller? {
+        let rules = (try? rules()) ?? loaded.withLock { $0.rules }
+        if rules.isEmpty { return strict ? nil : defaultCaller }
+        let process = ProcessIdentity(pid: pid)
+        var ancestors: [ProcessIdentity]?
+        for rule in rules where matches(rule, process: process, uid: uid, ancestors: &ancestors) {
+            return Caller(accessGroups: rule.groups, grantedBy: rule.name)
+        }
+        return strict ? nil : defaultCaller
+    }
+
+    private func matches(_ rule: AccessRule, process: ProcessIdentity, uid: UInt32, ancestors: inout [ProcessIdentity]?) -> Bool {
+        switch rule.match {
+        case .uid(let wanted): return uid == wanted
+        case .unit(let unit): return process.isInUnit(unit)
+        case .executable, .sha256:
+            if matchesExecutable(rule.match, process) { return true }
+            guard rule.ancestor else { return false }
+            if ancestors == nil { ancestors = Self.ancestors(of: process) }
+            return ancestors!.contains { matchesExecutable(rule.match, $0) }
+        }
+    }
+
+    private func matchesExecutable(_ match: AccessRule.Match, _ process: ProcessIdentity) -> Bool {
+        switch match {
+        case .executable(let path): process.executable == path
+        case .sha256(let hex): process.executable != nil && digests.digest(pid: process.pid) == hex
+        default: false
+        }
+    }
+
+    private static func ancestors(of process: ProcessIdentity) -> [ProcessIdentity] {
+        var out: [ProcessIdentity] = []
+        var next = process.parent
+        while let pid = next, out.count < maxAncestors {
+            let ancestor = ProcessIdentity(pid: pid)
+            out.append(ancestor)
+            next = ancestor.parent
+        }
+        return out
+    }
+
+    // MARK: The file
+
+    /// The rules of the file at `path`; none when it does not exist. Never follows a link.
+    public static func read(_ path: String) throws(KeychainError) -> [AccessRule] {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return [] }
+            throw KeychainError(SecStatus.param, "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        let data = FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
+        guard data.count <= 1 << 20, let text = String(validating: data, as: UTF8.self) else {
+            throw KeychainError(SecStatus.param, "\(path) is not UTF-8 text of at most 1 MiB")
+        }
+        do { return try AccessPolicyFile.parse(text) } catch { throw KeychainError(SecStatus.param, "\(path): \(error)") }
+    }
+
+    /// Replaces the vault's rules: written 0600 to a temporary file and renamed over `access.toml`.
+    public static func write(_ rules: [AccessRule], to vault: Vault) throws(KeychainError) {
+        let path = path(of: vault)
+        let temporary = path + ".tmp-\(getpid())"
+        let data = Data(AccessPolicyFile.render(rules).utf8)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw KeychainError(SecStatus.io, "cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        let ok = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) == $0.count } && fsync(fd) == 0
+        close(fd)
+        guard ok, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw KeychainError(SecStatus.io, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// What tells a changed file from the one read: identity, size and modification time.
+struct FileStamp: Equatable {
+    let device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
+
+    /// nil when the file does not exist.
+    init?(_ path: String) {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+        size = Int64(st.st_size)
+        seconds = st.st_mtim.tv_sec
+        nanoseconds = st.st_mtim.tv_nsec
+    }
+}

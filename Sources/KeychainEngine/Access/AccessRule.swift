@@ -1,0 +1,40 @@
+/// One rule of `access.toml` (SPEC §12): what identifies a caller, and the access groups it is granted,
+/// in order (the first is where its new items go).
+public struct AccessRule: Sendable, Hashable {
+    /// How a caller is recognised.
+    public enum Match: Sendable, Hashable {
+        /// The caller's executable (`/proc/PID/exe`), an absolute path.
+        case executable(String)
+        /// The SHA-256 of the caller's executable, lowercase hex.
+        case sha256(String)
+        /// The caller's real uid.
+        case uid(UInt32)
+        /// A systemd unit in the caller's cgroup path (`deploy.service`).
+        case unit(String)
+    }
+
+    /// The rule's name, shown by `access list` and carried by the ``Caller`` it grants (for the audit log).
+    public var name: String
+    public var match: Match
+    /// Whether an executable or SHA-256 rule also matches a caller one of whose ancestors matches.
+    public var ancestor: Bool
+    /// The access groups granted, in order.
+    public var groups: [String]
+
+    public init(name: String, match: Match, ancestor: Bool = false, groups: [String]) {
+        self.name = name
+        self.match = match
+        self.ancestor = ancestor
+        self.groups = groups
+    }
+
+    /// The default name of a rule: what it matches, e.g. `exe:/usr/bin/deploy`, `uid:1000`.
+    public static func defaultName(for match: Match) -> String {
+        switch match {
+        case .executable(let path): "exe:" + path
+        case .sha256(let hex): "sha256:" + hex
+        case .uid(let uid): "uid:\(uid)"
+        case .unit(let unit): "unit:" + unit
+        }
+    }
+}
