@@ -56,6 +56,9 @@ struct ControlHandler: Sendable {
         case .itemDelete:
             try keychain.delete(try dictionary(args, "query"), caller: try caller(args))
             return nil
+        case .biometryEnroll, .biometryUnenroll, .biometryStatus, .unlockBiometry, .promptAnswer, .promptAuto, .promptTimeout, .prompts,
+             .laCanEvaluate, .laEvaluate, .laInvalidate:
+            return try AuthenticationHandler(keychain: keychain).perform(request.command, args, caller: try caller(args))
         }
     }
 
@@ -94,9 +97,12 @@ struct ControlHandler: Sendable {
     }
 
     private func caller(_ args: KeychainDictionary) throws(KeychainError) -> Caller {
-        guard let groups = args["accessGroups"]?.arrayValue else { return Caller() }
+        guard let groups = args["accessGroups"]?.arrayValue else {
+            return Caller(pid: args["pid"]?.numberValue.flatMap { Int32(exactly: $0) }, executable: args["executable"]?.stringValue)
+        }
         let names = groups.compactMap(\.stringValue)
         guard names.count == groups.count else { throw KeychainError(SecStatus.param, "access groups must be strings") }
-        return Caller(accessGroups: names)
+        // The process a prompt names, as the client reports it (a peer of the same user).
+        return Caller(accessGroups: names, pid: args["pid"]?.numberValue.flatMap { Int32(exactly: $0) }, executable: args["executable"]?.stringValue)
     }
 }

@@ -2,9 +2,15 @@
 /// The first group is where new items go when kSecAttrAccessGroup is not given.
 public struct Caller: Sendable, Hashable {
     public var accessGroups: [String]
+    /// The calling process, when known (FUSE's request, SO_PEERCRED): named in authentication prompts.
+    public var pid: Int32?
+    /// The calling process's executable, when known.
+    public var executable: String?
 
-    public init(accessGroups: [String] = Caller.defaultAccessGroups) {
+    public init(accessGroups: [String] = Caller.defaultAccessGroups, pid: Int32? = nil, executable: String? = nil) {
         self.accessGroups = accessGroups
+        self.pid = pid
+        self.executable = executable
     }
 
     /// The list used when none is configured (SPEC §2).

@@ -19,6 +19,9 @@ public final class Keychain: Sendable {
     let passcodeGate = NSLock()
     private let changes = Atomic<UInt64>(0)
     let rows = RowCache()
+    /// Authentication prompts waiting for an answer (SPEC §11).
+    public let prompts = PromptQueue()
+    let evaluations = EvaluatedContexts()
     private let observers = Mutex<[@Sendable (Change) -> Void]>([])
 
     /// What changed, for change observers.

@@ -13,8 +13,8 @@ extension Keychain {
         }
         let generation = self.generation
         let cached = try protection.withLock { keybag throws(KeychainError) -> Data? in
-            guard let entry = try cachedEntry(uuid, generation: generation, caller: caller, keybag: keybag) else { return nil }
-            // No UI here: as in copyMatching, the unlocked device stands in for an authentication prompt.
+            guard let entry = try cachedEntry(uuid, generation: generation, caller: caller, keybag: keybag),
+                  !Self.needsAuthorization(entry.attributes) else { return nil }  // protected: through the policy
             return try openSecret(entry.row, schema: schema, keybag: keybag) ?? Data()
         }
         if let cached { return cached }
