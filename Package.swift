@@ -51,7 +51,7 @@ let package = Package(
 
         // Apple's SecItem API (source-compatible) over KeychainClient; LAContext and friends.
         .target(name: "Security", dependencies: ["KeychainEngine", "KeychainClient"], swiftSettings: strict),
-        .target(name: "LocalAuthentication", dependencies: ["Security"], swiftSettings: strict),
+        .target(name: "LocalAuthentication", dependencies: ["Security", "KeychainClient", "KeychainEngine", "ControlChannel"], swiftSettings: strict),
 
         // The FUSE frontend: paths and errnos translated into keychain calls.
         .target(

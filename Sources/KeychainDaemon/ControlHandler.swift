@@ -58,7 +58,7 @@ struct ControlHandler: Sendable {
             return nil
         case .biometryEnroll, .biometryUnenroll, .biometryStatus, .unlockBiometry, .promptAnswer, .promptAuto, .promptTimeout, .prompts,
              .laCanEvaluate, .laEvaluate, .laInvalidate:
-            return try AuthenticationHandler(keychain: keychain).perform(request.command, args, caller: try caller(args))
+            return try AuthenticationCommands(keychain: keychain).perform(request.command, args, caller: try caller(args))
         }
     }
 

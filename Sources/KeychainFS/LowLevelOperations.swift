@@ -98,6 +98,7 @@ enum LowLevelOperations {
         ops.symlink = { req, _, _, _ in fuse_reply_err(req, EPERM) }
         ops.link = { req, _, _, _ in fuse_reply_err(req, EPERM) }
         ops.open = { req, inode, info in
+            if LowLevelOperations.openProtected(req, inode, info) { return }
             LowLevelOperations.serve(req, "open") { c throws(FSError) in
                 let file = info!.pointee
                 info!.pointee.fh = try c.view.open(try c.path(inode), flags: file.flags)

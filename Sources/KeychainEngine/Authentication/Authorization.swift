@@ -88,6 +88,24 @@ extension Keychain {
         return handle
     }
 
+    /// ``authorize(_:completion:)`` for one open file (the filesystem's gatekeeper path, SPEC §4): on success
+    /// the answer is kept under a token that covers this item's secret for the caller that passes it
+    /// (``AuthenticationOptions/contextToken``) until ``invalidateEvaluation(_:)`` (close) or the device locks.
+    @discardableResult
+    public func authorizeOpenFile(_ request: AuthorizationRequest, completion: @escaping @Sendable (Result<Data, AuthenticationFailure>) -> Void) -> AuthorizationHandle {
+        let domainState = authenticationSnapshot().biometry.domainState
+        return authorize(request) { [self] outcome in
+            switch outcome {
+            case .granted:
+                // The factors of the constraint, so the token satisfies it without a second prompt.
+                let factors = AccessConstraint(attributes: request.item).map { $0.groups.reduce(into: Set()) { $0.formUnion($1) } } ?? []
+                completion(.success(evaluations.record(factors, domainState: domainState, untilLock: true)))
+            case .skipped: completion(.failure(.notInteractive))
+            case .denied(let failure): completion(.failure(failure))
+            }
+        }
+    }
+
     /// ``authorize(_:completion:)`` for a caller that may wait: blocks until the answer. Every prompt ends
     /// by its timeout at the latest, so the wait is bounded; the deadline here is a second guard.
     public func authorize(_ request: AuthorizationRequest) -> AuthorizationOutcome {

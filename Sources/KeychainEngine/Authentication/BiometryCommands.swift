@@ -64,6 +64,11 @@ extension Keychain {
         updateBiometry { $0.lastBiometricUnlock = Self.now(); $0.failures = 0 }
     }
 
+    /// A correct passcode was entered: failed matches are forgotten and a lockout ends.
+    func releaseBiometryLockout() {
+        if authenticationSnapshot().biometry.failures > 0 { updateBiometry { $0.failures = 0 } }
+    }
+
     /// `LAContext.canEvaluatePolicy`: nil when it can, else the LAError number and why.
     public func canEvaluate(_ policy: AuthenticationPolicy, interactionNotAllowed: Bool = false) -> AuthenticationFailure? {
         let device = authenticationSnapshot()

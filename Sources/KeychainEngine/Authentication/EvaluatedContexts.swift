@@ -9,6 +9,8 @@ final class EvaluatedContexts: Sendable {
     private struct Evaluation {
         var factors: Set<AuthenticationFactor>
         var domainState: Data?
+        /// An open file's answer: it ends with the device's lock, not only with invalidate.
+        var untilLock: Bool
     }
 
     private let evaluations = Mutex<[Data: Evaluation]>([:])
@@ -16,11 +18,11 @@ final class EvaluatedContexts: Sendable {
     private static let limit = 4096
 
     /// Records an evaluation and returns its token.
-    func record(_ factors: Set<AuthenticationFactor>, domainState: Data?) -> Data {
+    func record(_ factors: Set<AuthenticationFactor>, domainState: Data?, untilLock: Bool = false) -> Data {
         let token = Sodium.randomBytes(32)
         evaluations.withLock { e in
             if e.count >= Self.limit, let any = e.keys.first { e[any] = nil }
-            e[token] = Evaluation(factors: factors, domainState: domainState)
+            e[token] = Evaluation(factors: factors, domainState: domainState, untilLock: untilLock)
         }
         return token
     }
@@ -33,6 +35,9 @@ final class EvaluatedContexts: Sendable {
 
     /// Whether `token` names a live evaluation.
     func contains(_ token: Data) -> Bool { evaluations.withLock { $0[token] != nil } }
+
+    /// The device locked: open files' answers end.
+    func dropUntilLock() { evaluations.withLock { e in e = e.filter { !$0.value.untilLock } } }
 
     func invalidate(_ token: Data) { _ = evaluations.withLock { $0.removeValue(forKey: token) } }
 }

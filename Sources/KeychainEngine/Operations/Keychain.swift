@@ -69,6 +69,7 @@ public final class Keychain: Sendable {
     }
 
     func noteChange(_ change: Change = .items(changed: nil)) {
+        if change == .device, protection.withLock({ $0.state == .locked || $0.state == .beforeFirstUnlock }) { evaluations.dropUntilLock() }
         changes.add(1, ordering: .releasing)
         rows.clear()
         for observer in observers.withLock({ $0 }) { observer(change) }

@@ -1,14 +1,23 @@
-import ControlChannel
 import Foundation
 import KeychainEngine
 import Synchronization
 
 /// The authentication simulator's control commands (SPEC §11): biometry, prompt answers, and the
-/// evaluations of LAContexts in client processes. Passcodes arrive as data and are never echoed.
-struct AuthenticationHandler: Sendable {
+/// evaluations of LAContexts in client processes. The daemon answers them on its socket; a client with
+/// no daemon runs them on its in-process engine. Passcodes arrive as data and are never echoed.
+public struct AuthenticationCommands: Sendable {
     let keychain: Keychain
 
-    func perform(_ command: ControlCommand, _ args: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
+    public init(keychain: Keychain) { self.keychain = keychain }
+
+    /// Whether `command` is one of these.
+    public static func handles(_ command: ControlCommand) -> Bool {
+        [.biometryEnroll, .biometryUnenroll, .biometryStatus, .unlockBiometry, .promptAnswer, .promptAuto, .promptTimeout, .prompts,
+         .laCanEvaluate, .laEvaluate, .laInvalidate].contains(command)
+    }
+
+    /// Runs `command` with `args` for `caller`.
+    public func perform(_ command: ControlCommand, _ args: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
         switch command {
         case .biometryEnroll: try keychain.enrollBiometry()
         case .biometryUnenroll: keychain.unenrollBiometry()
@@ -98,7 +107,8 @@ struct AuthenticationHandler: Sendable {
     private func biometryStatus() -> KeychainValue {
         let b = keychain.biometryStatus()
         var d: KeychainDictionary = ["enrolled": .bool(b.enrolled), "lockedOut": .bool(b.lockedOut), "failures": .number(Int64(b.failures)),
-                                     "autoAnswer": .string(keychain.prompts.autoMode.rawValue), "promptTimeout": .number(Int64(keychain.prompts.timeout))]
+                                     "autoAnswer": .string(keychain.prompts.autoMode.rawValue), "promptTimeout": .number(Int64(keychain.prompts.timeout)),
+                                     "promptsRaised": .number(Int64(keychain.prompts.raisedCount))]
         if let domain = b.domainState { d["domainState"] = .data(domain) }
         if let last = b.lastBiometricUnlock { d["lastBiometricUnlock"] = .date(last) }
         return .dictionary(d)
