@@ -98,7 +98,7 @@ extension KeychainView {
     /// Commits a writer's buffer at its close(). The kernel flushes on every close of any copy of the
     /// descriptor; a copy in another descriptor table (a forked child) closing is not the writer's close.
     func flush(_ handle: UInt64, owner: UInt64) throws(FSError) {
-        let pending = try openFiles.with(handle) { h throws(FSError) -> (FSItem, Data)? in
+        let pending = try openFiles.with(handle) { h throws(FSError) -> (FSItem, Data, Data?)? in
             // Before any write, a flush is a shell closing its copy after dup2 (`printf s > value`):
             // committing the truncation then would show readers an empty secret between old and new.
             // A truncation without any write (`: > value`) is committed at release instead.
@@ -109,15 +109,17 @@ extension KeychainView {
             }
             guard h.dirty, let buffer = h.buffer else { return nil }
             h.dirty = false
-            return (h.item, buffer)
+            return (h.item, buffer, h.authorization)
         }
-        if let (item, data) = pending { try commit(data, to: item) }
+        if let (item, data, authorization) = pending { try commit(data, to: item, authorization: authorization) }
     }
 
     func release(_ handle: UInt64) throws(FSError) {
         guard var h = openFiles.remove(handle) else { return }
-        if let token = h.authorization { endAuthorization(token) }
-        defer { if h.buffer != nil { Sodium.wipe(&h.buffer!) } }
-        if h.dirty, h.failure == nil, let buffer = h.buffer { try commit(buffer, to: h.item) }
+        defer {
+            if h.buffer != nil { Sodium.wipe(&h.buffer!) }
+            if let token = h.authorization { endAuthorization(token) }
+        }
+        if h.dirty, h.failure == nil, let buffer = h.buffer { try commit(buffer, to: h.item, authorization: h.authorization) }
     }
 }

@@ -307,9 +307,14 @@ public final class KeychainView: Sendable {
         if schema.isVirtual { throw FSError(EROFS, "\(schema.code)/ is a read-only view: change its certificate or key") }
     }
 
-    func commit(_ data: Data, to item: FSItem) throws(FSError) {
+    /// `authorization`: the open file's answer for a protected value; without one, a protected value is
+    /// refused (EACCES) rather than prompted for on a FUSE thread.
+    func commit(_ data: Data, to item: FSItem, authorization: Data? = nil) throws(FSError) {
+        var query = item.query()
+        query[SecKey.useAuthenticationUI] = "u_AuthUIF"
+        if let authorization { query["u_AuthCtx"] = .dictionary([AuthenticationOptions.ContextKey.token: .data(authorization)]) }
         try keychainCall { () throws(KeychainError) in
-            try keychain.update(item.query(), [SecKey.valueData: .data(data)], caller: caller)
+            try keychain.update(query, [SecKey.valueData: .data(data)], caller: caller)
         }
     }
 }

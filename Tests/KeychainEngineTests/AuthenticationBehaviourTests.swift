@@ -132,3 +132,22 @@ import Testing
         #expect(bare.status { try bare.keychain.enrollBiometry() } == SecStatus.param)
     }
 }
+
+/// Updates of a protected item (docs/authentication-table.md, "Updates").
+@Suite struct ProtectedUpdateTests {
+    @Test func aNewSecretOrProtectionNeedsTheAnswerAttributesDoNot() throws {
+        let v = try TestVault()
+        try v.keychain.setPasscode(AuthenticationTableTests.passcode)
+        try v.keychain.enrollBiometry()
+        _ = try v.add(genp("svc", "face", ["v_Data": data("token"), "accc": .number(1 << 1)]))
+        let raised = v.keychain.prompts.raisedCount
+        #expect(v.status { try v.update(genp("svc", "face"), ["labl": "renamed"]) } == 0, "attributes only: no prompt")
+        #expect(v.keychain.prompts.raisedCount == raised)
+        #expect(v.status { try v.update(genp("svc", "face"), ["v_Data": data("stolen")]) } == SecStatus.userCanceled, "auto cancel")
+        #expect(v.status { try v.update(genp("svc", "face"), ["accc": .number(0)]) } == SecStatus.userCanceled, "stripping the protection")
+        #expect(v.status { try v.update(genp("svc", "face", ["u_AuthUI": "u_AuthUIF"]), ["v_Data": data("x")]) } == SecStatus.interactionNotAllowed)
+        v.keychain.prompts.autoMode = .match
+        #expect(v.status { try v.update(genp("svc", "face"), ["v_Data": data("new")]) } == 0)
+        #expect(try v.secret("svc", "face").get() == Data("new".utf8))
+    }
+}

@@ -41,6 +41,17 @@ import TestSupport
         #expect(FS.read(m.path("genp/plain/open/value")) == .success(Data("open".utf8)), "unprotected values never prompt")
     }
 
+    @Test func writingAProtectedValueAsksOnceAtOpen() throws {
+        #expect(FS.write(value, "stolen") == ECANCELED, "default 'auto cancel'")
+        try expectSuccess(m.device("prompt", "auto", "off"))
+        try expectSuccess(m.device("prompt", "match", "--next"))
+        let before = try promptsRaised()
+        #expect(FS.write(value, "rotated") == 0)
+        #expect(try promptsRaised() == before + 1, "one prompt: the commit at close uses the open's answer")
+        try expectSuccess(m.device("prompt", "match", "--next"))
+        #expect(FS.read(value) == .success(Data("rotated".utf8)))
+    }
+
     @Test func exactlyOnePromptPerOpenAndReadsPastTheEndNeverPrompt() throws {
         try expectSuccess(m.device("prompt", "match", "--next"))
         let before = try promptsRaised()
