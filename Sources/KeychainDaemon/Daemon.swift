@@ -11,6 +11,8 @@ public struct DaemonConfiguration: Sendable {
     public var caller: Caller
     public var defaultAccessible: Accessibility?
     public var deviceKeyPath: String?
+    /// Seconds before an unanswered authentication prompt ends as a user cancel (SPEC §11).
+    public var promptTimeout: TimeInterval = PromptQueue.defaultTimeout
 
     public init(vault: Vault, mountpoint: String, caller: Caller, defaultAccessible: Accessibility?, deviceKeyPath: String?) {
         self.vault = vault
@@ -35,6 +37,7 @@ public enum Daemon {
             // Patience: an in-process client may hold the vault for the length of one call.
             let lock = try VaultLock(configuration.vault, patience: 2)
             let keychain = try Keychain(vault: configuration.vault, deviceKeyPath: configuration.deviceKeyPath)
+            keychain.prompts.timeout = configuration.promptTimeout
             let guards = LockGuards.inForce(testDevice: try configuration.vault.config().testDevice)
             if guards != LockGuards() { log.warning("test device: lock guards switched off by \(LockGuards.environmentVariable)") }
             let view = KeychainView(keychain: keychain, caller: configuration.caller, defaultAccessible: configuration.defaultAccessible,

@@ -122,6 +122,19 @@ import TestSupport
         return pid
     }
 
+    @Test func anUnansweredPromptTimesOutAsACancel() throws {
+        let timed = try MountedVault(mountArguments: ["--prompt-timeout", "1"])
+        try expectSuccess(timed.device("passcode", "set", passcode: "1234"))
+        try expectSuccess(timed.device("biometry", "enroll"))
+        try expectSuccess(timed.device("prompt", "auto", "off"))
+        let connection = try KeychainConnection(vault: Vault(directory: timed.vault), caller: Caller())
+        _ = try connection.add(["class": "genp", "svce": "face", "acct": "t", "v_Data": .data(Data("x".utf8)), "accc": .number(1 << 1)])
+        let started = Date()
+        #expect(FS.read(timed.path("genp/face/t/value")) == .failure(Errno(ECANCELED)))
+        #expect(Date().timeIntervalSince(started) >= 1)
+        #expect(timed.device("biometry", "status").stdout.contains("timeout 1 s"))
+    }
+
     @Test func biometryCommandsAndTheLockoutFromAScript() throws {
         let status = m.device("biometry", "status")
         #expect(status.stdout.contains("enrolled (Face ID)") && status.stdout.contains("prompts answered automatically: cancel"))

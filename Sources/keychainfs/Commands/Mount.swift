@@ -28,7 +28,11 @@ struct Mount: ParsableCommand {
     @Option(help: "The device key file, if it is not the vault's own.")
     var deviceKey: String?
 
+    @Option(help: "Seconds before an unanswered authentication prompt ends as a user cancel.")
+    var promptTimeout: Int = 30
+
     func validate() throws {
+        guard (1...86_400).contains(promptTimeout) else { throw ValidationError("--prompt-timeout must be 1 to 86400 seconds") }
         if let defaultAccessible, Accessibility(argument: defaultAccessible) == nil {
             throw ValidationError("unknown accessibility '\(defaultAccessible)': use ak, ck, dk, aku, cku, dku, akpu or a kSecAttrAccessible… name")
         }
@@ -47,10 +51,11 @@ struct Mount: ParsableCommand {
             handler.logLevel = .info
             return handler
         }
-        let configuration = DaemonConfiguration(
+        var configuration = DaemonConfiguration(
             vault: vault, mountpoint: mountpoint,
             caller: Caller(accessGroups: accessGroups.isEmpty ? Caller.defaultAccessGroups : accessGroups),
             defaultAccessible: defaultAccessible.flatMap(Accessibility.init(argument:)), deviceKeyPath: deviceKey)
+        configuration.promptTimeout = TimeInterval(promptTimeout)
         let status = Daemon.run(configuration, log: Logger(label: "keychainfs"))
         if status != 0 { throw ExitCode(status) }
     }
@@ -59,6 +64,7 @@ struct Mount: ParsableCommand {
         var arguments = ["mount", Vault(directory: vault).directory, mountpoint, "--foreground"]
         for group in accessGroups { arguments += ["--access-group", group] }
         if let defaultAccessible { arguments += ["--default-accessible", defaultAccessible] }
+        arguments += ["--prompt-timeout", String(promptTimeout)]
         if let deviceKey { arguments += ["--device-key", URL(fileURLWithPath: deviceKey).standardizedFileURL.path] }
         return arguments
     }
