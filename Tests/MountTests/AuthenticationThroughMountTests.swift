@@ -135,6 +135,20 @@ import TestSupport
         #expect(timed.device("biometry", "status").stdout.contains("timeout 1 s"))
     }
 
+    @Test func aPasscodeAnswerFromStandardInput() throws {
+        let connection = try KeychainConnection(vault: Vault(directory: m.vault), caller: Caller())
+        _ = try connection.add(["class": "genp", "svce": "presence", "acct": "p", "v_Data": .data(Data("pp".utf8)), "accc": .number(1 << 0)])
+        let presence = m.path("genp/presence/p/value")
+        try expectSuccess(m.cli(["device", "prompt", "passcode", "--next", "--passcode-stdin", "--mount", m.mount], stdin: "0000\n"))
+        #expect(FS.read(presence) == .failure(Errno(EPERM)), "a wrong passcode: errSecAuthFailed")
+        try expectSuccess(m.cli(["device", "prompt", "passcode", "--next", "--passcode-stdin", "--mount", m.mount], stdin: "1234\n"))
+        #expect(FS.read(presence) == .success(Data("pp".utf8)), "userPresence accepts the passcode")
+        try expectSuccess(m.device("prompt", "passcode", "--next", passcode: "1234"))
+        #expect(FS.read(value) == .failure(Errno(EPERM)), ".biometryAny takes no passcode (userFallback)")
+        #expect(!m.device("prompt", "match").succeeded, "no prompt pending: an error, not a silent no-op")
+        #expect(!m.device("prompt", "auto", "sometimes").succeeded)
+    }
+
     @Test func biometryCommandsAndTheLockoutFromAScript() throws {
         let status = m.device("biometry", "status")
         #expect(status.stdout.contains("enrolled (Face ID)") && status.stdout.contains("prompts answered automatically: cancel"))
