@@ -51,7 +51,7 @@ let package = Package(
 
         // Apple's SecItem API (source-compatible) over KeychainClient; LAContext and friends.
         .target(name: "Security", dependencies: ["KeychainEngine", "KeychainClient"], swiftSettings: strict),
-        .target(name: "LocalAuthentication", dependencies: ["Security"], swiftSettings: strict),
+        .target(name: "LocalAuthentication", dependencies: ["Security", "KeychainClient", "KeychainEngine", "ControlChannel"], swiftSettings: strict),
 
         // The FUSE frontend: paths and errnos translated into keychain calls.
         .target(
@@ -92,12 +92,14 @@ let package = Package(
         ], swiftSettings: strict),
         // iOS-style client code in a process of its own, for the lock tests.
         .executableTarget(name: "security-probe", dependencies: ["Security"], path: "Tests/SecurityProbe", swiftSettings: strict),
+        // Face ID code (LAContext and protected items) in its own process, for the authentication tests.
+        .executableTarget(name: "la-probe", dependencies: ["Security", "LocalAuthentication"], path: "Tests/LAProbe", swiftSettings: strict),
         // What real keychain wrappers reach for (issue 15), as a program run against a mounted vault, in
         // Swift 6 and Swift 5 modes (the same files).
         .executableTarget(name: "security-compat", dependencies: ["Security"], path: "Tests/SecurityCompat", swiftSettings: strict),
         .executableTarget(name: "security-compat-swift5", dependencies: ["Security"], path: "Tests/SecurityCompatSwift5",
                           swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "SecurityAPITests", dependencies: ["Security", "LocalAuthentication", "TestSupport", "security-probe", "security-compat", "security-compat-swift5", "keychainfs"],
+        .testTarget(name: "SecurityAPITests", dependencies: ["Security", "LocalAuthentication", "TestSupport", "security-probe", "security-compat", "security-compat-swift5", "keychainfs", "la-probe"],
                     swiftSettings: strict),
         .testTarget(name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v5), .define("SWIFT5_MODE")]),

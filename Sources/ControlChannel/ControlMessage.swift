@@ -57,6 +57,18 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case backup = "vault.backup"
     /// `keychainfs restore`: the daemon reads the sealed file at `path` (arguments: path, password, merge).
     case restore = "vault.restore"
+    // The authentication simulator (SPEC §11).
+    case biometryEnroll = "device.biometry.enroll"
+    case biometryUnenroll = "device.biometry.unenroll"
+    case biometryStatus = "device.biometry.status"
+    case unlockBiometry = "device.unlock.biometry"
+    case promptAnswer = "device.prompt.answer"
+    case promptAuto = "device.prompt.auto"
+    case promptTimeout = "device.prompt.timeout"
+    case prompts = "device.prompts"
+    case laCanEvaluate = "la.can-evaluate"
+    case laEvaluate = "la.evaluate"
+    case laInvalidate = "la.invalidate"
 }
 
 /// The daemon's answer: an OSStatus, a message, and a result value.

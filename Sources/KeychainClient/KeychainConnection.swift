@@ -62,12 +62,22 @@ public final class KeychainConnection: Sendable {
         }
     }
 
+    /// One of the authentication simulator's commands (LAContext's evaluations), wherever the engine runs.
+    public func authentication(_ command: ControlCommand, _ arguments: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
+        try perform(command, arguments) { keychain throws(KeychainError) in
+            try AuthenticationCommands(keychain: keychain).perform(command, arguments, caller: caller)
+        }
+    }
+
     /// One call: to the daemon if one listens, else in-process (unless a daemon was used before, or one is
     /// starting and holds the vault), waiting a little for a daemon that is away.
     private func perform(_ command: ControlCommand, _ arguments: KeychainDictionary,
                          inProcess: (Keychain) throws(KeychainError) -> KeychainValue?) throws(KeychainError) -> KeychainValue? {
         var arguments = arguments
         arguments["accessGroups"] = .array(caller.accessGroups.map(KeychainValue.string))
+        // Named in authentication prompts (`keychainfs device prompts`).
+        arguments["pid"] = .number(Int64(getpid()))
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { arguments["executable"] = .string(executable) }
         let request = ControlRequest(command, arguments)
         let deadline = Date().addingTimeInterval(Self.daemonGraceSeconds)
         while true {

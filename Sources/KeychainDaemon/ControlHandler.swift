@@ -66,6 +66,9 @@ struct ControlHandler: Sendable {
         case .restore:
             let outcome = try keychain.restore(from: try path(args), password: try data(args, "password"), merge: args["merge"] == .bool(true))
             return .dictionary(["added": .number(Int64(outcome.added)), "replaced": .number(Int64(outcome.replaced)), "kept": .number(Int64(outcome.kept))])
+        case .biometryEnroll, .biometryUnenroll, .biometryStatus, .unlockBiometry, .promptAnswer, .promptAuto, .promptTimeout, .prompts,
+             .laCanEvaluate, .laEvaluate, .laInvalidate:
+            return try AuthenticationCommands(keychain: keychain).perform(request.command, args, caller: try caller(args, peer))
         }
     }
 
@@ -109,17 +112,24 @@ struct ControlHandler: Sendable {
     }
 
     /// While access rules exist (or in strict mode) the policy decides from the peer process and what the
-    /// client claims is ignored; otherwise the client's declared groups (its entitlements) stand.
+    /// client claims is ignored; otherwise the client's declared groups (its entitlements) stand. The
+    /// process a prompt names is the peer (SO_PEERCRED), its executable read from /proc.
     private func caller(_ args: KeychainDictionary, _ peer: ControlPeer) throws(KeychainError) -> Caller {
+        var caller: Caller
         if let accessPolicy, accessPolicy.strict || accessPolicy.hasRules {
-            guard let caller = accessPolicy.caller(pid: peer.pid, uid: peer.uid) else {
+            guard let granted = accessPolicy.caller(pid: peer.pid, uid: peer.uid) else {
                 throw KeychainError(SecStatus.missingEntitlement, "strict access: no rule of access.toml matches this process")
             }
-            return caller
+            caller = granted
+        } else if let groups = args["accessGroups"]?.arrayValue {
+            let names = groups.compactMap(\.stringValue)
+            guard names.count == groups.count else { throw KeychainError(SecStatus.param, "access groups must be strings") }
+            caller = Caller(accessGroups: names)
+        } else {
+            caller = Caller()
         }
-        guard let groups = args["accessGroups"]?.arrayValue else { return Caller() }
-        let names = groups.compactMap(\.stringValue)
-        guard names.count == groups.count else { throw KeychainError(SecStatus.param, "access groups must be strings") }
-        return Caller(accessGroups: names)
+        caller.pid = peer.pid
+        caller.executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(peer.pid)/exe")) ?? args["executable"]?.stringValue
+        return caller
     }
 }

@@ -15,6 +15,8 @@ public struct DaemonConfiguration: Sendable {
     public var syncInterval: TimeInterval?
     /// Refuse callers that no rule of `access.toml` matches (SPEC §12).
     public var strictAccess = false
+    /// Seconds before an unanswered authentication prompt ends as a user cancel (SPEC §11).
+    public var promptTimeout: TimeInterval = PromptQueue.defaultTimeout
 
     public init(vault: Vault, mountpoint: String, caller: Caller, defaultAccessible: Accessibility?, deviceKeyPath: String?,
                 syncInterval: TimeInterval? = nil) {
@@ -41,6 +43,7 @@ public enum Daemon {
             // Patience: an in-process client may hold the vault for the length of one call.
             let lock = try VaultLock(configuration.vault, patience: 2)
             let keychain = try Keychain(vault: configuration.vault, deviceKeyPath: configuration.deviceKeyPath)
+            keychain.prompts.timeout = configuration.promptTimeout
             let guards = LockGuards.inForce(testDevice: try configuration.vault.config().testDevice)
             if guards != LockGuards() { log.warning("test device: lock guards switched off by \(LockGuards.environmentVariable)") }
             let policy = try AccessPolicy(vault: configuration.vault, defaultCaller: configuration.caller, strict: configuration.strictAccess)

@@ -41,6 +41,7 @@ public enum ErrnoTable {
         (SecStatus.readOnly, EPERM),
         (SecStatus.noSuchClass, ENOENT),
         (SecStatus.unimplemented, ENOSYS),
+        (SecStatus.userCanceled, ECANCELED),  // an authentication prompt was canceled (SPEC §11)
     ]
 
     /// The errno for `status` (EIO for anything unexpected).

@@ -4,7 +4,7 @@ import SodiumCrypto
 
 /// `value` files: every read checks the lock; writes are buffered and committed atomically at close.
 extension KeychainView {
-    func open(_ path: FSPath, flags: Int32) throws(FSError) -> UInt64 {
+    func open(_ path: FSPath, flags: Int32, authorization: Data? = nil) throws(FSError) -> UInt64 {
         guard case .file(let item, let file) = try resolve(path) else { throw FSError(EISDIR, "only an item's files can be opened") }
         let writable = flags & O_ACCMODE != O_RDONLY
         if writable { try requireWritable(item.schema) }
@@ -12,9 +12,11 @@ extension KeychainView {
         // Reading the content now refuses the open itself while the item is unavailable (a truncating
         // writer reads nothing, so it checks the lock itself).
         if writable && truncating { _ = try checkAvailable(item, file) }
-        let buffer = writable ? (truncating ? Data() : try secret(of: item)) : try content(of: item, file)
+        let buffer = writable ? (truncating ? Data() : try secret(of: item, authorization: authorization))
+            : try content(of: item, file, authorization: authorization)
         var handle = OpenFiles.Handle(item: item, file: file, writable: writable, append: flags & O_APPEND != 0, buffer: buffer,
                                       dirty: writable && truncating, failure: nil)
+        handle.authorization = authorization
         handle.freshFromOpen = !writable
         return openFiles.insert(handle)
     }
@@ -22,10 +24,10 @@ extension KeychainView {
     /// Every read checks the lock at that moment. A reader keeps one version from offset 0 to the end
     /// (taken at open for its first pass, read again when it starts over), so a rewrite never shows it a mix.
     func read(_ handle: UInt64, offset: Int, size: Int) throws(FSError) -> Data {
-        let (item, file, writable, snapshot) = try openFiles.with(handle) { h throws(FSError) in
+        let (item, file, writable, snapshot, authorization) = try openFiles.with(handle) { h throws(FSError) in
             let usable = h.freshFromOpen || offset > 0
             h.freshFromOpen = false
-            return (h.item, h.file, h.writable, usable ? h.buffer : nil)
+            return (h.item, h.file, h.writable, usable ? h.buffer : nil, h.authorization)
         }
         let content: Data
         if writable {
@@ -38,7 +40,7 @@ extension KeychainView {
         } else if let snapshot, try checkAvailable(item, file) {
             content = snapshot
         } else {
-            let current = try self.content(of: item, file)
+            let current = try self.content(of: item, file, authorization: authorization)
             try openFiles.with(handle) { h throws(FSError) in
                 if h.buffer != nil { Sodium.wipe(&h.buffer!) }
                 h.buffer = current
@@ -96,7 +98,7 @@ extension KeychainView {
     /// Commits a writer's buffer at its close(). The kernel flushes on every close of any copy of the
     /// descriptor; a copy in another descriptor table (a forked child) closing is not the writer's close.
     func flush(_ handle: UInt64, owner: UInt64) throws(FSError) {
-        let pending = try openFiles.with(handle) { h throws(FSError) -> (FSItem, Data)? in
+        let pending = try openFiles.with(handle) { h throws(FSError) -> (FSItem, Data, Data?)? in
             // Before any write, a flush is a shell closing its copy after dup2 (`printf s > value`):
             // committing the truncation then would show readers an empty secret between old and new.
             // A truncation without any write (`: > value`) is committed at release instead.
@@ -107,14 +109,17 @@ extension KeychainView {
             }
             guard h.dirty, let buffer = h.buffer else { return nil }
             h.dirty = false
-            return (h.item, buffer)
+            return (h.item, buffer, h.authorization)
         }
-        if let (item, data) = pending { try commit(data, to: item) }
+        if let (item, data, authorization) = pending { try commit(data, to: item, authorization: authorization) }
     }
 
     func release(_ handle: UInt64) throws(FSError) {
         guard var h = openFiles.remove(handle) else { return }
-        defer { if h.buffer != nil { Sodium.wipe(&h.buffer!) } }
-        if h.dirty, h.failure == nil, let buffer = h.buffer { try commit(buffer, to: h.item) }
+        defer {
+            if h.buffer != nil { Sodium.wipe(&h.buffer!) }
+            if let token = h.authorization { endAuthorization(token) }
+        }
+        if h.dirty, h.failure == nil, let buffer = h.buffer { try commit(buffer, to: h.item, authorization: h.authorization) }
     }
 }

@@ -287,17 +287,24 @@ public final class KeychainView: Sendable {
 
     private func fileAttributes(_ item: FSItem, _ file: ItemFile) throws(FSError) -> FileAttributes {
         let size: Int
-        do throws(FSError) { size = try content(of: item, file).count } catch where error.errno == EPERM { size = 0 }  // a withheld secret
+        if file == .value, Keychain.needsAuthorization(item.attributes) {
+            size = 0  // protected values are direct_io: their size is known only after an authenticated open
+        } else {
+            do throws(FSError) { size = try content(of: item, file).count } catch where error.errno == EPERM { size = 0 }  // a withheld secret
+        }
         return FileAttributes(isDirectory: false, inode: Inode.file(file, ofItem: item.inode), size: size, modified: item.modified)
     }
 
     /// The item's secret, read now: this is where the lock is checked. Secrets the schema withholds
     /// (keys that are not extractable) are EPERM.
-    func secret(of item: FSItem) throws(FSError) -> Data {
+    /// `authorization`: an open file's answer for a protected value. Without one, a protected value is
+    /// refused (EACCES) rather than prompted for here: prompts happen at OPEN, never on a read.
+    func secret(of item: FSItem, authorization: Data? = nil) throws(FSError) -> Data {
         if let rule = item.schema.secretWithheldWhen, item.attributes[rule.code] == rule.value {
             throw FSError(EPERM, "the item's secret is not extractable")
         }
-        return try keychainCall { () throws(KeychainError) in try keychain.secret(persistentRef: item.persistentRef, caller: caller) }
+        let options = AuthenticationOptions(ui: .fail, contextToken: authorization)
+        return try keychainCall { () throws(KeychainError) in try keychain.secret(persistentRef: item.persistentRef, caller: caller, options: options) }
     }
 
     /// The lock check for a reader that holds a secret it read a moment ago: the item's class must still
@@ -309,9 +316,9 @@ public final class KeychainView: Sendable {
     }
 
     /// A file's content: the secret, or an identity's certificate (its data) or private key (the key item's secret).
-    func content(of item: FSItem, _ file: ItemFile) throws(FSError) -> Data {
+    func content(of item: FSItem, _ file: ItemFile, authorization: Data? = nil) throws(FSError) -> Data {
         switch file {
-        case .value, .certificate: return try secret(of: item)
+        case .value, .certificate: return try secret(of: item, authorization: authorization)
         case .key:
             let found = try keychainCall { () throws(KeychainError) -> KeychainValue? in
                 let keyRef = try keychain.identityKeyReference(item.persistentRef, caller: caller)
@@ -327,9 +334,14 @@ public final class KeychainView: Sendable {
         if schema.isVirtual { throw FSError(EROFS, "\(schema.code)/ is a read-only view: change its certificate or key") }
     }
 
-    func commit(_ data: Data, to item: FSItem) throws(FSError) {
+    /// `authorization`: the open file's answer for a protected value; without one, a protected value is
+    /// refused (EACCES) rather than prompted for on a FUSE thread.
+    func commit(_ data: Data, to item: FSItem, authorization: Data? = nil) throws(FSError) {
+        var query = item.query()
+        query[SecKey.useAuthenticationUI] = "u_AuthUIF"
+        if let authorization { query["u_AuthCtx"] = .dictionary([AuthenticationOptions.ContextKey.token: .data(authorization)]) }
         try keychainCall { () throws(KeychainError) in
-            try keychain.update(item.query(), [SecKey.valueData: .data(data)], caller: caller)
+            try keychain.update(query, [SecKey.valueData: .data(data)], caller: caller)
         }
     }
 }

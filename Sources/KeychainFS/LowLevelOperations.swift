@@ -98,6 +98,7 @@ enum LowLevelOperations {
         ops.symlink = { req, _, _, _ in fuse_reply_err(req, EPERM) }
         ops.link = { req, _, _, _ in fuse_reply_err(req, EPERM) }
         ops.open = { req, inode, info in
+            if LowLevelOperations.openProtected(req, inode, info) { return }
             LowLevelOperations.serve(req, "open") { c throws(FSError) in
                 let file = info!.pointee
                 info!.pointee.fh = try c.view.open(try c.path(inode), flags: file.flags)
@@ -225,17 +226,22 @@ enum LowLevelOperations {
         Unmanaged<LowLevelContext>.fromOpaque(fuse_req_userdata(req)!).takeUnretainedValue()
     }
 
+    /// Per-application access: who the request runs as (SPEC §12); nil when no rules apply (the mount's caller).
+    static func requestCaller(_ req: fuse_req_t?, _ c: LowLevelContext) throws(FSError) -> Caller? {
+        guard let policy = c.view.accessPolicy, policy.strict || policy.hasRules else { return nil }
+        let context = fuse_req_ctx(req)!.pointee
+        guard let caller = c.view.caller(pid: context.pid, uid: context.uid) else {
+            throw FSError(EACCES, "strict access: no rule of access.toml matches this process")
+        }
+        return caller
+    }
+
     /// Runs a request; a thrown error becomes its errno reply, logged by OSStatus (never a name or value).
     static func serve(_ req: fuse_req_t?, _ operation: StaticString, _ body: (LowLevelContext) throws(FSError) -> Void) {
         FuseThread.mark()
         let c = context(req)
         do throws(FSError) {
-            guard let policy = c.view.accessPolicy, policy.strict || policy.hasRules else { return try body(c) }
-            // Per-application access: the request runs as its caller (SPEC §12).
-            let context = fuse_req_ctx(req)!.pointee
-            guard let caller = c.view.caller(pid: context.pid, uid: context.uid) else {
-                throw FSError(EACCES, "strict access: no rule of access.toml matches this process")
-            }
+            guard let caller = try requestCaller(req, c) else { return try body(c) }
             let result: Result<Void, FSError> = KeychainView.$requestCaller.withValue(caller) { Result { () throws(FSError) in try body(c) } }
             try result.get()
         } catch {

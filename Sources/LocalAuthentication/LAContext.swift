@@ -1,4 +1,7 @@
+import ControlChannel
 import Foundation
+import KeychainClient
+import KeychainEngine
 import Security
 
 /// Authentication policies (Apple's raw values).
@@ -10,7 +13,7 @@ public enum LAPolicy: Int, Sendable {
     case deviceOwnerAuthenticationWithWristDetection = 5
 }
 
-/// Biometry hardware: Linux has none.
+/// Biometry hardware: the simulator's is Face ID once enrolled.
 public enum LABiometryType: Int, Sendable {
     case none = 0
     case touchID = 1
@@ -18,71 +21,138 @@ public enum LABiometryType: Int, Sendable {
     case opticID = 4
 }
 
-/// LocalAuthentication errors (Apple's codes).
-public struct LAError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Code: Int, Sendable {
-        case authenticationFailed = -1
-        case userCancel = -2
-        case userFallback = -3
-        case systemCancel = -4
-        case passcodeNotSet = -5
-        case biometryNotAvailable = -6
-        case biometryNotEnrolled = -7
-        case biometryLockout = -8
-        case appCancel = -9
-        case invalidContext = -10
-        case watchNotAvailable = -11
-        case biometryNotPaired = -12
-        case biometryDisconnected = -13
-        case invalidDimensions = -14
-        case notInteractive = -1004
-
-        public static let touchIDNotAvailable = Code.biometryNotAvailable
-        public static let touchIDNotEnrolled = Code.biometryNotEnrolled
-        public static let touchIDLockout = Code.biometryLockout
-    }
-
-    public let code: Code
-    public init(_ code: Code) { self.code = code }
-
-    public static let authenticationFailed = Code.authenticationFailed
-    public static let userCancel = Code.userCancel
-    public static let biometryNotAvailable = Code.biometryNotAvailable
-    public static let notInteractive = Code.notInteractive
-
-    public var description: String { "LAError \(code) (\(code.rawValue))" }
+/// Credential types for `setCredential(_:type:)`.
+public enum LACredentialType: Int, Sendable {
+    case applicationPassword = 0
 }
 
-/// Apple's authentication context. There is no authentication UI on Linux: policies cannot be
-/// evaluated, and `interactionNotAllowed` makes keychain calls that pass this context (as
-/// kSecUseAuthenticationContext) fail rather than prompt.
+/// The enrolled set's state, as iOS 18's `LAContext.domainState` reports it.
+public struct LADomainState: Sendable {
+    /// The biometry part of the state.
+    public struct Biometry: Sendable {
+        public let biometryType: LABiometryType
+        /// Changes whenever the enrolled set changes; nil when nothing is enrolled.
+        public let stateHash: Data?
+    }
+    public let biometry: Biometry
+    /// The whole state's hash.
+    public var stateHash: Data? { biometry.stateHash }
+}
+
+/// Apple's authentication context, evaluated against the keychainfs authentication simulator of the
+/// vault this process uses (its daemon, or the in-process engine): prompts are answered with
+/// `keychainfs device prompt …` (SPEC §11). A context that evaluated successfully, passed as
+/// kSecUseAuthenticationContext, is not prompted again until `invalidate()`.
 open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Sendable {
     public var interactionNotAllowed = false
     public var localizedReason = ""
     public var localizedFallbackTitle: String?
     public var localizedCancelTitle: String?
+    /// No prompt when the device was unlocked with biometry within this many seconds (Apple's maximum: 300).
     public var touchIDAuthenticationAllowableReuseDuration: TimeInterval = 0
-    public var biometryType: LABiometryType { .none }
+
+    private let lock = NSLock()
+    private var token: Data?
+    private var invalidated = false
+    private var credential: Data?
+    private var lastDomainState: Data?
+    private var lastEnrolled = false
 
     public override init() { super.init() }
 
-    /// Always false here, with the reason in `error` (no biometry; no passcode UI).
-    open func canEvaluatePolicy(_ policy: LAPolicy, error: UnsafeMutablePointer<NSError?>?) -> Bool {
-        let code: LAError.Code = interactionNotAllowed ? .notInteractive
-            : policy == .deviceOwnerAuthentication ? .passcodeNotSet : .biometryNotAvailable
-        error?.pointee = NSError(domain: "com.apple.LocalAuthentication", code: code.rawValue)
-        return false
+    /// `.faceID` once biometry is enrolled (as of the last `canEvaluatePolicy` or evaluation).
+    public var biometryType: LABiometryType { lock.withLock { lastEnrolled } ? .faceID : .none }
+
+    /// The enrolled set's state after the last successful biometric `canEvaluatePolicy`/evaluation.
+    public var evaluatedPolicyDomainState: Data? { lock.withLock { lastDomainState } }
+
+    /// The current enrolled set's state.
+    public var domainState: LADomainState {
+        _ = try? send(.laCanEvaluate, ["policy": .number(Int64(LAPolicy.deviceOwnerAuthenticationWithBiometrics.rawValue))])
+        return lock.withLock { LADomainState(biometry: .init(biometryType: lastEnrolled ? .faceID : .none, stateHash: lastDomainState)) }
     }
 
-    /// Replies at once with failure: Linux has no authentication UI.
+    /// Whether `policy` can be evaluated now (passcode set? biometry enrolled? locked out?), and why not.
+    open func canEvaluatePolicy(_ policy: LAPolicy, error: UnsafeMutablePointer<NSError?>?) -> Bool {
+        let failure: LAError?
+        do { failure = try send(.laCanEvaluate, ["policy": .number(Int64(policy.rawValue))]).failure } catch { failure = LAError(.biometryNotAvailable) }
+        if let failure { error?.pointee = failure.nsError; return false }
+        return true
+    }
+
+    /// Raises a prompt (unless this context or a recent biometric unlock covers it) and replies with its answer.
     open func evaluatePolicy(_ policy: LAPolicy, localizedReason: String, reply: @escaping @Sendable (Bool, (any Error)?) -> Void) {
-        reply(false, LAError(interactionNotAllowed ? .notInteractive : .biometryNotAvailable))
+        Thread.detachNewThread { [self] in
+            do {
+                try evaluate(policy, localizedReason)
+                reply(true, nil)
+            } catch {
+                reply(false, error)
+            }
+        }
     }
 
     /// The async form.
     open func evaluatePolicy(_ policy: LAPolicy, localizedReason: String) async throws -> Bool {
-        throw LAError(interactionNotAllowed ? .notInteractive : .biometryNotAvailable)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
+            evaluatePolicy(policy, localizedReason: localizedReason) { ok, error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: ok) }
+            }
+        }
     }
 
-    open func invalidate() {}
+    /// Ends this context: its evaluation no longer counts, and it cannot evaluate again (invalidContext).
+    open func invalidate() {
+        let old = lock.withLock { () -> Data? in invalidated = true; defer { token = nil }; return token }
+        if let old { _ = try? send(.laInvalidate, ["token": .data(old)]) }
+    }
+
+    /// Sets the application password for items made with `.applicationPassword`.
+    @discardableResult
+    open func setCredential(_ credential: Data?, type: LACredentialType) -> Bool {
+        lock.withLock { self.credential = credential }
+        return true
+    }
+
+    /// Whether a credential of `type` is set.
+    open func isCredentialSet(_ type: LACredentialType) -> Bool { lock.withLock { credential != nil } }
+
+    /// What kSecUseAuthenticationContext carries to the engine: the evaluation, reuse duration, credential.
+    public var authenticationContext: KeychainDictionary {
+        lock.withLock {
+            var d: KeychainDictionary = [AuthenticationOptions.ContextKey.interactionNotAllowed: .bool(interactionNotAllowed),
+                                         AuthenticationOptions.ContextKey.reuseDuration: .number(Int64(touchIDAuthenticationAllowableReuseDuration))]
+            if let token { d[AuthenticationOptions.ContextKey.token] = .data(token) }
+            if let credential { d[AuthenticationOptions.ContextKey.credential] = .data(credential) }
+            return d
+        }
+    }
+
+    private func evaluate(_ policy: LAPolicy, _ reason: String) throws {
+        if lock.withLock({ invalidated }) { throw LAError(.invalidContext) }
+        var args: KeychainDictionary = ["policy": .number(Int64(policy.rawValue)), "reason": .string(reason),
+                                        "interactionNotAllowed": .bool(interactionNotAllowed),
+                                        "reuseDuration": .number(Int64(touchIDAuthenticationAllowableReuseDuration))]
+        if let token = lock.withLock({ token }) { args["token"] = .data(token) }
+        let answer: Answer
+        do { answer = try send(.laEvaluate, args) } catch { throw LAError(.systemCancel) }
+        if let failure = answer.failure { throw failure }
+        lock.withLock { token = answer.token }
+    }
+
+    private struct Answer {
+        var failure: LAError?
+        var token: Data?
+    }
+
+    private func send(_ command: ControlCommand, _ args: KeychainDictionary) throws(KeychainError) -> Answer {
+        let connection = try KeychainConnection(vault: ClientEnvironment.defaultVault(), caller: ClientEnvironment.caller(), createIfMissing: true)
+        let d = try connection.authentication(command, args)?.dictionaryValue ?? [:]
+        lock.withLock {
+            lastEnrolled = d["biometryEnrolled"] == .bool(true)
+            lastDomainState = d["domainState"]?.dataValue
+        }
+        let failure = d["success"] == .bool(true) ? nil : LAError(number: Int(d["laError"]?.numberValue ?? Int64(LAErrorNumber.authenticationFailed)))
+        return Answer(failure: failure, token: d["token"]?.dataValue)
+    }
 }

@@ -27,8 +27,9 @@ enum ValueBridge {
                 continue
             }
             if name == "u_AuthCtx" {
-                if let context = value as? SecAuthenticationContextProviding, context.interactionNotAllowed {
-                    result["u_AuthUI"] = .string("u_AuthUIF")
+                if let context = value as? SecAuthenticationContextProviding {
+                    if context.interactionNotAllowed { result["u_AuthUI"] = .string("u_AuthUIF") }
+                    result["u_AuthCtx"] = .dictionary(context.authenticationContext)
                 }
                 continue
             }
@@ -154,6 +155,16 @@ enum ValueBridge {
 public protocol SecAuthenticationContextProviding: AnyObject {
     /// LAContext.interactionNotAllowed: fail instead of prompting.
     var interactionNotAllowed: Bool { get }
+    /// What the engine reads of the context: its evaluation, reuse duration and credential
+    /// (``AuthenticationOptions/ContextKey``).
+    var authenticationContext: KeychainDictionary { get }
+}
+
+extension SecAuthenticationContextProviding {
+    /// A context that only says whether it may prompt.
+    public var authenticationContext: KeychainDictionary {
+        [AuthenticationOptions.ContextKey.interactionNotAllowed: .bool(interactionNotAllowed)]
+    }
 }
 
 /// The engine's table of raw key names: its name, `SecKey`, is Apple's key class in this module.

@@ -153,7 +153,8 @@ func uniqueService(_ name: String) -> String {
         secretQuery[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUISkip
         #expect(SecItemCopyMatching(secretQuery as CFDictionary, &result) == errSecItemNotFound, "Skip skips the item")
         secretQuery[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUIAllow
-        #expect(SecItemCopyMatching(secretQuery as CFDictionary, &result) == errSecSuccess, "the unlocked device stands in for the prompt")
+        #expect(SecItemCopyMatching(secretQuery as CFDictionary, &result) == errSecAuthFailed,
+                "no passcode is set: docs/authentication-table.md, userPresence | nopass")
         var conflicting = add
         conflicting[kSecAttrAccount as String] = "b"
         conflicting[kSecAttrAccessible as String] = kSecAttrAccessibleAlways

@@ -4,10 +4,16 @@ public struct Caller: Sendable, Hashable {
     public var accessGroups: [String]
     /// The `access.toml` rule that granted these groups (for the audit log), or nil when no rule did.
     public var grantedBy: String?
+    /// The calling process, when known (FUSE's request, SO_PEERCRED): named in authentication prompts.
+    public var pid: Int32?
+    /// The calling process's executable, when known.
+    public var executable: String?
 
-    public init(accessGroups: [String] = Caller.defaultAccessGroups, grantedBy: String? = nil) {
+    public init(accessGroups: [String] = Caller.defaultAccessGroups, grantedBy: String? = nil, pid: Int32? = nil, executable: String? = nil) {
         self.accessGroups = accessGroups
         self.grantedBy = grantedBy
+        self.pid = pid
+        self.executable = executable
     }
 
     /// The list used when none is configured (SPEC §2).

@@ -21,38 +21,62 @@ extension Keychain {
         if schema.isVirtual { return try copyIdentities(q, limit: limit, builder: builder, caller: caller) }
         let filter = try filter(for: q, caller: caller)
 
-        let generation = self.generation
-        return try protection.withLock { keybag throws(KeychainError) -> KeychainValue? in
-            let entries = try matchingEntries(q, schema: schema, filter: filter, limit: limit, generation: generation, caller: caller, keybag: keybag)
-            guard !entries.isEmpty else { throw .notFound }
-            var results: [KeychainValue] = []
-            var matched = 0
-            for entry in entries {
-                let row = entry.row, attributes = entry.attributes
-                // Reading a secret guarded by access-control constraints would prompt: there is no UI
-                // here, so with UI Fail it is errSecInteractionNotAllowed, with Skip the item is skipped,
-                // otherwise the (unlocked) device stands in for a successful authentication.
-                let returnsRefObject = q.returnsRef && Schema.classesWithRefObjects.contains(schema.code)
-                if q.returnsData || returnsRefObject, Self.requiresAuthentication(attributes) {
-                    switch q.authenticationUI {
-                    case "u_AuthUIF": throw KeychainError(SecStatus.interactionNotAllowed, "the item needs user authentication and UI is not allowed")
-                    case SecKey.useAuthenticationUISkip: continue
-                    default: break
-                    }
-                }
-                matched += 1
-                let persistentRef = persistentReference(row, schema)
-                let reference = !returnsRefObject ? nil : ResultBuilder.referenceDescription(
-                    schema.code, attributes: attributes, persistentRef: persistentRef, secret: try openSecret(row, schema: schema, keybag: keybag))
-                let value = try builder.value(attributes: attributes, persistentRef: persistentRef, reference: reference) { () throws(KeychainError) in
-                    try openSecret(row, schema: schema, keybag: keybag)
-                }
-                if let value { results.append(value) }
+        // Items with access control are authorized outside the keybag's lock (a prompt waits for a person),
+        // then the call is made again with their answers: at most once per item the scan reaches.
+        var answers: [Data: AuthorizationOutcome] = [:]
+        let options = AuthenticationOptions(useKeys: q.useKeys, authenticationUI: q.authenticationUI)
+        for _ in 0..<8 {
+            let generation = self.generation
+            let pass = try protection.withLock { keybag throws(KeychainError) -> Pass in
+                try collect(q, schema: schema, filter: filter, limit: limit, generation: generation, caller: caller, keybag: keybag,
+                            builder: builder, answers: answers)
             }
-            guard matched > 0 else { throw .notFound }
-            if limit == 1 { return results.first }
-            return q.returns.isEmpty ? nil : .array(results)
+            switch pass {
+            case .done(let value): return value
+            case .needs(let entries):
+                for entry in entries {
+                    let outcome = authorize(AuthorizationRequest(item: entry.attributes, itemClass: schema.code, use: .readSecret, caller: caller, options: options))
+                    if case .denied(let failure) = outcome { throw failure.keychainError }
+                    answers[entry.row.uuid] = outcome
+                }
+            }
         }
+        throw KeychainError(SecStatus.interactionNotAllowed, "the items kept changing while they were being authorized")
+    }
+
+    private enum Pass { case done(KeychainValue?), needs([RowCache.Entry]) }
+
+    private func collect(_ q: ParsedQuery, schema: ItemClassSchema, filter: ItemTable.Filter, limit: Int, generation: UInt64, caller: Caller,
+                         keybag: Keybag, builder: ResultBuilder, answers: [Data: AuthorizationOutcome]) throws(KeychainError) -> Pass {
+        let entries = try matchingEntries(q, schema: schema, filter: filter, limit: limit, generation: generation, caller: caller, keybag: keybag)
+        guard !entries.isEmpty else { throw .notFound }
+        var results: [KeychainValue] = []
+        var matched = 0
+        var unanswered: [RowCache.Entry] = []
+        for entry in entries {
+            let row = entry.row, attributes = entry.attributes
+            // Only the secret is guarded (Apple's two tiers): attribute-only results never ask.
+            let returnsRefObject = q.returnsRef && Schema.classesWithRefObjects.contains(schema.code)
+            if q.returnsData || returnsRefObject, Self.needsAuthorization(attributes) {
+                switch answers[row.uuid] {
+                case .granted?: break
+                case .skipped?: continue
+                case .denied?, nil: unanswered.append(entry); continue
+                }
+            }
+            matched += 1
+            let persistentRef = persistentReference(row, schema)
+            let reference = !returnsRefObject ? nil : ResultBuilder.referenceDescription(
+                schema.code, attributes: attributes, persistentRef: persistentRef, secret: try openSecret(row, schema: schema, keybag: keybag))
+            let value = try builder.value(attributes: attributes, persistentRef: persistentRef, reference: reference) { () throws(KeychainError) in
+                try openSecret(row, schema: schema, keybag: keybag)
+            }
+            if let value { results.append(value) }
+        }
+        if !unanswered.isEmpty { return .needs(unanswered) }
+        guard matched > 0 else { throw .notFound }
+        if limit == 1 { return .done(results.first) }
+        return .done(q.returns.isEmpty ? nil : .array(results))
     }
 
     /// The rows a query reaches, opened: every row reached is opened, even for existence queries, so a

@@ -19,6 +19,9 @@ public final class Keychain: Sendable {
     let passcodeGate = NSLock()
     private let changes = Atomic<UInt64>(0)
     let rows = RowCache()
+    /// Authentication prompts waiting for an answer (SPEC §11).
+    public let prompts = PromptQueue()
+    let evaluations = EvaluatedContexts()
     private let observers = Mutex<[@Sendable (Change) -> Void]>([])
 
     /// What changed, for change observers.
@@ -69,6 +72,7 @@ public final class Keychain: Sendable {
     }
 
     func noteChange(_ change: Change = .items(changed: nil)) {
+        if change == .device, protection.withLock({ $0.state == .locked || $0.state == .beforeFirstUnlock }) { evaluations.dropUntilLock() }
         changes.add(1, ordering: .releasing)
         rows.clear()
         for observer in observers.withLock({ $0 }) { observer(change) }

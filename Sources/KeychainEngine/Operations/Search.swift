@@ -54,12 +54,6 @@ extension Keychain {
         try ItemSealer.openSecret(row, classCode: schema.code, keys: try keybag.keys(for: row.accessibility))
     }
 
-    /// Whether reading an item's secret needs user authentication (access-control constraint flags).
-    static func requiresAuthentication(_ attributes: [String: KeychainValue]) -> Bool {
-        guard let flags = attributes[Attributes.accessControl.code]?.numberValue else { return false }
-        return flags & ~AccessControlBits.nonConstraints != 0
-    }
-
     func persistentReference(_ row: StoredRow, _ schema: ItemClassSchema) -> Data {
         PersistentReference(classCode: schema.code, uuid: row.uuid).data
     }

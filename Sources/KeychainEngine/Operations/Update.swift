@@ -25,6 +25,8 @@ extension Keychain {
             if attribute.flags.contains(.systemManaged) { throw KeychainError(SecStatus.readOnly, "\(attribute.name) is set by the keychain") }
         }
         let filter = try filter(for: q, caller: caller)
+        try authorizeUpdate(query, q, changesSecretOrProtection: newData != nil || changes[Attributes.accessControl.code] != nil
+                                || changes[Attributes.accessible.code] != nil, caller: caller)
 
         var changed: [Data] = []
         defer { noteChange(.items(changed: changed)) }

@@ -15,6 +15,8 @@ struct KeybagRecord: Codable {
     var failedAttempts = 0
     var lockedOutUntil: Date?
     var autoLockSeconds: Int?
+    /// The simulated biometry (SPEC §11); nil in keybags made before it, meaning never enrolled.
+    var biometry: BiometryRecord?
     /// Test devices skip the escalating delays after wrong passcodes.
     var testDevice: Bool
     /// Set by a passcode removal between its keybag write and the deletion of the akpu items; an open that

@@ -8,7 +8,8 @@ struct Device: ParsableCommand {
         commandName: "device",
         abstract: "Drive the device-lock simulator of a running daemon.",
         discussion: "Each command returns once the new state is in force: the next read after 'lock' fails.",
-        subcommands: [DeviceStatusCommand.self, Lock.self, Unlock.self, Reboot.self, Passcode.self, AutoLock.self])
+        subcommands: [DeviceStatusCommand.self, Lock.self, Unlock.self, Reboot.self, Passcode.self, AutoLock.self,
+                      Biometry.self, Prompt.self, Prompts.self])
 
     struct DeviceStatusCommand: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "status", abstract: "State, passcode, failed attempts, auto-lock.")
@@ -29,7 +30,9 @@ struct Device: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "unlock", abstract: "Unlock with the passcode.")
         @OptionGroup var address: DaemonAddress
         @Flag(help: "Read the passcode from standard input instead of prompting.") var passcodeStdin = false
+        @Flag(help: "Unlock with the enrolled face: records a biometric unlock (the device must be unlocked already, see README).") var biometry = false
         func run() throws {
+            if biometry { _ = try address.send(.unlockBiometry); return }
             var input = PasscodeInput(fromStdin: passcodeStdin)
             var passcode = try input.next("Passcode: ")
             defer { Sodium.wipe(&passcode) }

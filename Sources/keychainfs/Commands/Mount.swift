@@ -34,7 +34,11 @@ struct Mount: ParsableCommand {
     @Flag(help: "Refuse callers that no rule of the vault's access.toml matches (keychainfs access).")
     var strict = false
 
+    @Option(help: "Seconds before an unanswered authentication prompt ends as a user cancel.")
+    var promptTimeout: Int = 30
+
     func validate() throws {
+        guard (1...86_400).contains(promptTimeout) else { throw ValidationError("--prompt-timeout must be 1 to 86400 seconds") }
         if let defaultAccessible, Accessibility(argument: defaultAccessible) == nil {
             throw ValidationError("unknown accessibility '\(defaultAccessible)': use ak, ck, dk, aku, cku, dku, akpu or a kSecAttrAccessible… name")
         }
@@ -65,6 +69,7 @@ struct Mount: ParsableCommand {
             defaultAccessible: defaultAccessible.flatMap(Accessibility.init(argument:)), deviceKeyPath: deviceKey,
             syncInterval: syncInterval.map(TimeInterval.init))
         configuration.strictAccess = strict
+        configuration.promptTimeout = TimeInterval(promptTimeout)
         let status = Daemon.run(configuration, log: Logger(label: "keychainfs"))
         if status != 0 { throw ExitCode(status) }
     }
@@ -83,6 +88,7 @@ struct Mount: ParsableCommand {
         for group in accessGroups { arguments += ["--access-group", group] }
         if let defaultAccessible { arguments += ["--default-accessible", defaultAccessible] }
         if strict { arguments.append("--strict") }
+        arguments += ["--prompt-timeout", String(promptTimeout)]
         if let deviceKey { arguments += ["--device-key", URL(fileURLWithPath: deviceKey).standardizedFileURL.path] }
         if let syncInterval { arguments += ["--sync-interval", String(syncInterval)] }
         return arguments

@@ -1,0 +1,118 @@
+import Foundation
+
+/// What `keychainfs device biometry status` shows.
+public struct BiometryStatus: Sendable, Equatable {
+    public var enrolled: Bool
+    public var lockedOut: Bool
+    public var failures: Int
+    public var domainState: Data?
+    public var lastBiometricUnlock: Date?
+}
+
+/// LocalAuthentication's policies (Apple's raw values), as the engine evaluates them.
+public enum AuthenticationPolicy: Int, Sendable {
+    case deviceOwnerAuthenticationWithBiometrics = 1
+    case deviceOwnerAuthentication = 2
+    case deviceOwnerAuthenticationWithWatch = 3
+    case deviceOwnerAuthenticationWithBiometricsOrWatch = 4
+    case deviceOwnerAuthenticationWithWristDetection = 5
+
+    /// The constraint that evaluating the policy amounts to.
+    var constraint: AccessConstraint {
+        let flags: Int64 = switch self {
+        case .deviceOwnerAuthenticationWithBiometrics: AccessConstraint.Bit.biometryAny
+        case .deviceOwnerAuthentication: AccessConstraint.Bit.userPresence
+        case .deviceOwnerAuthenticationWithWatch, .deviceOwnerAuthenticationWithWristDetection: AccessConstraint.Bit.watch
+        case .deviceOwnerAuthenticationWithBiometricsOrWatch: AccessConstraint.Bit.biometryAny | AccessConstraint.Bit.watch | AccessConstraint.Bit.or
+        }
+        return AccessConstraint(flags: flags)!
+    }
+}
+
+/// The biometry simulator and LAContext's evaluations (SPEC §11).
+extension Keychain {
+    public func biometryStatus() -> BiometryStatus {
+        let b = authenticationSnapshot().biometry
+        return BiometryStatus(enrolled: b.enrolled, lockedOut: b.lockedOut, failures: b.failures, domainState: b.domainState,
+                              lastBiometricUnlock: b.lastBiometricUnlock)
+    }
+
+    /// Enrols a face (again): the domain state changes, so items bound to `.biometryCurrentSet` made
+    /// before now become unusable. Biometry needs a device passcode, as on iOS.
+    public func enrollBiometry() throws(KeychainError) {
+        guard deviceStatus().passcodeSet else { throw KeychainError(SecStatus.param, "set a device passcode before enrolling biometry (as iOS requires)") }
+        updateBiometry { $0.enroll(at: Self.now()) }
+        noteChange(.device)
+    }
+
+    /// Removes the enrolment: biometry-only items become unusable until the next enrolment.
+    public func unenrollBiometry() {
+        updateBiometry { $0.unenroll() }
+        noteChange(.device)
+    }
+
+    /// `device unlock --biometry`: the user looks at an unlocked device (SPEC §11). Records the time for
+    /// touchIDAuthenticationAllowableReuseDuration. It does not open a locked device: class A keys are
+    /// derived from the passcode here, and no Secure Enclave keeps a biometric copy of them.
+    public func unlockWithBiometry() throws(KeychainError) {
+        let b = authenticationSnapshot().biometry
+        guard b.enrolled else { throw KeychainError(SecStatus.authFailed, "biometry is not enrolled") }
+        guard !b.lockedOut else { throw KeychainError(SecStatus.authFailed, "biometry is locked out: unlock with the passcode") }
+        guard deviceStatus().state == .unlocked else {
+            throw KeychainError(SecStatus.authFailed, "the device is locked: the simulator needs the passcode to load class keys (unlock with it first)")
+        }
+        updateBiometry { $0.lastBiometricUnlock = Self.now(); $0.failures = 0 }
+    }
+
+    /// A correct passcode was entered: failed matches are forgotten and a lockout ends.
+    func releaseBiometryLockout() {
+        if authenticationSnapshot().biometry.failures > 0 { updateBiometry { $0.failures = 0 } }
+    }
+
+    /// `LAContext.canEvaluatePolicy`: nil when it can, else the LAError number and why.
+    public func canEvaluate(_ policy: AuthenticationPolicy, interactionNotAllowed: Bool = false) -> AuthenticationFailure? {
+        let device = authenticationSnapshot()
+        let plan = AuthenticationRules.plan(policy.constraint, created: nil, device: device, options: AuthenticationOptions(), held: [])
+        if case .denied(let failure) = plan { return failure }
+        return nil
+    }
+
+    /// `LAContext.evaluatePolicy`: prompts (unless the context holds it already or a biometric unlock is
+    /// recent enough) and completes with a token naming the evaluation, for kSecUseAuthenticationContext.
+    @discardableResult
+    public func evaluatePolicy(_ policy: AuthenticationPolicy, options: AuthenticationOptions, caller: Caller,
+                               completion: @escaping @Sendable (Result<Data, AuthenticationFailure>) -> Void) -> AuthorizationHandle {
+        let handle = AuthorizationHandle(prompts)
+        if options.ui == .fail { completion(.failure(.notInteractive)); return handle }
+        let device = authenticationSnapshot()
+        let held = heldFactors(options, device: device)
+        let plan = AuthenticationRules.plan(policy.constraint, created: nil, device: device, options: options, held: held)
+        let finish: @Sendable (Set<AuthenticationFactor>) -> Void = { [self] factors in
+            let now = authenticationSnapshot().biometry.domainState
+            let token = options.contextToken.flatMap { evaluations.contains($0) ? $0 : nil }
+            if let token { evaluations.invalidate(token) }
+            completion(.success(evaluations.record(held.union(factors), domainState: now)))
+        }
+        switch plan {
+        case .granted(let factors): finish(factors)
+        case .skipped, .denied: if case .denied(let failure) = plan { completion(.failure(failure)) } else { completion(.failure(.notInteractive)) }
+        case .prompts(let steps):
+            let request = AuthorizationRequest(item: [:], itemClass: "LAContext", use: .readSecret, caller: caller, options: options)
+            runPrompts(steps[...], request: request, handle: handle) { result in
+                switch result {
+                case .success(let factors): finish(factors.union(Self.companions(of: factors)))
+                case .failure(let failure): completion(.failure(failure))
+                }
+            }
+        }
+        return handle
+    }
+
+    /// `LAContext.invalidate()`: the evaluation no longer counts.
+    public func invalidateEvaluation(_ token: Data) { evaluations.invalidate(token) }
+
+    /// A face satisfies both biometric factors.
+    private static func companions(of factors: Set<AuthenticationFactor>) -> Set<AuthenticationFactor> {
+        factors.isDisjoint(with: [.biometryAny, .biometryCurrentSet]) ? [] : [.biometryAny, .biometryCurrentSet]
+    }
+}

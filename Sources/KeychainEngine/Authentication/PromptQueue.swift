@@ -1,0 +1,143 @@
+import Foundation
+import Synchronization
+
+/// How a prompt was answered (docs/authentication-table.md, rule 3).
+public enum PromptAnswer: Sendable, Equatable {
+    /// A face that matches the enrolled one.
+    case match
+    /// A face that does not.
+    case noMatch
+    /// The user tapped Cancel (or the caller went away: FUSE_INTERRUPT).
+    case cancel
+    /// The device passcode was typed.
+    case passcode(Data)
+    /// Nobody answered within the prompt timeout.
+    case timeout
+}
+
+/// What answers prompts nobody answers by hand: `device prompt auto MODE`.
+public enum PromptAutoMode: String, Sendable, CaseIterable {
+    case match, noMatch = "no-match", cancel, off
+}
+
+/// What a prompt asks for.
+public enum PromptKind: String, Sendable {
+    case biometry, passcode, biometryOrPasscode = "biometry-or-passcode"
+}
+
+/// A pending prompt, as `keychainfs device prompts` lists it.
+public struct PromptInfo: Sendable, Equatable {
+    public var id: UInt64
+    public var kind: PromptKind
+    /// kSecUseOperationPrompt / LAContext's localizedReason.
+    public var reason: String
+    public var pid: Int32?
+    public var executable: String?
+    /// The item's class and label/service/account hint, never its secret.
+    public var item: String?
+    public var raised: Date
+}
+
+/// The daemon's queue of authentication prompts (SPEC §11). Whoever needs user authentication raises a
+/// prompt with a callback and does not wait holding anything; an answer (by hand, by auto mode, by
+/// timeout, or a cancel from the requester) calls it exactly once, on another thread. Nothing persists:
+/// a daemon's prompts end with it, as their callers do.
+public final class PromptQueue: Sendable {
+    /// Default seconds before an unanswered prompt ends as a user cancel.
+    public static let defaultTimeout: TimeInterval = 30
+
+    private struct Pending {
+        var info: PromptInfo
+        var deliver: @Sendable (PromptAnswer) -> Void
+    }
+
+    private struct State {
+        var pending: [Pending] = []
+        var queuedAnswers: [PromptAnswer] = []
+        var auto: PromptAutoMode = .cancel
+        var timeout: TimeInterval = PromptQueue.defaultTimeout
+        var nextID: UInt64 = 1
+        var raisedCount: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// The automatic answer (default `.cancel`, so an unattended run never hangs).
+    public var autoMode: PromptAutoMode {
+        get { state.withLock { $0.auto } }
+        set { state.withLock { $0.auto = newValue } }
+    }
+
+    /// Seconds an unanswered prompt waits before it ends as a user cancel.
+    public var timeout: TimeInterval {
+        get { state.withLock { $0.timeout } }
+        set { state.withLock { $0.timeout = max(0.01, newValue) } }
+    }
+
+    /// How many prompts were ever raised (tests count prompts per open with it).
+    public var raisedCount: UInt64 { state.withLock { $0.raisedCount } }
+
+    /// The prompts waiting for an answer, oldest first.
+    public var pending: [PromptInfo] { state.withLock { $0.pending.map(\.info) } }
+
+    /// Raises a prompt; `deliver` is called once with its answer, never on the calling thread's stack.
+    /// Returns the prompt's id (for ``cancel(_:)``).
+    @discardableResult
+    public func raise(kind: PromptKind, reason: String, caller: Caller, item: String?,
+                      deliver: @escaping @Sendable (PromptAnswer) -> Void) -> UInt64 {
+        let (id, immediate, timeout) = state.withLock { s -> (UInt64, PromptAnswer?, TimeInterval) in
+            let id = s.nextID
+            s.nextID += 1
+            s.raisedCount += 1
+            if !s.queuedAnswers.isEmpty { return (id, s.queuedAnswers.removeFirst(), s.timeout) }
+            let auto: PromptAnswer? = switch s.auto {
+            case .match: .match
+            case .noMatch: .noMatch
+            case .cancel: .cancel
+            case .off: nil
+            }
+            if auto == nil {
+                let info = PromptInfo(id: id, kind: kind, reason: reason, pid: caller.pid, executable: caller.executable, item: item, raised: Date())
+                s.pending.append(Pending(info: info, deliver: deliver))
+            }
+            return (id, auto, s.timeout)
+        }
+        if let immediate {
+            DispatchQueue.global().async { deliver(immediate) }
+        } else {
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in self?.finish(id, .timeout) }
+        }
+        return id
+    }
+
+    /// Answers the oldest pending prompt, or (with `next`, or when none is pending and `next` is asked
+    /// for) the next one to be raised. Returns the prompt answered, nil when the answer was queued.
+    public func answer(_ answer: PromptAnswer, next: Bool) throws(KeychainError) -> PromptInfo? {
+        let taken = state.withLock { s -> Pending? in
+            if next || s.pending.isEmpty {
+                if next { s.queuedAnswers.append(answer) }
+                return nil
+            }
+            return s.pending.removeFirst()
+        }
+        guard let taken else {
+            if next { return nil }
+            throw KeychainError(SecStatus.itemNotFound, "no prompt is pending (use --next to answer the next one)")
+        }
+        DispatchQueue.global().async { taken.deliver(answer) }
+        return taken.info
+    }
+
+    /// Ends a prompt whose requester went away (FUSE_INTERRUPT, a closed socket) as a user cancel.
+    public func cancel(_ id: UInt64) { finish(id, .cancel) }
+
+    private func finish(_ id: UInt64, _ answer: PromptAnswer) {
+        let taken = state.withLock { s -> Pending? in
+            guard let index = s.pending.firstIndex(where: { $0.info.id == id }) else { return nil }
+            return s.pending.remove(at: index)
+        }
+        taken?.deliver(answer)
+    }
+}

@@ -1,0 +1,79 @@
+import CFuse
+import Foundation
+import KeychainEngine
+
+/// OPEN of a value whose item has access control (SPEC §4 gatekeeper path, §11): the prompt is raised
+/// and the request kept; the reply is sent later from the thread that delivers the answer, so no FUSE
+/// worker waits for a person. FUSE_INTERRUPT (Ctrl-C on `cat`) cancels the prompt.
+extension LowLevelOperations {
+    /// What an interrupt callback reaches: the authorization to cancel.
+    final class PendingOpen: @unchecked Sendable {
+        var handle: AuthorizationHandle?
+        var interrupted = false
+        let lock = NSLock()
+    }
+
+    /// Takes over `req` if it opens a protected value; false when the ordinary open should serve it.
+    static func openProtected(_ req: fuse_req_t?, _ inode: fuse_ino_t, _ info: UnsafeMutablePointer<fuse_file_info>?) -> Bool {
+        FuseThread.mark()
+        let c = context(req)
+        let item: FSItem
+        let path: FSPath
+        let caller: Caller?
+        do throws(FSError) {
+            path = try c.path(inode)
+            caller = try requestCaller(req, c)
+            // Resolved as the request's caller (per-application access), here and in the answer's callback.
+            let found = KeychainView.$requestCaller.withValue(caller) { Result { () throws(FSError) in try c.view.protectedValue(path) } }
+            guard let protected = try found.get() else { return false }
+            item = protected
+        } catch {
+            fuse_reply_err(req, error.errno)
+            return true
+        }
+        nonisolated(unsafe) let request = req
+        nonisolated(unsafe) var file = info!.pointee  // the kernel's copy lives only during this call
+        let pid = fuse_req_ctx(req)!.pointee.pid
+        let pending = PendingOpen()
+        let retained = Unmanaged.passRetained(pending)
+        // Registered before anything can reply: after a reply libfuse never calls it.
+        fuse_req_interrupt_func(req, { _, data in
+            guard let data else { return }
+            let box = Unmanaged<PendingOpen>.fromOpaque(data).takeUnretainedValue()
+            box.lock.lock()
+            box.interrupted = true
+            let handle = box.handle
+            box.lock.unlock()
+            handle?.cancel()
+        }, retained.toOpaque())
+        let handle = c.view.authorizeOpen(item, pid: pid) { result in
+            switch result {
+            case .failure(let error):
+                fuse_reply_err(request, error.errno)
+            case .success(let token):
+                do throws(FSError) {
+                    let opened = KeychainView.$requestCaller.withValue(caller) {
+                        Result { () throws(FSError) in try c.view.open(path, flags: file.flags, authorization: token) }
+                    }
+                    file.fh = try opened.get()
+                    file.direct_io = 1  // never served from the kernel's cache: every read reaches the policy
+                    file.keep_cache = 0
+                    file.noflush = file.flags & O_ACCMODE == O_RDONLY ? 1 : 0
+                    c.cache.noteServed(inode)
+                    fuse_reply_open(request, &file)
+                } catch {
+                    c.view.endAuthorization(token)
+                    fuse_reply_err(request, error.errno)
+                }
+            }
+            // An interrupt callback may still be running; the box outlives it by a margin.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 5) { retained.release() }
+        }
+        pending.lock.lock()
+        pending.handle = handle
+        let interrupted = pending.interrupted
+        pending.lock.unlock()
+        if interrupted { handle.cancel() }
+        return true
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+/// LAContext and Face ID-protected items in another process (`la-probe`), answered from a script with
+/// `keychainfs device prompt` (SPEC §11; docs/authentication-table.md).
+@Suite struct LAContextThroughDaemonTests {
+    let m: MountedVault
+    init() throws { m = try MountedVault() }
+
+    func probe(_ arguments: String...) -> [String] {
+        Command.run(MountedVault.builtProgram("la-probe"), arguments, environment: ["KEYCHAIN_VAULT": m.vault], timeout: 60)
+            .stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// Runs the probe in the background; `lines()` waits for it (bounded).
+    func background(_ arguments: String...) -> () -> [String] {
+        let result = Mutex<[String]?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let args = arguments, vault = m.vault
+        Thread.detachNewThread {
+            let out = Command.run(MountedVault.builtProgram("la-probe"), args, environment: ["KEYCHAIN_VAULT": vault], timeout: 60)
+            result.withLock { $0 = out.stdout.split(separator: "\n").map(String.init) }
+            done.signal()
+        }
+        return { done.wait(timeout: .now() + 70) == .success ? result.withLock { $0 } ?? [] : ["timed out"] }
+    }
+
+    func prompts() -> [String] { m.device("prompts").stdout.split(separator: "\n").map(String.init) }
+
+    @Test func canEvaluatePolicyTellsTheTruthInEachDeviceState() throws {
+        #expect(probe("can", "biometrics").first == "no com.apple.LocalAuthentication -5", "no passcode")
+        #expect(probe("can", "owner").first == "no com.apple.LocalAuthentication -5")
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        #expect(probe("can", "biometrics").first == "no com.apple.LocalAuthentication -7", "not enrolled")
+        #expect(probe("can", "owner").first == "yes none")
+        try expectSuccess(m.device("biometry", "enroll"))
+        let enrolled = probe("can", "biometrics")
+        #expect(enrolled.first == "yes faceID")
+        try expectSuccess(m.device("biometry", "enroll"))
+        let again = probe("can", "biometrics")
+        #expect(again.first == "yes faceID")
+        #expect(enrolled.last != again.last && again.last != "domain nil", "the domain state changes on re-enrolment")
+        try expectSuccess(m.device("prompt", "auto", "no-match"))
+        for _ in 0..<5 { #expect(probe("evaluate", "biometrics") == ["LAError authenticationFailed"]) }
+        #expect(probe("can", "biometrics").first == "no com.apple.LocalAuthentication -8", "locked out")
+        #expect(probe("evaluate-async", "biometrics") == ["LAError biometryLockout"], "async form, matched as LAError")
+        try expectSuccess(m.device("unlock", passcode: "1234"))
+        #expect(probe("can", "biometrics").first == "yes faceID")
+    }
+
+    @Test func evaluatePolicyIsAnsweredFromAnotherProcess() throws {
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        try expectSuccess(m.device("biometry", "enroll"))
+        try expectSuccess(m.device("prompt", "auto", "off"))
+        let evaluation = background("evaluate", "biometrics")
+        #expect(m.wait(20) { prompts().count == 1 })
+        #expect(prompts().first?.contains("la-probe") == true, "the prompt names its caller")
+        try expectSuccess(m.device("prompt", "match"))
+        #expect(evaluation() == ["ok"])
+        try expectSuccess(m.device("prompt", "auto", "cancel"))
+        #expect(probe("evaluate-async", "biometrics") == ["LAError userCancel"])
+    }
+
+    @Test func aProtectedTokenWithItsPromptAndAReusedContext() throws {
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        try expectSuccess(m.device("biometry", "enroll"))
+        #expect(probe("save", "bank", "alice", "tok-1", "2") == ["status 0"])  // .biometryAny
+        try expectSuccess(m.device("prompt", "auto", "off"))
+        let read = background("read", "bank", "alice")
+        #expect(m.wait(20) { prompts().count == 1 })
+        #expect(prompts().first?.contains("Unlock your token") == true, "kSecUseOperationPrompt is the reason")
+        try expectSuccess(m.device("prompt", "cancel"))
+        #expect(read() == ["status -128"])
+        try expectSuccess(m.device("prompt", "match", "--next"))
+        #expect(probe("read", "bank", "alice") == ["secret tok-1"])
+        // One evaluation, two reads without a prompt; after invalidate() a prompt again (auto cancel).
+        try expectSuccess(m.device("prompt", "auto", "cancel"))
+        try expectSuccess(m.device("prompt", "match", "--next"))
+        #expect(probe("context-read", "bank", "alice") == ["ok", "secret tok-1", "secret tok-1", "status -128", "LAError invalidContext"])
+    }
+
+    @Test func reuseDurationAfterABiometricUnlock() throws {
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        try expectSuccess(m.device("biometry", "enroll"))
+        #expect(probe("evaluate", "biometrics", "60") == ["LAError userCancel"], "no biometric unlock yet")
+        try expectSuccess(m.device("unlock", "--biometry"))
+        #expect(probe("evaluate", "biometrics", "60") == ["ok"], "unlocked with Face ID within 60 s: no prompt")
+        #expect(probe("evaluate", "biometrics") == ["LAError userCancel"], "without a reuse duration it asks")
+    }
+}
