@@ -10,14 +10,41 @@ struct ControlHandler: Sendable {
     let requestUnmount: @Sendable () -> Void
     /// Per-application access: the caller of SecItem requests comes from the peer, not from what it claims.
     var accessPolicy: AccessPolicy? = nil
+    /// SPEC §8: every SecItem call and device command is recorded, with its outcome.
+    var audit: AuditLog? = nil
 
     func handle(_ request: ControlRequest, from peer: ControlPeer) -> ControlResponse {
         do {
-            return ControlResponse(result: try perform(request, peer: peer))
+            let result = try perform(request, peer: peer)
+            record(request, peer, SecStatus.success)
+            return ControlResponse(result: result)
         } catch {
+            record(request, peer, error.status)
             return ControlResponse(error: error)
         }
     }
+
+    /// The audit line of a SecItem call or device command: the item by class and naming attributes
+    /// (as the mount names it, percent-escaped), never a value, a passcode or a query's other contents.
+    private func record(_ request: ControlRequest, _ peer: ControlPeer, _ status: OSStatus) {
+        guard let audit, Self.audited.contains(where: { request.command.rawValue.hasPrefix($0) }) else { return }
+        var item: String?
+        if let query = request.arguments["query"]?.dictionaryValue, let code = query[SecKey.class]?.stringValue,
+           let schema = Schema.schema(for: code) {
+            let names = [schema.namingAttributes.group, schema.namingAttributes.item].map { attribute -> String in
+                let text = query[attribute.code].map { value -> String in
+                    if case .string(let s) = value { return s }
+                    return value.dataValue.map { $0.map { String(format: "%02x", $0) }.joined() } ?? ""
+                } ?? "*"
+                return text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "-._~@"))) ?? "*"
+            }
+            item = ([code] + names).joined(separator: "/")
+        }
+        let rule = try? caller(request.arguments, peer).grantedBy
+        audit.record(request.command.rawValue, item: item, status: status, by: .init(pid: peer.pid, uid: peer.uid, rule: rule ?? nil))
+    }
+
+    private static let audited = ["item.", "device.", "passcode.", "vault."]
 
     private func perform(_ request: ControlRequest, peer: ControlPeer) throws(KeychainError) -> KeychainValue? {
         let args = request.arguments

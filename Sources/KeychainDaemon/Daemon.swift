@@ -11,6 +11,8 @@ public struct DaemonConfiguration: Sendable {
     public var caller: Caller
     public var defaultAccessible: Accessibility?
     public var deviceKeyPath: String?
+    /// The audit log's path (SPEC §8 `--audit-log`); nil: none.
+    public var auditLogPath: String?
     /// Sync synchronizable items this often (SPEC §14 `--sync-interval`); nil: only when asked.
     public var syncInterval: TimeInterval?
     /// Refuse callers that no rule of `access.toml` matches (SPEC §12).
@@ -35,7 +37,17 @@ public enum Daemon {
     public static func run(_ configuration: DaemonConfiguration, log: Logger) -> Int32 {
         ProcessHardening.disableCoreDumps()
         let exitRequest = ExitRequest()
+        let audit: AuditLog?
+        do { audit = try configuration.auditLogPath.map { path throws(KeychainError) in try AuditLog(path: path) } } catch {
+            log.error("\(error)")
+            return 1
+        }
         ProcessHardening.onTerminationSignal { signal in
+            // With an audit log, SIGHUP means "the log was rotated" (as for syslog daemons).
+            if signal == SIGHUP, let audit {
+                audit.reopen()
+                return
+            }
             log.info("signal \(signal): unmounting")
             exitRequest.fire()
         }
@@ -48,12 +60,12 @@ public enum Daemon {
             if guards != LockGuards() { log.warning("test device: lock guards switched off by \(LockGuards.environmentVariable)") }
             let policy = try AccessPolicy(vault: configuration.vault, defaultCaller: configuration.caller, strict: configuration.strictAccess)
             let view = KeychainView(keychain: keychain, caller: configuration.caller, defaultAccessible: configuration.defaultAccessible,
-                                    guards: guards, accessPolicy: policy)
+                                    guards: guards, accessPolicy: policy, audit: audit)
             let mount = try FuseMount(view: view, mountpoint: configuration.mountpoint, source: configuration.vault.directory, log: log)
             exitRequest.set { mount.requestExit() }
             let handler = ControlHandler(keychain: keychain, mountpoint: configuration.mountpoint, requestUnmount: {
                 DispatchQueue.global().async { exitRequest.fire() }
-            }, accessPolicy: policy)
+            }, accessPolicy: policy, audit: audit)
             let server = try ControlServer(socketPath: ControlSocket.path(for: configuration.vault), peerHandler: handler.handle)
             ProcessHardening.trimMemoryPeriodically()
             if let interval = configuration.syncInterval { SyncCommands.syncPeriodically(keychain, every: interval, log: log) }

@@ -24,8 +24,8 @@ enum ProcessHardening {
         thread.start()
     }
 
-    /// Blocks SIGTERM/SIGINT/SIGHUP in every thread (call before starting any) and waits for them on a
-    /// dedicated thread. A parent such as Foundation.Process may hand us a mask that blocks them
+    /// Blocks SIGTERM/SIGINT/SIGHUP in every thread (call before starting any) and hands each one that
+    /// arrives to `handler` on a dedicated thread. A parent such as Foundation.Process may hand us a mask that blocks them
     /// already, so the mask is reset first (fuse-from-swift.md).
     static func onTerminationSignal(_ handler: @escaping @Sendable (Int32) -> Void) {
         var set = sigset_t()
@@ -38,8 +38,10 @@ enum ProcessHardening {
         let thread = Thread {
             var mask = waitSet
             var received: Int32 = 0
-            while sigwait(&mask, &received) != 0 {}
-            handler(received)
+            while true {
+                while sigwait(&mask, &received) != 0 {}
+                handler(received)
+            }
         }
         thread.name = "keychainfs-signals"
         thread.start()

@@ -44,6 +44,12 @@ public enum ErrnoTable {
         (SecStatus.userCanceled, ECANCELED),  // an authentication prompt was canceled (SPEC §11)
     ]
 
+    /// The OSStatus an errno stands for, the other way through the table (errSecParam for the rest: the
+    /// filesystem's own refusals of bad input).
+    public static func status(for errno: Int32) -> OSStatus {
+        table.first { $0.errno == errno }?.status ?? SecStatus.param
+    }
+
     /// The errno for `status` (EIO for anything unexpected).
     public static func errno(for status: OSStatus) -> Int32 {
         table.first { $0.status == status }?.errno ?? EIO

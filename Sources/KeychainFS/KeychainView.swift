@@ -26,9 +26,13 @@ public final class KeychainView: Sendable {
     let paths = PathCache()
     let guards: LockGuards
 
+    /// Opens of secrets through the mount are recorded here (SPEC §8), if an audit log was asked for.
+    public let audit: AuditLog?
+
     public init(keychain: Keychain, caller: Caller, defaultAccessible: Accessibility? = nil, guards: LockGuards = LockGuards(),
-                accessPolicy: AccessPolicy? = nil) {
+                accessPolicy: AccessPolicy? = nil, audit: AuditLog? = nil) {
         self.keychain = keychain
+        self.audit = audit
         self.mountCaller = caller
         self.accessPolicy = accessPolicy
         self.defaultAccessible = defaultAccessible

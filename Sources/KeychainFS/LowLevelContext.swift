@@ -54,6 +54,15 @@ final class LowLevelContext: Sendable {
         fuse_reply_attr(req, &st, cacheSeconds)
     }
 
+    /// The audit line of an open of a secret: who, which file, and how it ended (SPEC §8).
+    func recordOpen(_ req: fuse_req_t?, _ path: FSPath, _ failure: FSError?, rule: String?) {
+        guard let audit = view.audit else { return }
+        let context = fuse_req_ctx(req)!.pointee
+        let status = failure.map { $0.status ?? ErrnoTable.status(for: $0.errno) } ?? SecStatus.success
+        audit.record("open", item: String(decoding: path.bytes.dropFirst(), as: UTF8.self), status: status,
+                     by: .init(pid: context.pid, uid: context.uid, rule: rule))
+    }
+
     /// xattr protocol: size 0 asks for the length; a short buffer is ERANGE.
     func replyXattr(_ req: fuse_req_t?, _ data: Data, size: Int) {
         if size == 0 { fuse_reply_xattr(req, data.count); return }

@@ -101,7 +101,14 @@ enum LowLevelOperations {
             if LowLevelOperations.openProtected(req, inode, info) { return }
             LowLevelOperations.serve(req, "open") { c throws(FSError) in
                 let file = info!.pointee
-                info!.pointee.fh = try c.view.open(try c.path(inode), flags: file.flags)
+                let path = try c.path(inode)
+                do throws(FSError) {
+                    info!.pointee.fh = try c.view.open(path, flags: file.flags)
+                    c.recordOpen(req, path, nil, rule: KeychainView.requestCaller?.grantedBy)
+                } catch {
+                    c.recordOpen(req, path, error, rule: KeychainView.requestCaller?.grantedBy)
+                    throw error
+                }
                 // Every read reaches the daemon (and the lock check). Values are not kept in the page
                 // cache yet: a writer commits at close, but the kernel applies its O_TRUNC and writes to
                 // the shared inode at once, so cached readers could see an empty or mixed value (README).

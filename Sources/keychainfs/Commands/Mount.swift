@@ -28,6 +28,9 @@ struct Mount: ParsableCommand {
     @Option(help: "The device key file, if it is not the vault's own.")
     var deviceKey: String?
 
+    @Option(help: "Append a JSON line per open of a secret, SecItem call and device command to FILE (reopened on SIGHUP).")
+    var auditLog: String?
+
     @Option(help: "Sync synchronizable items every SECONDS (the vault must have 'keychainfs sync init' or 'join' done).")
     var syncInterval: Int?
 
@@ -69,6 +72,7 @@ struct Mount: ParsableCommand {
             defaultAccessible: defaultAccessible.flatMap(Accessibility.init(argument:)), deviceKeyPath: deviceKey,
             syncInterval: syncInterval.map(TimeInterval.init))
         configuration.strictAccess = strict
+        configuration.auditLogPath = auditLog
         configuration.promptTimeout = TimeInterval(promptTimeout)
         let status = Daemon.run(configuration, log: Logger(label: "keychainfs"))
         if status != 0 { throw ExitCode(status) }
@@ -91,6 +95,7 @@ struct Mount: ParsableCommand {
         arguments += ["--prompt-timeout", String(promptTimeout)]
         if let deviceKey { arguments += ["--device-key", URL(fileURLWithPath: deviceKey).standardizedFileURL.path] }
         if let syncInterval { arguments += ["--sync-interval", String(syncInterval)] }
+        if let auditLog { arguments += ["--audit-log", URL(fileURLWithPath: auditLog).standardizedFileURL.path] }
         return arguments
     }
 }
