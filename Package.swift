@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CSystem"),
+        // OpenSSL 3 libcrypto: what swift-crypto lacks for Apple's SecKey algorithms (RSA paddings, SHA-224, 16-byte-IV GCM).
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // Crypto core: guarded key memory, AEAD, KDF, keyed hashes.
         .target(name: "SodiumCrypto", dependencies: ["CSodium"], swiftSettings: strict),
@@ -47,7 +49,8 @@ let package = Package(
         .target(name: "KeychainClient", dependencies: ["KeychainEngine", "ControlChannel"], swiftSettings: strict),
 
         // Apple's SecItem API (source-compatible) over KeychainClient; LAContext and friends.
-        .target(name: "Security", dependencies: ["KeychainEngine", "KeychainClient"], swiftSettings: strict),
+        .target(name: "Security", dependencies: ["KeychainEngine", "KeychainClient", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: strict),
         .target(name: "LocalAuthentication", dependencies: ["Security"], swiftSettings: strict),
 
         // The FUSE frontend: paths and errnos translated into keychain calls.

@@ -46,6 +46,8 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case itemCopyMatching = "item.copy-matching"
     case itemUpdate = "item.update"
     case itemDelete = "item.delete"
+    /// The simulated Secure Enclave: generate, sign, key exchange (arguments: `request`, SPEC §10).
+    case keySecureEnclave = "key.secure-enclave"
 }
 
 /// The daemon's answer: an OSStatus, a message, and a result value.

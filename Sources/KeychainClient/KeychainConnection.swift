@@ -64,6 +64,14 @@ public final class KeychainConnection: Sendable {
         }
     }
 
+    /// A simulated Secure Enclave request (see `Keychain.secureEnclave`), where the vault's engine runs.
+    public func secureEnclave(_ request: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
+        switch backend {
+        case .daemon(let client): try self.request(client, .keySecureEnclave, ["request": .dictionary(request)])
+        case .inProcess(let keychain, _): try keychain.secureEnclave(request, caller: caller)
+        }
+    }
+
     private func request(_ client: ControlClient, _ command: ControlCommand, _ arguments: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
         var arguments = arguments
         arguments["accessGroups"] = .array(caller.accessGroups.map(KeychainValue.string))

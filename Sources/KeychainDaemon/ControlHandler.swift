@@ -56,6 +56,8 @@ struct ControlHandler: Sendable {
         case .itemDelete:
             try keychain.delete(try dictionary(args, "query"), caller: try caller(args))
             return nil
+        case .keySecureEnclave:
+            return try keychain.secureEnclave(try dictionary(args, "request"), caller: try caller(args))
         }
     }
 
