@@ -94,10 +94,7 @@ enum SecKeyCrypto {
         case (.ecies(_, let hash, let variableIV), .ec(let recipient)):
             // Apple's ECIES: ephemeral public key ‖ AES-GCM ciphertext ‖ tag, key (and IV) from X9.63.
             guard let ephemeral = ECKeyMaterial.generate(bits: recipient.bits) else { throw KeyFailure(errSecParam, "unsupported curve") }
-            let ephemeralPublic = ephemeral.publicKey.x963
-            let secret = try ephemeral.sharedSecret(with: recipient)
-            let (aesKey, iv) = eciesKey(secret, ephemeralPublic: ephemeralPublic, recipient: recipient.publicKey.x963, hash: hash, variableIV: variableIV)
-            return ephemeralPublic + (try AESGCM.seal(plaintext, key: aesKey, iv: iv, aad: Data()))
+            return try eciesEncrypt(plaintext, to: recipient, ephemeral: ephemeral, hash: hash, variableIV: variableIV)
         default:
             throw KeyFailure(errSecParam, "\(algorithm.rawValue): algorithm not supported by the key")
         }
@@ -123,6 +120,16 @@ enum SecKeyCrypto {
         default:
             throw KeyFailure(errSecParam, "\(algorithm.rawValue): algorithm not supported by the key")
         }
+    }
+
+    /// Apple's ECIES packet for `recipient` with the ephemeral key given (random in use; fixed in the
+    /// known-answer tests).
+    static func eciesEncrypt(_ plaintext: Data, to recipient: ECKeyMaterial, ephemeral: ECKeyMaterial, hash: DigestKind,
+                             variableIV: Bool) throws(KeyFailure) -> Data {
+        let ephemeralPublic = ephemeral.publicKey.x963
+        let secret = try ephemeral.sharedSecret(with: recipient)
+        let (aesKey, iv) = eciesKey(secret, ephemeralPublic: ephemeralPublic, recipient: recipient.publicKey.x963, hash: hash, variableIV: variableIV)
+        return ephemeralPublic + (try AESGCM.seal(plaintext, key: aesKey, iv: iv, aad: Data()))
     }
 
     /// AES key and IV of Apple's ECIES: AES-128 for curves up to 256 bits, else AES-256; the X9.63 KDF's
