@@ -87,7 +87,12 @@ let package = Package(
         .executableTarget(name: "security-compat", dependencies: ["Security"], path: "Tests/SecurityCompat", swiftSettings: strict),
         .executableTarget(name: "security-compat-swift5", dependencies: ["Security"], path: "Tests/SecurityCompatSwift5",
                           swiftSettings: [.swiftLanguageMode(.v5)]),
+        // Seed 002 and Secure Enclave keys as iOS code writes them, in a process of their own, in Swift 6 and 5 modes.
+        .executableTarget(name: "seckey-probe", dependencies: ["Security"], path: "Tests/SecKeyProbe", swiftSettings: strict),
+        .executableTarget(name: "seckey-probe-swift5", dependencies: ["Security"], path: "Tests/SecKeyProbeSwift5",
+                          swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "SecurityAPITests", dependencies: ["Security", "LocalAuthentication", "TestSupport", "security-probe", "security-compat", "security-compat-swift5", "keychainfs",
+                                                     "seckey-probe", "seckey-probe-swift5",
                                                      .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: strict),
         .testTarget(name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "TestSupport"],
