@@ -79,6 +79,7 @@ let package = Package(
                 path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "KeychainEngineTests", dependencies: [
             "KeychainEngine", "SodiumCrypto", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
         // iOS-style client code in a process of its own, for the lock tests.
         .executableTarget(name: "security-probe", dependencies: ["Security"], path: "Tests/SecurityProbe", swiftSettings: strict),
