@@ -45,7 +45,9 @@ enum KeyGeneration {
         switch (type, token) {
         case (KeyMaterial.ecType, SecureEnclaveBlob.tokenID?):
             guard bits == 256 else { throw KeyFailure(errSecParam, "the Secure Enclave makes P-256 keys only") }
-            let accessibility = privateAttributes[Attributes.accessible.code]?.stringValue
+            // The blob is bound to its class: name it explicitly, so a daemon's own default cannot differ.
+            let accessibility = privateAttributes[Attributes.accessible.code]?.stringValue ?? Schema.key.defaultAccessibility.rawValue
+            privateAttributes[Attributes.accessible.code] = .string(accessibility)
             let blob = try SecureEnclaveClient.generate(accessibility: accessibility)
             privateAttributes[Attributes.tokenID.code] = .string(SecureEnclaveBlob.tokenID)
             privateAttributes[Attributes.keyClass.code] = .number(KeyMaterial.privateClass)

@@ -49,4 +49,20 @@ import TestSupport
         #expect(SecKeyCreateRandomKey([kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 384,
                                        kSecAttrTokenID: kSecAttrTokenIDSecureEnclave] as CFDictionary, &error) == nil && code(error) == Int(errSecParam))
     }
+
+    @Test func aTransientEnclaveKeyAddedByReferenceStaysAnEnclaveKey() throws {
+        _ = InProcessVault.path
+        let tag = Data("se.byref.\(UUID().uuidString)".utf8)
+        let key = try #require(SecKeyCreateRandomKey([kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 256,
+                                                      kSecAttrTokenID: kSecAttrTokenIDSecureEnclave] as CFDictionary, nil))
+        #expect(SecItemAdd([kSecClass: kSecClassKey, kSecAttrApplicationTag: tag, kSecValueRef: key] as CFDictionary, nil) == errSecSuccess)
+        defer { _ = SecItemDelete([kSecClass: kSecClassKey, kSecAttrApplicationTag: tag] as CFDictionary) }
+        var item: CFTypeRef?
+        #expect(SecItemCopyMatching([kSecClass: kSecClassKey, kSecAttrApplicationTag: tag, kSecReturnRef: true] as CFDictionary, &item) == errSecSuccess)
+        let found = try #require(item.map { $0 as! SecKey })
+        #expect(found == key)
+        #expect(SecKeyCopyExternalRepresentation(found, nil) == nil)
+        let signature = try #require(SecKeyCreateSignature(found, .ecdsaSignatureMessageX962SHA256, Data("x".utf8) as CFData, nil) as Data?)
+        #expect(SecKeyVerifySignature(SecKeyCopyPublicKey(key)!, .ecdsaSignatureMessageX962SHA256, Data("x".utf8) as CFData, signature as CFData, nil))
+    }
 }
