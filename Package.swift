@@ -27,6 +27,8 @@ let package = Package(
         .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CSystem"),
+        // OpenSSL 3 libcrypto: what swift-crypto lacks for Apple's SecKey algorithms (RSA paddings, SHA-224, 16-byte-IV GCM).
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // Crypto core: guarded key memory, AEAD, KDF, keyed hashes.
         .target(name: "SodiumCrypto", dependencies: ["CSodium"], swiftSettings: strict),
@@ -50,7 +52,8 @@ let package = Package(
         .target(name: "KeychainClient", dependencies: ["KeychainEngine", "ControlChannel"], swiftSettings: strict),
 
         // Apple's SecItem API (source-compatible) over KeychainClient; LAContext and friends.
-        .target(name: "Security", dependencies: ["KeychainEngine", "KeychainClient"], swiftSettings: strict),
+        .target(name: "Security", dependencies: ["KeychainEngine", "KeychainClient", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: strict),
         .target(name: "LocalAuthentication", dependencies: ["Security", "KeychainClient", "KeychainEngine", "ControlChannel"], swiftSettings: strict),
 
         // The FUSE frontend: paths and errnos translated into keychain calls.
@@ -89,6 +92,7 @@ let package = Package(
                 path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "KeychainEngineTests", dependencies: [
             "KeychainEngine", "SodiumCrypto", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
         // iOS-style client code in a process of its own, for the lock tests.
         .executableTarget(name: "security-probe", dependencies: ["Security"], path: "Tests/SecurityProbe", swiftSettings: strict),
@@ -99,7 +103,13 @@ let package = Package(
         .executableTarget(name: "security-compat", dependencies: ["Security"], path: "Tests/SecurityCompat", swiftSettings: strict),
         .executableTarget(name: "security-compat-swift5", dependencies: ["Security"], path: "Tests/SecurityCompatSwift5",
                           swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "SecurityAPITests", dependencies: ["Security", "LocalAuthentication", "TestSupport", "security-probe", "security-compat", "security-compat-swift5", "keychainfs", "la-probe"],
+        // Seed 002 and Secure Enclave keys as iOS code writes them, in a process of their own, in Swift 6 and 5 modes.
+        .executableTarget(name: "seckey-probe", dependencies: ["Security"], path: "Tests/SecKeyProbe", swiftSettings: strict),
+        .executableTarget(name: "seckey-probe-swift5", dependencies: ["Security"], path: "Tests/SecKeyProbeSwift5",
+                          swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(name: "SecurityAPITests", dependencies: ["Security", "LocalAuthentication", "TestSupport", "security-probe", "security-compat", "security-compat-swift5", "keychainfs",
+                                                     "la-probe", "seckey-probe", "seckey-probe-swift5",
+                                                     .product(name: "Crypto", package: "swift-crypto")],
                     swiftSettings: strict),
         .testTarget(name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v5), .define("SWIFT5_MODE")]),

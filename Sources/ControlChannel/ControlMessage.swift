@@ -69,6 +69,8 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case laCanEvaluate = "la.can-evaluate"
     case laEvaluate = "la.evaluate"
     case laInvalidate = "la.invalidate"
+    /// The simulated Secure Enclave: generate, sign, key exchange (arguments: `request`, SPEC §10).
+    case keySecureEnclave = "key.secure-enclave"
 }
 
 /// The daemon's answer: an OSStatus, a message, and a result value.

@@ -62,6 +62,13 @@ public final class KeychainConnection: Sendable {
         }
     }
 
+    /// A simulated Secure Enclave request (see `Keychain.secureEnclave`), wherever the vault's engine runs.
+    public func secureEnclave(_ request: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
+        try perform(.keySecureEnclave, ["request": .dictionary(request)]) { keychain throws(KeychainError) in
+            try keychain.secureEnclave(request, caller: caller)
+        }
+    }
+
     /// One of the authentication simulator's commands (LAContext's evaluations), wherever the engine runs.
     public func authentication(_ command: ControlCommand, _ arguments: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
         try perform(command, arguments) { keychain throws(KeychainError) in

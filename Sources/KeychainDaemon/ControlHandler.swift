@@ -96,6 +96,8 @@ struct ControlHandler: Sendable {
         case .biometryEnroll, .biometryUnenroll, .biometryStatus, .unlockBiometry, .promptAnswer, .promptAuto, .promptTimeout, .prompts,
              .laCanEvaluate, .laEvaluate, .laInvalidate:
             return try AuthenticationCommands(keychain: keychain).perform(request.command, args, caller: try caller(args, peer))
+        case .keySecureEnclave:
+            return try keychain.secureEnclave(try dictionary(args, "request"), caller: try caller(args, peer))
         }
     }
 

@@ -304,9 +304,7 @@ public final class KeychainView: Sendable {
     /// `authorization`: an open file's answer for a protected value. Without one, a protected value is
     /// refused (EACCES) rather than prompted for here: prompts happen at OPEN, never on a read.
     func secret(of item: FSItem, authorization: Data? = nil) throws(FSError) -> Data {
-        if let rule = item.schema.secretWithheldWhen, item.attributes[rule.code] == rule.value {
-            throw FSError(EPERM, "the item's secret is not extractable")
-        }
+        if item.schema.withholdsSecret(item.attributes) { throw FSError(EPERM, "the item's secret is not extractable") }
         let options = AuthenticationOptions(ui: .fail, contextToken: authorization)
         return try keychainCall { () throws(KeychainError) in try keychain.secret(persistentRef: item.persistentRef, caller: caller, options: options) }
     }

@@ -23,7 +23,9 @@ extension SecKey: Hashable {
         if lhs === rhs { return true }
         guard let left = lhs.keyData, let right = rhs.keyData else { return lhs.persistentRef != nil && lhs.persistentRef == rhs.persistentRef }
         let type = Attributes.keyType.code, keyClass = Attributes.keyClass.code
-        return left == right && lhs.attributes[type] == rhs.attributes[type] && lhs.attributes[keyClass] == rhs.attributes[keyClass]
+        // Type and class may be held as numbers or as their raw strings ("73").
+        func same(_ code: String) -> Bool { KeyMaterial.integer(lhs.attributes[code]) == KeyMaterial.integer(rhs.attributes[code]) }
+        return left == right && same(type) && same(keyClass)
     }
     public func hash(into hasher: inout Hasher) { hasher.combine(keyData ?? persistentRef) }
 }

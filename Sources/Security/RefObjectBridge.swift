@@ -72,6 +72,12 @@ enum RefObjectBridge {
                 // What the bytes are: the key class and the attributes the schema marks as describing the value.
                 let describing = Schema.key.attributes.filter { $0 == Attributes.keyClass || $0.flags.contains(.describesValue) }
                 for attribute in describing where dictionary[attribute.code] == nil { dictionary[attribute.code] = key.attributes[attribute.code] }
+                // A Secure Enclave key's bytes are its blob: it stays a token key, never extractable.
+                if key.material?.isToken == true {
+                    dictionary[Attributes.tokenID.code] = .string(SecureEnclaveBlob.tokenID)
+                    dictionary["extr"] = .number(0)
+                    dictionary[Attributes.accessible.code] = dictionary[Attributes.accessible.code] ?? key.attributes[Attributes.accessible.code]
+                }
             } else {
                 // A key made from data is in no keychain; matching on its class alone would reach every key.
                 guard let ref = key.persistentRef else { throw KeychainError(SecStatus.itemNotFound, "the kSecValueRef object is in no keychain") }

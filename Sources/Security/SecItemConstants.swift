@@ -59,6 +59,10 @@ public nonisolated(unsafe) let kSecAttrPersistentReference: CFString = secConsta
 public nonisolated(unsafe) let kSecAttrPersistantReference: CFString = secConstant("kSecAttrPersistantReference")
 public nonisolated(unsafe) let kSecAttrAccessGroupToken: CFString = secConstant("kSecAttrAccessGroupToken")
 public nonisolated(unsafe) let kSecAttrTokenIDSecureEnclave: CFString = secConstant("kSecAttrTokenIDSecureEnclave")
+/// SecKeyCreateRandomKey: attributes of the private key only.
+public nonisolated(unsafe) let kSecPrivateKeyAttrs: CFString = secConstant("kSecPrivateKeyAttrs")
+/// SecKeyCreateRandomKey: attributes of the public key only.
+public nonisolated(unsafe) let kSecPublicKeyAttrs: CFString = secConstant("kSecPublicKeyAttrs")
 public nonisolated(unsafe) let kSecAttrPRF: CFString = secConstant("kSecAttrPRF")
 public nonisolated(unsafe) let kSecAttrSalt: CFString = secConstant("kSecAttrSalt")
 public nonisolated(unsafe) let kSecAttrRounds: CFString = secConstant("kSecAttrRounds")

@@ -1,30 +1,39 @@
 import Foundation
 import KeychainEngine
 
-/// A key (Apple's `SecKey`) as the keychain returns it for kSecReturnRef: its attributes and, unless it
-/// is not extractable, its bytes in Apple's external representation. No cryptographic operations.
+/// A key (Apple's `SecKey`): its keychain attributes, its bytes in Apple's external representation
+/// (unless it is not extractable), and what computes with them: swift-crypto for EC keys, libcrypto for
+/// RSA keys, the daemon's simulated Secure Enclave for token keys (whose bytes are a wrapped blob).
 public final class SecKey: Sendable {
     let attributes: KeychainDictionary
     let keyData: Data?
     let persistentRef: Data?
+    /// What computes with the key; nil for bytes that are no key of a supported type (they can still be
+    /// stored and found, as Apple stores any kSecClassKey item).
+    let material: KeyMaterial?
 
     init(attributes: KeychainDictionary, keyData: Data?, persistentRef: Data?) {
         self.attributes = attributes
         self.keyData = keyData
         self.persistentRef = persistentRef
+        material = keyData.flatMap { KeyMaterial(attributes: attributes, data: $0, persistentRef: persistentRef) }
     }
 
     /// The schema's rule for keys that keep their bytes (the one the filesystem follows too).
-    var isExtractable: Bool {
-        guard let rule = Schema.key.secretWithheldWhen else { return true }
-        return attributes[rule.code] != rule.value
-    }
+    var isExtractable: Bool { !Schema.key.withholdsSecret(attributes) }
+
+    /// kSecAttrKeyClass as a number (0 public, 1 private, 2 symmetric); attributes may hold its raw string.
+    var keyClass: Int64? { KeyMaterial.integer(attributes[Attributes.keyClass.code]) }
 }
 
 /// The key's bytes in Apple's external representation (Apple's `SecKeyCopyExternalRepresentation`):
-/// x9.63 for EC keys, PKCS#1 for RSA keys, the raw bytes for symmetric ones, as they were stored. Nil,
-/// with an errSecUnimplemented error, for keys that are not extractable.
+/// x9.63 for EC keys, PKCS#1 for RSA keys, the raw bytes for symmetric ones. Nil, with an
+/// errSecUnimplemented error, for keys that are not extractable (Secure Enclave keys among them).
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    if case .secureEnclave? = key.material {
+        CFBridge.report(errSecUnimplemented, "a Secure Enclave key's private part never leaves the enclave", to: error)
+        return nil
+    }
     guard key.isExtractable, let data = key.keyData else {
         CFBridge.report(errSecUnimplemented, "the key is not extractable", to: error)
         return nil
@@ -32,20 +41,37 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutab
     return NSData(data: data)
 }
 
-/// The key's keychain attributes, as kSecReturnAttributes would give them (Apple's `SecKeyCopyAttributes`).
+/// The key's attributes (Apple's `SecKeyCopyAttributes`): its keychain attributes, with kSecValueData
+/// holding its external representation when it is extractable.
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
-    ValueBridge.object(.dictionary(key.attributes)) as? NSDictionary
+    var attributes = key.attributes
+    if let data = key.keyData, key.isExtractable, key.material?.isToken != true { attributes[RawKey.valueData] = .data(data) }
+    return ValueBridge.object(.dictionary(attributes)) as? NSDictionary
 }
 
-/// A key from its external representation and its type attributes, kSecAttrKeyType and kSecAttrKeyClass
-/// (Apple's `SecKeyCreateWithData`). The bytes are kept as given: this module stores and returns keys,
-/// it does not compute with them.
+/// A key from its external representation and kSecAttrKeyType and kSecAttrKeyClass (Apple's
+/// `SecKeyCreateWithData`): x9.63 for EC keys, PKCS#1 for RSA keys, any bytes for symmetric ones.
+/// errSecParam when the bytes are not a key of that type and class.
 public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
     let given: KeychainDictionary
-    do { given = try ValueBridge.dictionary(attributes) } catch { given = [:] }
-    guard keyData.length > 0, given[Attributes.keyType.code] != nil, given[Attributes.keyClass.code] != nil else {
+    do { given = try ValueBridge.dictionary(attributes) } catch let failure {
+        CFBridge.report(failure.status, failure.message, to: error)
+        return nil
+    }
+    guard keyData.length > 0, let type = KeyMaterial.integer(given[Attributes.keyType.code]),
+          let keyClass = KeyMaterial.integer(given[Attributes.keyClass.code]) else {
         CFBridge.report(errSecParam, "key data and kSecAttrKeyType and kSecAttrKeyClass are required", to: error)
         return nil
     }
-    return SecKey(attributes: given, keyData: Data(keyData), persistentRef: nil)
+    var attributes = given
+    let data = Data(keyData)
+    if keyClass != KeyMaterial.symmetricClass {
+        guard let material = KeyMaterial(attributes: given, data: data, persistentRef: nil) else {
+            let kind = type == KeyMaterial.rsaType ? "RSA" : "EC"
+            CFBridge.report(errSecParam, "\(kind) \(keyClass == KeyMaterial.privateClass ? "private" : "public") key creation from data failed", to: error)
+            return nil
+        }
+        attributes.merge(material.describingAttributes) { given, _ in given }
+    }
+    return SecKey(attributes: attributes, keyData: data, persistentRef: nil)
 }

@@ -67,8 +67,10 @@ func foundationOnlyChecks() {
     _ = SecRandomCopyBytes(kSecRandomDefault, again.count, &again)
     check(again != bytes, "SecRandomCopyBytes draws fresh bytes")
     let keyAttributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate]
-    if let key = SecKeyCreateWithData(Data(bytes) as CFData, keyAttributes as CFDictionary, &keyError),
-       let twin = SecKeyCreateWithData(Data(bytes) as CFData, keyAttributes as CFDictionary, nil) {
+    let generated = SecKeyCreateRandomKey([kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 256] as CFDictionary, &keyError)
+    let keyBytes = generated.flatMap { SecKeyCopyExternalRepresentation($0, nil) as Data? } ?? Data()
+    if let key = SecKeyCreateWithData(keyBytes as CFData, keyAttributes as CFDictionary, &keyError),
+       let twin = SecKeyCreateWithData(keyBytes as CFData, keyAttributes as CFDictionary, nil) {
         check(CFGetTypeID(key) == SecKeyGetTypeID() && CFGetTypeID(key as CFTypeRef) == SecKeyGetTypeID(), "CFGetTypeID of a SecKey")
         check(Set<AnyHashable>([key, twin]).count == 1, "SecKeys with the same bytes are equal")
     } else {

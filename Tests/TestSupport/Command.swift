@@ -22,7 +22,9 @@ public enum Command {
         process.standardInput = input
         let done = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in done.signal() }
-        do { try process.run() } catch { return CommandResult(status: -1, stdout: "", stderr: "cannot run \(executable): \(error)") }
+        do { try ProcessEnvironment.lock.withLock { try process.run() } } catch {
+            return CommandResult(status: -1, stdout: "", stderr: "cannot run \(executable): \(error)")
+        }
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try? input.fileHandleForWriting.close()
         // Drain both pipes while waiting so a chatty command cannot block on a full pipe.

@@ -11,8 +11,14 @@ public enum InProcessVault {
 
     private static let shared: String = {
         let path = "/tmp/kcfs-security-\(getpid())"
-        setenv("KEYCHAIN_VAULT", path, 1)
+        // setenv may move `environ` under a Process.run() copying it in another test: hold them apart.
+        ProcessEnvironment.lock.withLock { _ = setenv("KEYCHAIN_VAULT", path, 1) }
         atexit { try? FileManager.default.removeItem(atPath: "/tmp/kcfs-security-\(getpid())") }
         return path
     }()
+}
+
+/// Serialises changes to this process's environment with the spawning of child processes (which copies it).
+public enum ProcessEnvironment {
+    public static let lock = NSLock()
 }

@@ -35,6 +35,15 @@ public struct ItemClassSchema: Sendable {
         self.byCode = Dictionary(uniqueKeysWithValues: attributes.map { ($0.code, $0) })
     }
 
+    /// Whether an item's secret may not leave the keychain (as a file, or as a key's bytes): a key that is
+    /// not extractable, or a private key held by a token (a Secure Enclave key: its value is a sealed blob
+    /// only the engine opens, whatever kSecAttrIsExtractable was set to).
+    public func withholdsSecret(_ attributes: [String: KeychainValue]) -> Bool {
+        if let rule = secretWithheldWhen, attributes[rule.code] == rule.value { return true }
+        guard let token = attributes[Attributes.tokenID.code]?.stringValue, !token.isEmpty else { return false }
+        return attributes[Attributes.keyClass.code] != .number(0)
+    }
+
     /// The descriptor for a raw 4-character code, if the class has that attribute.
     public func attribute(_ code: String) -> AttributeDescriptor? { byCode[code] }
     /// The descriptor whose public constant name is `name` (`"kSecAttrLabel"`).

@@ -25,6 +25,7 @@ public enum SecConstantTable {
         "kSecUseAuthenticationUISkip": SecKey.useAuthenticationUISkip, "kSecUseAuthenticationContext": "u_AuthCtx",
         "kSecUseCredentialReference": "u_CredRef", "kSecUseDataProtectionKeychain": SecKey.dataProtectionKeychain,
         "kSecUseUserIndependentKeychain": "u_UserIndependentKeychain",
+        "kSecPrivateKeyAttrs": "private", "kSecPublicKeyAttrs": "public",
     ]
 
     /// The raw value of the constant called `name` (numbers as their decimal strings, as Apple's

@@ -1,0 +1,1 @@
+../SecKeyProbe/main.swift

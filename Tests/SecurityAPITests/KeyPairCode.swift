@@ -1,0 +1,1 @@
+../SecurityClientCode/KeyPairCode.swift

@@ -1,0 +1,1 @@
+../SecurityAPITests/SeedKeyTests.swift
