@@ -73,3 +73,33 @@ import Testing
         #expect(shared == expected)
     }
 }
+
+/// A Secure Enclave key never leaves its device: not in a backup, not in the sync repository (SPEC §10).
+@Suite struct SecureEnclaveStaysHomeTests {
+    func storedEnclaveKey(_ v: TestVault, synchronizable: Bool) throws {
+        let blob = try #require(try v.keychain.secureEnclave(["operation": "generate", "accessibility": "ck"], caller: v.caller).dataValue)
+        _ = try v.add(["class": "keys", "kcls": 1, "type": 73, "bsiz": 256, "tkid": "com.apple.setoken", "extr": false, "pdmn": "ck",
+                       "sync": .number(synchronizable ? 1 : 0), "atag": .data(Data("se".utf8)), "v_Data": .data(blob)])
+        _ = try v.add(["class": "keys", "kcls": 2, "pdmn": "ck", "sync": .number(synchronizable ? 1 : 0), "atag": .data(Data("plain".utf8)),
+                       "v_Data": .data(Data(repeating: 7, count: 32))])
+    }
+
+    @Test func notInABackup() throws {
+        let source = try TestVault()
+        try storedEnclaveKey(source, synchronizable: false)
+        let password = Data("backup password".utf8)
+        let (archive, count) = try source.keychain.backup(password: password)
+        #expect(count == 1, "only the software key")
+        let target = try TestVault()
+        _ = try target.keychain.restore(archive, password: password, merge: false)
+        #expect(target.status { _ = try target.copy(["class": "keys", "atag": .data(Data("se".utf8))]) } == SecStatus.itemNotFound)
+        #expect(target.status { _ = try target.copy(["class": "keys", "atag": .data(Data("plain".utf8))]) } == SecStatus.success)
+    }
+
+    @Test func notAmongTheItemsThatSync() throws {
+        let v = try TestVault()
+        try storedEnclaveKey(v, synchronizable: true)
+        let outgoing = try v.keychain.synchronizableItems()
+        #expect(outgoing.count == 1, "the synchronizable software key, not the enclave key")
+    }
+}
