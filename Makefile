@@ -1,7 +1,7 @@
 # keychainfs: the README's two commands are scripts/demo.sh and scripts/test.sh; make wraps them (and bench/run).
 PREFIX ?= /usr/local
 
-.PHONY: demo test bench build release install clean deb deb-check
+.PHONY: demo test bench build release install clean deb deb-check fuzz soak
 
 demo:
 	scripts/demo.sh
@@ -11,6 +11,19 @@ test:
 
 bench:
 	bench/run
+
+# libFuzzer with AddressSanitizer on every parser of outside bytes, FUZZ_SECONDS per target (default 120).
+fuzz:
+	fuzz/run.sh
+
+# The long runs of the fs-operation fuzzer (SOAK_FS_OPS, default 2,000,000) and the many-process soak
+# (SOAK_OPS per process, default 10,000); scripts/test.sh runs bounded versions of both.
+SOAK_FS_OPS ?= 2000000
+SOAK_OPS ?= 10000
+soak:
+	swift build --product keychainfs
+	python3 fuzz/fsfuzz.py --binary .build/debug/keychainfs --ops $(SOAK_FS_OPS)
+	python3 fuzz/soak.py --binary .build/debug/keychainfs --processes 8 --ops $(SOAK_OPS)
 
 build:
 	swift build

@@ -119,6 +119,13 @@ let package = Package(
             "CredentialHelpers", "CSystem", "Security", "TestSupport", "keychainfs", "git-credential-keychainfs", "docker-credential-keychainfs",
         ], exclude: ["git-http-server.py"], swiftSettings: strict),
         .testTarget(name: "SyncTests", dependencies: ["keychainfs", "KeychainClient", "KeychainEngine", "TestSupport"], swiftSettings: strict),
+        // Fuzzing (SPEC §8): one target per parser of outside bytes (fuzz/Harness), libFuzzer's driver or a replayer
+        // (fuzz/Driver; fuzz/build.sh builds it with the sanitizers), and the committed corpora replayed as tests.
+        .target(name: "FuzzHarness", dependencies: ["ControlChannel", "KeychainEngine", "KeychainFS", "SodiumCrypto",
+                                                    .product(name: "Crypto", package: "swift-crypto")],
+                path: "fuzz/Harness", swiftSettings: strict),
+        .executableTarget(name: "keychainfs-fuzz", dependencies: ["FuzzHarness"], path: "fuzz/Driver", swiftSettings: strict),
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzHarness"], swiftSettings: strict),
         .testTarget(name: "MountTests", dependencies: ["keychainfs", "CSystem", "ControlChannel", "KeychainClient", "KeychainEngine", "TestSupport"],
                     swiftSettings: strict),
     ]

@@ -11,6 +11,12 @@ XDG_STATE_HOME=$(mktemp -d /tmp/kcfs-test-state.XXXXXX)
 export XDG_STATE_HOME
 trap 'rm -rf "$XDG_STATE_HOME"' EXIT
 swift test --skip-build
+# Bounded fuzzing (SPEC §8; about 1.5 min): swift test replayed every committed fuzz corpus (FuzzCorpusTests);
+# now 20,000 random filesystem operations against a model, and 8 processes × 1,500 operations with a ninth
+# locking and unlocking, on real mounts. A failure prints the seed that replays it. `make fuzz` / `make soak`
+# run the long versions.
+python3 fuzz/fsfuzz.py --binary "$(swift build --show-bin-path)/keychainfs" --ops 20000
+python3 fuzz/soak.py --binary "$(swift build --show-bin-path)/keychainfs" --processes 8 --ops 1500
 # No test may leave a mount behind, even a failing one (mounts that were there before are not ours).
 left=$(comm -13 <(echo "$before") <(mounts))
 if [[ -n "$left" ]]; then

@@ -85,11 +85,13 @@ final class KernelCache: @unchecked Sendable {
                 }
             }
         }
-        if FuseThread.isCurrent { deferred.async(execute: invalidateEntries) } else { invalidateEntries() }
+        if FuseThread.holdsDirectoryLocks { deferred.async(execute: invalidateEntries) } else { invalidateEntries() }
     }
 }
 
-/// Marks the threads that serve FUSE requests (see ``KernelCache``).
+/// Marks the threads that serve FUSE requests and whether the request in hand is one for which the kernel
+/// holds directory locks (see ``KernelCache``): a dentry invalidation then waits, so it is deferred; from
+/// any other request (setxattr, a write's close) or thread it runs at once, before the change returns.
 enum FuseThread {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -97,9 +99,14 @@ enum FuseThread {
         return key
     }()
 
-    static func mark() {
-        if pthread_getspecific(key) == nil { pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1)) }
+    /// The requests for which the kernel holds the locks of the directories they name.
+    private static let lockingOperations: Set<String> = ["mkdir", "rmdir", "unlink", "rename", "create", "mknod", "lookup"]
+
+    static func mark(_ operation: StaticString = "") {
+        let locking = lockingOperations.contains(operation.description)
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: locking ? 2 : 1))
     }
 
     static var isCurrent: Bool { pthread_getspecific(key) != nil }
+    static var holdsDirectoryLocks: Bool { pthread_getspecific(key) == UnsafeMutableRawPointer(bitPattern: 2) }
 }

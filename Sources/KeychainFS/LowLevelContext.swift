@@ -71,18 +71,27 @@ final class LowLevelContext: Sendable {
     }
 }
 
-/// Listings taken at opendir and served by offset until releasedir.
+/// Open directories: each listing is taken at its first READDIR (and again when a reader rewinds to
+/// offset 0) and served by offset until releasedir.
 final class DirectoryHandles: Sendable {
-    private let listings = Mutex<[UInt64: [(name: String, attributes: FileAttributes)]]>([:])
+    typealias Entries = [(name: String, attributes: FileAttributes)]
+    private let listings = Mutex<[UInt64: Entries?]>([:])
     private let nextID = Atomic<UInt64>(1)
 
-    func insert(_ entries: [(name: String, attributes: FileAttributes)]) -> UInt64 {
+    func open() -> UInt64 {
         let id = nextID.add(1, ordering: .relaxed).oldValue
-        listings.withLock { $0[id] = entries }
+        listings.withLock { $0[id] = .some(nil) }
         return id
     }
 
-    func entries(_ id: UInt64) -> [(name: String, attributes: FileAttributes)] { listings.withLock { $0[id] ?? [] } }
+    /// The handle's listing, taken by `list` if it has none yet or the reader starts over.
+    func entries(_ id: UInt64, offset: off_t, list: () throws(FSError) -> Entries) throws(FSError) -> Entries {
+        if offset > 0, let taken = listings.withLock({ $0[id] ?? nil }) { return taken }
+        let entries = try list()
+        listings.withLock { $0[id] = .some(entries) }
+        return entries
+    }
+
     func remove(_ id: UInt64) { _ = listings.withLock { $0.removeValue(forKey: id) } }
 }
 

@@ -155,14 +155,19 @@ enum LowLevelOperations {
         }
         ops.opendir = { req, inode, info in
             LowLevelOperations.serve(req, "opendir") { c throws(FSError) in
-                let entries = try c.view.list(try c.path(inode), by: fuse_req_ctx(req)!.pointee.pid)
-                info!.pointee.fh = c.directories.insert(entries)
+                // Listed at the first READDIR, not here: a listing counts toward `rm -r`'s unlink rule, and
+                // opening a directory (fstat, fchdir, O_DIRECTORY) is not listing it.
+                _ = try c.view.resolve(try c.path(inode))
+                info!.pointee.fh = c.directories.open()
                 fuse_reply_open(req, info)
             }
         }
         ops.readdir = { req, inode, size, offset, info in
             LowLevelOperations.serve(req, "readdir") { c throws(FSError) in
-                let entries = c.directories.entries(info!.pointee.fh)
+                let handle = info!.pointee.fh
+                let entries = try c.directories.entries(handle, offset: offset) { () throws(FSError) in
+                    try c.view.list(try c.path(inode), by: fuse_req_ctx(req)!.pointee.pid)
+                }
                 var buffer = [CChar](repeating: 0, count: size)
                 var used = 0
                 var index = Int(offset)
@@ -245,7 +250,7 @@ enum LowLevelOperations {
 
     /// Runs a request; a thrown error becomes its errno reply, logged by OSStatus (never a name or value).
     static func serve(_ req: fuse_req_t?, _ operation: StaticString, _ body: (LowLevelContext) throws(FSError) -> Void) {
-        FuseThread.mark()
+        FuseThread.mark(operation)
         let c = context(req)
         do throws(FSError) {
             guard let caller = try requestCaller(req, c) else { return try body(c) }

@@ -1,0 +1,40 @@
+import Foundation
+
+/// One libFuzzer target per parser that takes bytes from outside (SPEC §8 "Fuzzing"). A target never
+/// crashes on any input; beyond that, each checks the properties its parser promises (round trips,
+/// canonical names) and reports a broken one as a ``PropertyViolation``.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// ValueCodec as the control socket and the sealed metadata use it, and the request/response shapes.
+    case codec
+    /// Length-prefixed control frames read from a real socket.
+    case frames
+    /// Query dictionaries, as the daemon decodes them, through the engine's public SecItem calls.
+    case query
+    /// Certificate DER and key representations (x963, PKCS#1).
+    case der
+    /// Path names and their escapes, for every class's group and item names.
+    case names
+    /// xattr values per attribute kind.
+    case xattr
+    /// The vault's own files: keybag JSON, vault.json, a stored row.
+    case vault
+
+    /// Runs one input.
+    public func run(_ data: Data) throws(PropertyViolation) {
+        switch self {
+        case .codec: try CodecTarget.run(data)
+        case .frames: try FramesTarget.run(data)
+        case .query: QueryTarget.run(data)
+        case .der: DERTarget.run(data)
+        case .names: try NamesTarget.run(data)
+        case .xattr: try XattrTarget.run(data)
+        case .vault: try VaultFilesTarget.run(data)
+        }
+    }
+}
+
+/// A parser broke one of its promises on some input.
+public struct PropertyViolation: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
