@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(name: "SyncTests", dependencies: ["keychainfs", "KeychainClient", "KeychainEngine", "TestSupport"], swiftSettings: strict),
         // Fuzzing (SPEC §8): one target per parser of outside bytes (fuzz/Harness), libFuzzer's driver or a replayer
         // (fuzz/Driver; fuzz/build.sh builds it with the sanitizers), and the committed corpora replayed as tests.
-        .target(name: "FuzzHarness", dependencies: ["ControlChannel", "KeychainEngine", "KeychainFS", "SodiumCrypto",
+        .target(name: "FuzzHarness", dependencies: ["ControlChannel", "KeychainEngine", "KeychainFS", "SodiumCrypto", "SecretReferences",
                                                     .product(name: "Crypto", package: "swift-crypto")],
                 path: "fuzz/Harness", swiftSettings: strict),
         .executableTarget(name: "keychainfs-fuzz", dependencies: ["FuzzHarness"], path: "fuzz/Driver", swiftSettings: strict),

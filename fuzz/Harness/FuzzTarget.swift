@@ -18,6 +18,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case xattr
     /// The vault's own files: keybag JSON, vault.json, a stored row.
     case vault
+    /// The sync repository's files and invitation codes (SPEC §14).
+    case sync
+    /// `kc://` references, inject templates, env files and access.toml (SPEC §12, §13).
+    case workflow
 
     /// Runs one input.
     public func run(_ data: Data) throws(PropertyViolation) {
@@ -29,6 +33,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .names: try NamesTarget.run(data)
         case .xattr: try XattrTarget.run(data)
         case .vault: try VaultFilesTarget.run(data)
+        case .sync: try SyncFilesTarget.run(data)
+        case .workflow: try WorkflowTextTarget.run(data)
         }
     }
 }
