@@ -105,19 +105,10 @@ public final class AccessPolicy: Sendable {
         do { return try AccessPolicyFile.parse(text) } catch { throw KeychainError(SecStatus.param, "\(path): \(error)") }
     }
 
-    /// Replaces the vault's rules: written 0600 to a temporary file and renamed over `access.toml`.
+    /// Replaces the vault's rules: written 0600 beside `access.toml` (never through a planted link) and
+    /// renamed over it.
     public static func write(_ rules: [AccessRule], to vault: Vault) throws(KeychainError) {
-        let path = path(of: vault)
-        let temporary = path + ".tmp-\(getpid())"
-        let data = Data(AccessPolicyFile.render(rules).utf8)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw KeychainError(SecStatus.io, "cannot write \(temporary): \(String(cString: strerror(errno)))") }
-        let ok = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) == $0.count } && fsync(fd) == 0
-        close(fd)
-        guard ok, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw KeychainError(SecStatus.io, "cannot write \(path): \(String(cString: strerror(errno)))")
-        }
+        try FileIO.writeAtomically(Data(AccessPolicyFile.render(rules).utf8), to: path(of: vault), mode: 0o600)
     }
 }
 

@@ -115,8 +115,6 @@ struct SyncExporter {
     static func isItemName(_ name: String) -> Bool { name.count == 40 && name.allSatisfy(\.isHexDigit) }
 
     private func write(_ data: Data, _ name: String) throws(KeychainError) {
-        guard FileManager.default.createFile(atPath: path(name), contents: data) else {
-            throw KeychainError(SecStatus.io, "cannot write an item file in the sync clone")
-        }
+        try FileIO.writeAtomically(data, to: path(name), mode: 0o600)
     }
 }

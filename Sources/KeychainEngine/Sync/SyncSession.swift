@@ -172,7 +172,7 @@ public struct SyncSession: Sendable {
     private func write(_ data: Data, _ relative: String) throws(KeychainError) {
         let path = clone + "/" + relative
         try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        guard FileManager.default.createFile(atPath: path, contents: data) else { throw KeychainError(SecStatus.io, "cannot write \(relative) in the sync clone") }
+        try FileIO.writeAtomically(data, to: path, mode: 0o600)
     }
 
     private func requireNoClone() throws(KeychainError) {
