@@ -19,6 +19,8 @@ public struct DaemonConfiguration: Sendable {
     public var strictAccess = false
     /// Seconds before an unanswered authentication prompt ends as a user cancel (SPEC §11).
     public var promptTimeout: TimeInterval = PromptQueue.defaultTimeout
+    /// How the kernel reads values (SPEC §4 "Two read paths"; `--kernel-cache`).
+    public var readPath: ReadPath = .gatekeeper
 
     public init(vault: Vault, mountpoint: String, caller: Caller, defaultAccessible: Accessibility?, deviceKeyPath: String?,
                 syncInterval: TimeInterval? = nil) {
@@ -61,7 +63,8 @@ public enum Daemon {
             let policy = try AccessPolicy(vault: configuration.vault, defaultCaller: configuration.caller, strict: configuration.strictAccess)
             let view = KeychainView(keychain: keychain, caller: configuration.caller, defaultAccessible: configuration.defaultAccessible,
                                     guards: guards, accessPolicy: policy, audit: audit)
-            let mount = try FuseMount(view: view, mountpoint: configuration.mountpoint, source: configuration.vault.directory, log: log)
+            let mount = try FuseMount(view: view, mountpoint: configuration.mountpoint, source: configuration.vault.directory, log: log,
+                                  readPath: configuration.readPath)
             exitRequest.set { mount.requestExit() }
             let handler = ControlHandler(keychain: keychain, mountpoint: configuration.mountpoint, requestUnmount: {
                 DispatchQueue.global().async { exitRequest.fire() }

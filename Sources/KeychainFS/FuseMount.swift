@@ -13,17 +13,25 @@ public final class FuseMount: @unchecked Sendable {
     private let context: Unmanaged<LowLevelContext>
     private let finished = NSCondition()
     private var isFinished = false
+    /// On the kernel-cache path: notices access rules appearing in `access.toml` after the mount.
+    private var refusalWatch: DispatchSourceTimer?
 
     /// Mounts `view` at `mountpoint`: private to the user (no allow_other), `auto_unmount` so a killed
-    /// daemon leaves no dead mount, and the vault path as the source shown in /proc/mounts.
-    public init(view: KeychainView, mountpoint: String, source: String, log: Logger) throws(FSError) {
+    /// daemon leaves no dead mount, and the vault path as the source shown in /proc/mounts. The
+    /// kernel-cache read path is refused while access rules, strict mode or an audit log need to see
+    /// every open, and mounts read-only.
+    public init(view: KeychainView, mountpoint: String, source: String, log: Logger, readPath: ReadPath = .gatekeeper) throws(FSError) {
+        if readPath == .kernelCache, let reason = view.kernelCacheRefusal {
+            throw FSError(EINVAL, "--kernel-cache cannot be used \(reason): the kernel would open files without asking the daemon")
+        }
         self.mountpoint = mountpoint
-        let context = LowLevelContext(view: view, log: log)
+        let context = LowLevelContext(view: view, log: log, readPath: readPath)
         self.context = Unmanaged.passRetained(context)
         var ops = LowLevelOperations.table()
         var args = fuse_args(argc: 0, argv: nil, allocated: 0)
         let escapedSource = source.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ",", with: "\\,")
-        for arg in ["keychainfs", "-o", "fsname=\(escapedSource),subtype=keychainfs,default_permissions,auto_unmount"] {
+        let readOnly = readPath == .kernelCache ? ",ro" : ""
+        for arg in ["keychainfs", "-o", "fsname=\(escapedSource),subtype=keychainfs,default_permissions,auto_unmount\(readOnly)"] {
             fuse_opt_add_arg(&args, arg)
         }
         defer { fuse_opt_free_args(&args) }
@@ -46,10 +54,31 @@ public final class FuseMount: @unchecked Sendable {
             case .items(let changed): cache.invalidate(items: changed, nodes: nodes)
             }
         }
+        if readPath == .kernelCache { watchForRefusal(view, context.cache, log: log) }
+    }
+
+    /// The kernel-cache path serves nothing once access rules appear (``KeychainView/checkKernelCacheRead``);
+    /// what the kernel already holds is dropped within a second of the rules' arrival, since no OPEN would
+    /// ever ask the daemon again.
+    private func watchForRefusal(_ view: KeychainView, _ cache: KernelCache, log: Logger) {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "keychainfs.kernel-cache-watch"))
+        nonisolated(unsafe) var refused = false
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler {
+            let now = view.kernelCacheRefusal != nil
+            if now && !refused {
+                log.error("access rules appeared: this --kernel-cache mount refuses every read until remounted without --kernel-cache")
+                cache.invalidateAllServed()
+            }
+            refused = now
+        }
+        timer.resume()
+        refusalWatch = timer
     }
 
     /// Serves requests until the mount goes away or ``requestExit()`` is called; then unmounts.
     public func run() -> Int32 {
+        defer { refusalWatch?.cancel() }
         let config = fuse_loop_cfg_create()
         defer { fuse_loop_cfg_destroy(config) }
         fuse_loop_cfg_set_max_threads(config, 16)

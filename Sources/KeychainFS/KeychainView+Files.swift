@@ -1,42 +1,73 @@
 import Foundation
 import KeychainEngine
+import Logging
 import SodiumCrypto
 
 /// `value` files: every read checks the lock; writes are buffered and committed atomically at close.
 extension KeychainView {
-    func open(_ path: FSPath, flags: Int32, authorization: Data? = nil) throws(FSError) -> UInt64 {
+    /// Opens a file for process `opener`. `mayPageCache`: the caller would let the kernel keep a reader's
+    /// pages; the answer says whether this open's reads fill the page cache (``servesFromPageCache``).
+    func open(_ path: FSPath, flags: Int32, opener: Int32 = 0, authorization: Data? = nil,
+              mayPageCache: Bool = false) throws(FSError) -> (handle: UInt64, pageCached: Bool) {
         guard case .file(let item, let file) = try resolve(path) else { throw FSError(EISDIR, "only an item's files can be opened") }
         let writable = flags & O_ACCMODE != O_RDONLY
         if writable { try requireWritable(item.schema) }
-        let truncating = flags & O_TRUNC != 0
-        // Reading the content now refuses the open itself while the item is unavailable (a truncating
-        // writer reads nothing, so it checks the lock itself).
-        if writable && truncating { _ = try checkAvailable(item, file) }
-        let buffer = writable ? (truncating ? Data() : try secret(of: item, authorization: authorization))
-            : try content(of: item, file, authorization: authorization)
-        var handle = OpenFiles.Handle(item: item, file: file, writable: writable, append: flags & O_APPEND != 0, buffer: buffer,
-                                      dirty: writable && truncating, failure: nil)
+        var handle = OpenFiles.Handle(item: item, file: file, writable: writable, append: flags & O_APPEND != 0, buffer: nil,
+                                      dirty: false, failure: nil)
+        handle.opener = opener
         handle.authorization = authorization
-        handle.freshFromOpen = !writable
-        return openFiles.insert(handle)
+        if writable {
+            // A writer reads the value only when it needs it (a truncating one never does), so the lock
+            // is checked here. O_TRUNC in the flags (a kernel with ATOMIC_O_TRUNC) truncates now.
+            _ = try checkAvailable(item, file)
+            if flags & O_TRUNC != 0 { (handle.buffer, handle.loaded, handle.dirty) = (Data(), true, true) }
+        } else {
+            // Reading the content now refuses the open itself while the item is unavailable.
+            var content = try content(of: item, file, authorization: authorization)
+            if mayPageCache && servesFromPageCache(item, size: content.count) {
+                Sodium.wipe(&content)
+                handle.pageCached = true
+            } else {
+                handle.buffer = content
+                handle.freshFromOpen = true
+            }
+        }
+        let id = openFiles.insert(handle)
+        if writable { openFiles.awaitPageCachedReaders(of: item.persistentRef, timeout: 0.5) }
+        return (id, handle.pageCached)
     }
 
+    /// Whether a reader may be served from the kernel's page cache (SPEC §4 gatekeeper path): an item
+    /// without access control that no writer holds open, whose file fits in one page. A page is filled
+    /// by one READ, so a reader never sees two versions mixed; a longer file's pages could come from two
+    /// versions around an update. A writer's writes change the file's size in the kernel at once, so
+    /// readers that open meanwhile go to the daemon (direct_io).
+    private func servesFromPageCache(_ item: FSItem, size: Int) -> Bool {
+        size <= Self.pageCachedBytes && !item.schema.isVirtual && !Keychain.needsAuthorization(item.attributes)
+            && !openFiles.hasWriter(of: item.persistentRef)
+    }
+
+    /// The largest file kept in the page cache: one page.
+    static let pageCachedBytes = 4096
+
     /// Every read checks the lock at that moment. A reader keeps one version from offset 0 to the end
-    /// (taken at open for its first pass, read again when it starts over), so a rewrite never shows it a mix.
+    /// (taken at open for its first pass, read again when it starts over), so a rewrite never shows it a mix;
+    /// a page-cached reader reads the item as it is now (its pages are dropped on every change).
     func read(_ handle: UInt64, offset: Int, size: Int) throws(FSError) -> Data {
-        let (item, file, writable, snapshot, authorization) = try openFiles.with(handle) { h throws(FSError) in
+        let (item, file, writable, pageCached, snapshot, authorization) = try openFiles.with(handle) { h throws(FSError) in
             let usable = h.freshFromOpen || offset > 0
             h.freshFromOpen = false
-            return (h.item, h.file, h.writable, usable ? h.buffer : nil, h.authorization)
+            return (h.item, h.file, h.writable, h.pageCached, usable ? h.buffer : nil, h.authorization)
         }
         let content: Data
         if writable {
             // A writer reads back its own buffer, and only while the item's class is available.
             if guards.wipeWriters { _ = try checkAvailable(item, file) }
-            content = try openFiles.with(handle) { h throws(FSError) in
-                if let failure = h.failure { throw FSError(failure, "the device locked while the file was open: nothing was kept") }
-                return h.buffer ?? Data()
-            }
+            content = try loadedBuffer(handle) ?? Data()
+        } else if pageCached {
+            var current = try self.content(of: item, file, authorization: authorization)
+            defer { Sodium.wipe(&current) }
+            return Self.slice(current, offset: offset, size: size)
         } else if let snapshot, try checkAvailable(item, file) {
             content = snapshot
         } else {
@@ -47,14 +78,45 @@ extension KeychainView {
             }
             content = current
         }
+        return Self.slice(content, offset: offset, size: size)
+    }
+
+    static func slice(_ content: Data, offset: Int, size: Int) -> Data {
         guard offset < content.count else { return Data() }
         return content.subdata(in: content.startIndex + offset..<content.startIndex + min(content.count, offset + size))
     }
 
+    /// A writer's buffer, holding the item's value once a read or partial write needs it (nil: the
+    /// device locked while the file was open, nothing was kept).
+    private func loadedBuffer(_ handle: UInt64) throws(FSError) -> Data? {
+        let (item, loaded, authorization) = try openFiles.with(handle) { h throws(FSError) in
+            try Self.checkFailure(h)
+            return (h.item, h.loaded, h.authorization)
+        }
+        // Read outside the table's lock; a concurrent load or write of the same handle wins.
+        var value = loaded ? nil : try secret(of: item, authorization: authorization)
+        defer { if value != nil { Sodium.wipe(&value!) } }
+        return try openFiles.with(handle) { h throws(FSError) in
+            try Self.checkFailure(h)
+            if !h.loaded, let value { (h.buffer, h.loaded) = (value, true) }
+            return h.buffer
+        }
+    }
+
+    private static func checkFailure(_ h: OpenFiles.Handle) throws(FSError) {
+        guard let failure = h.failure else { return }
+        throw FSError(failure, failure == EACCES ? "the device locked while the file was open: nothing was kept" : "an earlier write failed")
+    }
+
     func write(_ handle: UInt64, offset: Int, data: Data, owner: UInt64) throws(FSError) -> Int {
-        try openFiles.with(handle) { h throws(FSError) -> Int in
+        let (writable, loaded) = try openFiles.with(handle) { h throws(FSError) in
             if h.writable, let failure = h.failure, failure == EACCES { throw FSError(failure, "the device locked while the file was open") }
-            guard h.writable, var buffer = h.buffer else { throw FSError(EBADF, "not open for writing") }
+            return (h.writable, h.loaded)
+        }
+        guard writable else { throw FSError(EBADF, "not open for writing") }
+        if !loaded { _ = try loadedBuffer(handle) }
+        return try openFiles.with(handle) { h throws(FSError) -> Int in
+            guard var buffer = h.buffer else { throw FSError(EACCES, "the device locked while the file was open") }
             h.writerOwner = owner
             let start = h.append ? buffer.count : offset
             guard start + data.count <= Self.maxValueBytes else {
@@ -69,22 +131,24 @@ extension KeychainView {
         }
     }
 
-    func truncate(_ path: FSPath, size: Int, handle: UInt64?) throws(FSError) {
+    /// `handle`: the writer to truncate; nil truncates the item's value now (`truncate(1)`), unless the
+    /// request is the kernel's truncation of an `open(O_TRUNC)` by `pid`, which belongs to that open file.
+    func truncate(_ path: FSPath, size: Int, handle: UInt64?, pid: Int32 = 0) throws(FSError) {
         guard size <= Self.maxValueBytes else {
             if let handle { try openFiles.with(handle) { h throws(FSError) in h.failure = EFBIG } }
             throw FSError(EFBIG, "a value is at most 1 MiB")
         }
-        if let handle {
+        guard case .file(let item, _) = try resolve(path) else { throw FSError(EISDIR, "only an item's files can be truncated") }
+        if let handle = handle ?? (size == 0 ? openFiles.freshWriter(of: item.persistentRef, openedBy: pid) : nil) {
+            if size > 0 { _ = try loadedBuffer(handle) }
             try openFiles.with(handle) { h throws(FSError) in
-                guard h.writable, var buffer = h.buffer else { throw FSError(EBADF, "not open for writing") }
+                guard h.writable else { throw FSError(EBADF, "not open for writing") }
                 if h.failure != nil { return }
-                buffer = resized(buffer, to: size)
-                h.buffer = buffer
-                h.dirty = true
+                h.buffer = resized(h.buffer ?? Data(), to: size)
+                (h.loaded, h.dirty) = (true, true)
             }
             return
         }
-        guard case .file(let item, _) = try resolve(path) else { throw FSError(EISDIR, "only an item's files can be truncated") }
         try requireWritable(item.schema)
         var current = try secret(of: item)
         defer { Sodium.wipe(&current) }
@@ -121,5 +185,42 @@ extension KeychainView {
             if let token = h.authorization { endAuthorization(token) }
         }
         if h.dirty, h.failure == nil, let buffer = h.buffer { try commit(buffer, to: h.item, authorization: h.authorization) }
+    }
+}
+
+/// The kernel-cache read path (SPEC §4): READs that name only an inode.
+extension KeychainView {
+    /// Why this view cannot be served on the kernel-cache path, or nil: whatever must see each open.
+    public var kernelCacheRefusal: String? {
+        if answersPerCaller { return "while the vault's access.toml has rules" }
+        if accessPolicy?.strict == true { return "with --strict" }
+        if audit != nil { return "with an audit log" }
+        return nil
+    }
+
+    /// A READ of a file no OPEN was sent for: the lock is checked now (``content(of:_:authorization:)``)
+    /// after ``checkKernelCacheRead(_:log:)``.
+    func readUnopened(_ path: FSPath, offset: Int, size: Int, log: Logger) throws(FSError) -> Data {
+        try checkKernelCacheRead(path, log: log)
+        guard case .file(let item, let file) = try resolve(path) else { throw FSError(EISDIR, "only an item's files can be read") }
+        var content = try content(of: item, file)
+        defer { Sodium.wipe(&content) }
+        return Self.slice(content, offset: offset, size: size)
+    }
+
+    /// What the kernel-cache path refuses, at LOOKUP, GETATTR and READ: values with access control (no
+    /// prompt could be attributed to anyone; refused at lookup, since their size of 0 would end a read
+    /// before any READ), and every file once access rules appear in `access.toml` after the mount (the
+    /// kernel would serve one caller's pages to another).
+    func checkKernelCacheRead(_ path: FSPath, log: Logger) throws(FSError) {
+        guard path.components.count == 4, case .file(let item, let file) = try resolve(path) else { return }
+        if let reason = kernelCacheRefusal {
+            log.error("read refused on a --kernel-cache mount \(reason): remount without --kernel-cache")
+            throw FSError(EACCES, "access rules need the gatekeeper path")
+        }
+        if file == .value, Keychain.needsAuthorization(item.attributes) {
+            log.notice("a value with access control refused on a --kernel-cache mount (EACCES)")
+            throw FSError(EACCES, "values with access control are not readable through --kernel-cache")
+        }
     }
 }

@@ -12,14 +12,16 @@ final class LowLevelContext: Sendable {
     let nodes = NodeTable()
     let cache = KernelCache()
     let directories = DirectoryHandles()
+    let readPath: ReadPath
     /// How long the kernel may keep entries and attributes: long, because every change it could have
     /// cached is invalidated explicitly (``KernelCache``); 0 while access rules exist, since the kernel's
     /// caches are shared by all callers (SPEC §4 "Two read paths").
     var cacheSeconds: Double { view.answersPerCaller ? 0 : 3600 }
 
-    init(view: KeychainView, log: Logger) {
+    init(view: KeychainView, log: Logger, readPath: ReadPath) {
         self.view = view
         self.log = log
+        self.readPath = readPath
     }
 
     func path(_ inode: UInt64) throws(FSError) -> FSPath {

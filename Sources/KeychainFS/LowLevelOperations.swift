@@ -10,12 +10,16 @@ enum LowLevelOperations {
     static func table() -> fuse_lowlevel_ops {
         var ops = fuse_lowlevel_ops()
         ops.`init` = { userdata, connection in
-            // O_TRUNC arrives with open, so `> value` replaces the value in one commit.
-            connection!.pointee.want |= UInt32(FUSE_CAP_ATOMIC_O_TRUNC)
+            // No ATOMIC_O_TRUNC (libfuse asks for it by default): with it the kernel empties the shared
+            // inode's size and pages when a writer opens with O_TRUNC, so readers served from the page
+            // cache would see an empty value until the writer's close. Without it the truncation comes
+            // as a SETATTR, which goes to the writer's buffer and leaves the inode as it is.
+            connection!.pointee.want &= ~UInt32(FUSE_CAP_ATOMIC_O_TRUNC)
         }
         ops.lookup = { req, parent, name in
             LowLevelOperations.serve(req, "lookup") { c throws(FSError) in
                 let path = try c.path(parent, name!)
+                if c.readPath == .kernelCache { try c.view.checkKernelCacheRead(path, log: c.log) }
                 var entry: fuse_entry_param
                 do throws(FSError) {
                     let attributes = try c.view.attributes(path)
@@ -41,7 +45,11 @@ enum LowLevelOperations {
             fuse_reply_none(req)
         }
         ops.getattr = { req, inode, _ in
-            LowLevelOperations.serve(req, "getattr") { c throws(FSError) in try c.replyAttributes(req, try c.path(inode)) }
+            LowLevelOperations.serve(req, "getattr") { c throws(FSError) in
+                let path = try c.path(inode)
+                if c.readPath == .kernelCache { try c.view.checkKernelCacheRead(path, log: c.log) }
+                try c.replyAttributes(req, path)
+            }
         }
         ops.setattr = { req, inode, attr, toSet, info in
             LowLevelOperations.serve(req, "setattr") { c throws(FSError) in
@@ -50,7 +58,8 @@ enum LowLevelOperations {
                     throw FSError(EPERM, "modes and owners come from the mount")
                 }
                 if toSet & FUSE_SET_ATTR_SIZE != 0 {
-                    try c.view.truncate(path, size: Int(attr!.pointee.st_size), handle: info.map { $0.pointee.fh })
+                    try c.view.truncate(path, size: Int(attr!.pointee.st_size), handle: info.map { $0.pointee.fh },
+                                        pid: fuse_req_ctx(req)!.pointee.pid)
                 }
                 // touch works and changes nothing: times come from the keychain's dates.
                 try c.replyAttributes(req, path)
@@ -98,22 +107,26 @@ enum LowLevelOperations {
         ops.symlink = { req, _, _, _ in fuse_reply_err(req, EPERM) }
         ops.link = { req, _, _, _ in fuse_reply_err(req, EPERM) }
         ops.open = { req, inode, info in
+            // The kernel-cache path: ENOSYS once, and the kernel never sends OPEN (nor RELEASE) again.
+            if LowLevelOperations.context(req).readPath == .kernelCache { fuse_reply_err(req, ENOSYS); return }
             if LowLevelOperations.openProtected(req, inode, info) { return }
             LowLevelOperations.serve(req, "open") { c throws(FSError) in
                 let file = info!.pointee
                 let path = try c.path(inode)
+                let pageCached: Bool
                 do throws(FSError) {
-                    info!.pointee.fh = try c.view.open(path, flags: file.flags)
+                    (info!.pointee.fh, pageCached) = try c.view.open(path, flags: file.flags, opener: fuse_req_ctx(req)!.pointee.pid,
+                                                                     mayPageCache: true)
                     c.recordOpen(req, path, nil, rule: KeychainView.requestCaller?.grantedBy)
                 } catch {
                     c.recordOpen(req, path, error, rule: KeychainView.requestCaller?.grantedBy)
                     throw error
                 }
-                // Every read reaches the daemon (and the lock check). Values are not kept in the page
-                // cache yet: a writer commits at close, but the kernel applies its O_TRUNC and writes to
-                // the shared inode at once, so cached readers could see an empty or mixed value (README).
-                info!.pointee.direct_io = 1
-                info!.pointee.keep_cache = 0
+                // Unprotected readers keep the value in the page cache (SPEC §4 gatekeeper path): later
+                // opens cost this OPEN and a copy. Writers are direct_io, so their writes never reach the
+                // pages readers share; they commit at close, and the commit drops the pages (KernelCache).
+                info!.pointee.direct_io = pageCached ? 0 : 1
+                info!.pointee.keep_cache = pageCached ? 1 : 0
                 // Readers commit nothing at close: spare them the FLUSH round trip. Writers commit there.
                 info!.pointee.noflush = file.flags & O_ACCMODE == O_RDONLY ? 1 : 0
                 c.cache.noteServed(inode)
@@ -122,7 +135,14 @@ enum LowLevelOperations {
         }
         ops.read = { req, inode, size, offset, info in
             LowLevelOperations.serve(req, "read") { c throws(FSError) in
-                let data = try c.view.read(info!.pointee.fh, offset: Int(offset), size: size)
+                let data: Data
+                if c.readPath == .kernelCache {
+                    // No OPEN: the request names only the inode. The lock is checked here, on every page fill.
+                    c.cache.noteServed(inode)
+                    data = try c.view.readUnopened(try c.path(inode), offset: Int(offset), size: size, log: c.log)
+                } else {
+                    data = try c.view.read(info!.pointee.fh, offset: Int(offset), size: size)
+                }
                 data.withUnsafeBytes { bytes in
                     _ = fuse_reply_buf(req, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
                 }
@@ -136,6 +156,8 @@ enum LowLevelOperations {
             }
         }
         ops.flush = { req, _, info in
+            // Nothing to commit on the kernel-cache path (a read-only mount): ENOSYS, and no FLUSH comes again.
+            if LowLevelOperations.context(req).readPath == .kernelCache { fuse_reply_err(req, ENOSYS); return }
             LowLevelOperations.serve(req, "flush") { c throws(FSError) in
                 try c.view.flush(info!.pointee.fh, owner: info!.pointee.lock_owner)
                 fuse_reply_err(req, 0)

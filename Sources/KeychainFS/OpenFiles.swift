@@ -11,9 +11,19 @@ final class OpenFiles: Sendable {
         let file: ItemFile
         let writable: Bool
         let append: Bool
-        /// Writers: the value being built. Readers: the version being read (taken at open, and again
-        /// whenever a read starts over at offset 0).
+        /// Writers: the value being built (read from the item at the first read or write that needs
+        /// it, see `loaded`). Readers: the version being read (taken at open, and again whenever a read
+        /// starts over at offset 0).
         var buffer: Data?
+        /// Writers: `buffer` holds the item's value or a truncation of it. A writer opened with O_TRUNC
+        /// reads nothing: the kernel sends the truncation after the open (ATOMIC_O_TRUNC is off, see
+        /// ``LowLevelOperations``), so the value is read only when a write or read needs it first.
+        var loaded = false
+        /// The process that opened the file: the kernel's O_TRUNC truncation comes from it, without a handle.
+        var opener: Int32 = 0
+        /// Readers served from the kernel's page cache: their READs fill pages that outlive them, so each
+        /// one reads the item as it is now (the pages are dropped on every change) instead of a snapshot.
+        var pageCached = false
         /// Readers: the version taken at open has not been read yet.
         var freshFromOpen = false
         var dirty: Bool
@@ -63,6 +73,35 @@ final class OpenFiles: Sendable {
                 }
                 table[id] = handle
             }
+        }
+    }
+
+    /// Whether a writer holds `item` open: a reader opened meanwhile is not served from the page cache,
+    /// because the kernel applies a writer's writes to the file's size at once.
+    func hasWriter(of reference: Data) -> Bool {
+        handles.withLock { table in table.values.contains { $0.writable && $0.item.persistentRef == reference } }
+    }
+
+    /// Waits (at most `timeout`) until no reader served from the page cache holds `reference` open. A
+    /// writer's writes grow the file's size in the kernel at once; a page-cached reader reading at that
+    /// moment would see the old value padded with zeros to the new length. Readers that open while a
+    /// writer exists go to the daemon instead (``hasWriter(of:)``), and those already open are short-lived
+    /// (`cat`): the writer's OPEN waits for their RELEASE. A reader that keeps its descriptor longer than
+    /// `timeout` is not waited for (README, "The kernel's cache and the lock").
+    func awaitPageCachedReaders(of reference: Data, timeout: TimeInterval) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while handles.withLock({ table in table.values.contains { $0.pageCached && $0.item.persistentRef == reference } }),
+              Date() < deadline {
+            usleep(500)
+        }
+    }
+
+    /// The writer that `pid` opened on `reference` and has not written to yet: the target of the truncation
+    /// the kernel sends right after an `open(O_TRUNC)` (without naming a handle).
+    func freshWriter(of reference: Data, openedBy pid: Int32) -> UInt64? {
+        handles.withLock { table in
+            table.filter { $0.value.writable && !$0.value.dirty && $0.value.opener == pid && $0.value.item.persistentRef == reference }
+                .keys.max()
         }
     }
 

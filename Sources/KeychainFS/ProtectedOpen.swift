@@ -54,9 +54,9 @@ extension LowLevelOperations {
             case .success(let token):
                 do throws(FSError) {
                     let opened = KeychainView.$requestCaller.withValue(caller) {
-                        Result { () throws(FSError) in try c.view.open(path, flags: file.flags, authorization: token) }
+                        Result { () throws(FSError) in try c.view.open(path, flags: file.flags, opener: pid, authorization: token) }
                     }
-                    file.fh = try opened.get()
+                    file.fh = try opened.get().handle
                     c.recordOpen(request, path, nil, rule: caller?.grantedBy)
                     file.direct_io = 1  // never served from the kernel's cache: every read reaches the policy
                     file.keep_cache = 0

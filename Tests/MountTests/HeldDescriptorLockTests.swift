@@ -94,6 +94,8 @@ import TestSupport
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
         let both = open(value, O_RDWR)
         defer { close(both) }
+        // A read-write descriptor reads the value on its first read, as in the test above.
+        #expect(pread(both) == .success(Self.secret))
         try expectSuccess(m.device("lock"))
         #expect(pread(both) == .success(Self.secret), "the test above would fail without the guard")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -42,6 +43,33 @@ import TestSupport
         #expect(m.wait { reader.isFinished })
         #expect(reads.value > 0)
         #expect(torn.value == 0, "a reader saw a mix of two versions")
+    }
+
+    /// Small values are kept in the kernel's page cache (SPEC §4 gatekeeper path). A writer is direct_io
+    /// and its O_TRUNC goes to its own buffer, so readers opening flat out while values of different
+    /// lengths are written see the old or the new one: never empty, cut or padded.
+    @Test func pageCachedReadersDuringRewritesSeeOldOrNew() throws {
+        let short = Data("short".utf8), long = Data("a much longer value, longer than the short one".utf8)
+        let path = item + "/value"
+        #expect(FS.write(path, short) == 0)
+        let stop = Flag()
+        let wrong = Counter(), reads = Counter()
+        let seen = Mutex<[String]>([])
+        let reader = Thread {
+            while !stop.isSet {
+                let result = FS.read(path)
+                reads.increment()
+                if case .success(let data) = result, data == short || data == long { continue }
+                wrong.increment()
+                seen.withLock { $0.append("\(result.map { String(decoding: $0, as: UTF8.self).debugDescription })") }
+            }
+        }
+        reader.start()
+        for i in 0..<400 { #expect(FS.write(path, i % 2 == 0 ? long : short) == 0) }
+        stop.set()
+        #expect(m.wait { reader.isFinished })
+        #expect(reads.value > 100)
+        #expect(wrong.value == 0, "a reader saw neither version (\(wrong.value) of \(reads.value) reads): \(seen.withLock { $0.prefix(5) })")
     }
 
     @Test func oversizedValueIsEFBIGAndChangesNothing() throws {

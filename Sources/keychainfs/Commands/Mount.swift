@@ -40,12 +40,18 @@ struct Mount: ParsableCommand {
     @Option(help: "Seconds before an unanswered authentication prompt ends as a user cancel.")
     var promptTimeout: Int = 30
 
+    @Flag(help: "Read path for read-heavy services: no OPEN round trips, a read-only mount; refused with access rules, --strict or --audit-log; values with access control are EACCES.")
+    var kernelCache = false
+
     func validate() throws {
         guard (1...86_400).contains(promptTimeout) else { throw ValidationError("--prompt-timeout must be 1 to 86400 seconds") }
         if let defaultAccessible, Accessibility(argument: defaultAccessible) == nil {
             throw ValidationError("unknown accessibility '\(defaultAccessible)': use ak, ck, dk, aku, cku, dku, akpu or a kSecAttrAccessible… name")
         }
         if let syncInterval, syncInterval < 1 { throw ValidationError("--sync-interval takes a whole number of seconds, at least 1") }
+        if kernelCache, strict || auditLog != nil {
+            throw ValidationError("--kernel-cache cannot be combined with \(strict ? "--strict" : "--audit-log"): the kernel would open files without asking the daemon")
+        }
     }
 
     func run() throws {
@@ -74,6 +80,7 @@ struct Mount: ParsableCommand {
         configuration.strictAccess = strict
         configuration.auditLogPath = auditLog
         configuration.promptTimeout = TimeInterval(promptTimeout)
+        configuration.readPath = kernelCache ? .kernelCache : .gatekeeper
         let status = Daemon.run(configuration, log: Logger(label: "keychainfs"))
         if status != 0 { throw ExitCode(status) }
     }
@@ -92,6 +99,7 @@ struct Mount: ParsableCommand {
         for group in accessGroups { arguments += ["--access-group", group] }
         if let defaultAccessible { arguments += ["--default-accessible", defaultAccessible] }
         if strict { arguments.append("--strict") }
+        if kernelCache { arguments.append("--kernel-cache") }
         arguments += ["--prompt-timeout", String(promptTimeout)]
         if let deviceKey { arguments += ["--device-key", URL(fileURLWithPath: deviceKey).standardizedFileURL.path] }
         if let syncInterval { arguments += ["--sync-interval", String(syncInterval)] }
