@@ -108,7 +108,11 @@ def print_ratios(label, figures, ours, higher_is_better):
 
 
 def section(title):
-    print(f"\n== {title}", flush=True)
+    """A section's heading, with the machine's load as it starts (round trips cost more on an idle vCPU
+    and less on a busy one, so every figure is read against the load it was measured under)."""
+    load = os.getloadavg()
+    results.setdefault("load", {})[title] = load
+    print(f"\n== {title}   (load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f})", flush=True)
 
 
 try:
@@ -125,13 +129,20 @@ try:
     vault, mnt = kc_vault("small", test_device=False)
     sh([T("mkitems"), mnt, "1", "10"])
     value = f"{mnt}/genp/svc0/acct1/value"
+    # The same ten items on the kernel-cache read path (SPEC §4): made on a gatekeeper mount, then remounted.
+    kvault, kmnt = kc_vault("kernelcache")
+    sh([T("mkitems"), kmnt, "1", "10"])
+    sh([KC, "unmount", kmnt]); sh([KC, "mount", kvault, kmnt, "--kernel-cache"])
+    kvalue = f"{kmnt}/genp/svc0/acct1/value"
 
     section("1. open+read+close of one file, in a loop (ops/s)")
-    loop = interleave({"keychainfs": value, "hello_ll": f"{hello}/hello", "passthrough_ll": passthrough_file, "tmpfs": tmpfs_file},
+    loop = interleave({"keychainfs": value, "keychainfs --kernel-cache": kvalue, "hello_ll": f"{hello}/hello",
+                       "passthrough_ll": passthrough_file, "tmpfs": tmpfs_file},
                       args.rounds, lambda path: float(sh([T("readloop"), "2", path])))
     results["read_loop"] = loop
-    for k, v in loop.items(): print(f"{k:15} {v['median']:10.0f} ops/s  ({v['min']:.0f}–{v['max']:.0f})")
-    print_ratios("keychainfs ops/s", loop, "keychainfs", higher_is_better=True)
+    for k, v in loop.items(): print(f"{k:26} {v['median']:10.0f} ops/s  ({v['min']:.0f}–{v['max']:.0f})")
+    print_ratios("keychainfs (gatekeeper) ops/s", loop, "keychainfs", higher_is_better=True)
+    print_ratios("keychainfs --kernel-cache ops/s", loop, "keychainfs --kernel-cache", higher_is_better=True)
 
     # --- gnome-keyring (inside this D-Bus session, unlocked) and pass (throwaway GNUPGHOME, no passphrase).
     keyring = subprocess.run(["gnome-keyring-daemon", "--unlock", "--components=secrets"], input="\n", capture_output=True, text=True)
@@ -145,7 +156,8 @@ try:
     subprocess.run(["pass", "insert", "-m", "bench/a"], input=b"secret-0-1\n", check=True, capture_output=True)
 
     section("2. reading a secret as a process (ms per run)")
-    cat = interleave({"keychainfs (cat value)": ["cat", value], "cat regular file": ["cat", tmpfs_file],
+    cat = interleave({"keychainfs (cat value)": ["cat", value], "keychainfs --kernel-cache (cat value)": ["cat", kvalue],
+                      "cat regular file": ["cat", tmpfs_file],
                       "secret-tool lookup": ["secret-tool", "lookup", "service", "bench", "account", "a"],
                       "pass show": ["pass", "show", "bench/a"]}, args.rounds * 6, lambda cmd: timed(cmd) * 1000)
     results["cat"] = cat
@@ -173,12 +185,16 @@ try:
     results["xattr"] = xattr
     for k, v in xattr.items(): print(f"{k:10} {v['median']:10.0f} ops/s")
 
-    section("5. device lock and unlock")
+    section("5. device lock and unlock, with 1,000 values in the kernel's cache")
     subprocess.run([KC, "device", "passcode", "set", "--vault", vault, "--passcode-stdin"], input="1234\n", check=True, text=True)
+    sh([T("mkitems"), mnt, "1", "1000", "cached"])
+    cached = f"find {mnt}/genp/svc0 -name value | xargs cat > /dev/null"
     locks, socket_locks, unlocks = [], [], []
     for _ in range(args.rounds):
+        subprocess.run(cached, shell=True, check=True)  # every lock invalidates what the kernel holds: fill it again
         locks.append(float(sh([T("locklatency"), KC, mnt, value])))
         unlocks.append(timed([KC, "device", "unlock", "--vault", vault, "--passcode-stdin"], stdin=b"1234\n") * 1000)
+        subprocess.run(cached, shell=True, check=True)
         socket_locks.append(control_lock_latency_ms(vault, value))
         sh([KC, "device", "unlock", "--vault", vault, "--passcode-stdin"], input="1234\n")
     results["lock_ms"], results["lock_socket_ms"], results["unlock_ms"] = summary(locks), summary(socket_locks), summary(unlocks)
@@ -228,21 +244,21 @@ try:
 
     # --- Targets (SPEC §7) and ratios.
     kc_loop, hello_loop = loop["keychainfs"]["median"], loop["hello_ll"]["median"]
+    kcache_loop, tmpfs_loop = loop["keychainfs --kernel-cache"]["median"], loop["tmpfs"]["median"]
     kc_cat = cat["keychainfs (cat value)"]["median"]
     small, large = scale[10]["random_reads"]["median"], scale[args.large]["random_reads"]["median"]
     targets = [
-        ("open+read+close vs hello_ll", kc_loop / hello_loop, ">= 1.0", kc_loop / hello_loop >= 1.0),
-        ("cat value vs cat of a regular file", kc_cat / cat["cat regular file"]["median"], "<= 1.2", kc_cat / cat["cat regular file"]["median"] <= 1.2),
-        ("secret-tool lookup vs cat value", cat["secret-tool lookup"]["median"] / kc_cat, ">= 15", cat["secret-tool lookup"]["median"] / kc_cat >= 15),
-        ("pass show vs cat value", cat["pass show"]["median"] / kc_cat, ">= 15", cat["pass show"]["median"] / kc_cat >= 15),
+        ("open+read+close vs tmpfs, gatekeeper path", kc_loop / tmpfs_loop, ">= 0.25", kc_loop / tmpfs_loop >= 0.25),
+        ("open+read+close vs tmpfs, kernel-cache path", kcache_loop / tmpfs_loop, ">= 0.5", kcache_loop / tmpfs_loop >= 0.5),
+        ("cat value vs cat of a regular file", kc_cat / cat["cat regular file"]["median"], "<= 1.05", kc_cat / cat["cat regular file"]["median"] <= 1.05),
         ("secret-tool store vs item creation", creation["secret-tool store"]["median"] / creation["keychainfs"]["median"], ">= 50",
          creation["secret-tool store"]["median"] / creation["keychainfs"]["median"] >= 50),
-        (f"random reads at {args.large:,} vs 10 items", large / small, ">= 0.8", large / small >= 0.8),
+        (f"random reads at {args.large:,} vs 10 items", large / small, ">= 0.9", large / small >= 0.9),
         ("mount to first read (s)", scale[args.large]["mount_to_first_read_s"], "< 1", scale[args.large]["mount_to_first_read_s"] < 1),
-        ("daemon RSS (MiB)", scale[args.large]["rss_kib"] / 1024, "< 100", scale[args.large]["rss_kib"] / 1024 < 100),
-        ("ls of 10,000 accounts (s)", scale[args.large]["ls_10000_s"]["median"], "< 0.2", scale[args.large]["ls_10000_s"]["median"] < 0.2),
-        ("device lock in force, from the CLI's start (ms)", results["lock_ms"]["median"], "< 10", results["lock_ms"]["median"] < 10),
-        ("device lock in force, from the request (ms)", results["lock_socket_ms"]["median"], "< 10", results["lock_socket_ms"]["median"] < 10),
+        ("daemon RSS (MiB)", scale[args.large]["rss_kib"] / 1024, "< 150", scale[args.large]["rss_kib"] / 1024 < 150),
+        ("ls of 10,000 accounts (s)", scale[args.large]["ls_10000_s"]["median"], "< 0.1", scale[args.large]["ls_10000_s"]["median"] < 0.1),
+        ("device lock in force, 1,000 values cached, from the CLI's start (ms)", results["lock_ms"]["median"], "<= 12", results["lock_ms"]["median"] <= 12),
+        ("device lock in force, 1,000 values cached, from the request (ms)", results["lock_socket_ms"]["median"], "<= 5", results["lock_socket_ms"]["median"] <= 5),
     ]
     results["targets"] = [{"figure": f, "value": v, "target": t, "met": m} for f, v, t, m in targets]
     section("Targets (SPEC §7)")

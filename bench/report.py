@@ -24,9 +24,11 @@ try:
 except (OSError, ValueError):
     ENGINE = None
 lines = [HEAD.rstrip(), "", "## Latest run", "",
-         f"{r['machine']}, {r['cpus']} cores, {r['when']}. Full figures: `bench/results/latest.json`.", "",
+         f"{r['machine']}, {r['cpus']} cores, {r['when']}. Full figures: `bench/results/latest.json`. Load average "
+         "(1 min) as each section started: " + ", ".join(f"{title.split('.')[0]}: {load[0]:.2f}" for title, load in res.get("load", {}).items()) + ".", "",
          "| figure | keychainfs | anchors (keychainfs's factor: above 1, keychainfs is better) |", "|---|---|---|",
-         f"| open+read+close, ops/s | {m(loop['keychainfs']):.0f} | {anchors(loop, 'keychainfs', True)} |",
+         f"| open+read+close, ops/s, gatekeeper path | {m(loop['keychainfs']):.0f} | {anchors(loop, 'keychainfs', True)} |",
+         f"| open+read+close, ops/s, `--kernel-cache` | {m(loop['keychainfs --kernel-cache']):.0f} | {anchors(loop, 'keychainfs --kernel-cache', True)} |",
          f"| `cat` of a secret, ms | {m(cat['keychainfs (cat value)']):.2f} | {anchors(cat, 'keychainfs (cat value)', False)} |",
          f"| creating an item, ms | {m(create['keychainfs']):.2f} | {anchors(create, 'keychainfs', False)} |",
          f"| getxattr / listxattr, ops/s | {m(res['xattr']['getxattr']):.0f} / {m(res['xattr']['listxattr']):.0f} | |",

@@ -33,6 +33,7 @@ public enum ErrnoTable {
         (SecStatus.duplicateItem, EEXIST),
         (SecStatus.interactionNotAllowed, EACCES),
         (SecStatus.authFailed, EPERM),
+        (SecStatus.dataNotAvailable, EPERM),  // a secret the schema withholds (a key that is not extractable)
         (SecStatus.param, EINVAL),
         (SecStatus.noSuchAttr, ENOTSUP),  // on set; a get of an attribute the item lacks is ENODATA
         (SecStatus.missingEntitlement, EACCES),

@@ -23,6 +23,10 @@ enum Inode {
     static func file(_ file: ItemFile, ofItem inode: UInt64) -> UInt64 {
         file == .key ? inode | 3 : inode | 1
     }
+    /// The item an item or file inode belongs to (nil for the root, class and group directories).
+    static func owningItem(_ inode: UInt64) -> UInt64? {
+        inode & 1 << 63 != 0 && inode & 3 != 2 ? inode & ~3 : nil
+    }
     static func group(_ classCode: String, _ name: String) -> UInt64 { hash(Data((classCode + "/" + name).utf8)) & ~3 | 2 | 1 << 63 }
 
     private static func hash(_ data: Data) -> UInt64 { StableHash.fnv1a64(data) }

@@ -82,6 +82,7 @@ public final class FuseMount: @unchecked Sendable {
         let config = fuse_loop_cfg_create()
         defer { fuse_loop_cfg_destroy(config) }
         fuse_loop_cfg_set_max_threads(config, 16)
+        fuse_loop_cfg_set_clone_fd(config, 1)
         let result = fuse_session_loop_mt(session, config)
         finished.lock()
         isFinished = true

@@ -5,16 +5,15 @@ import SodiumCrypto
 
 /// `value` files: every read checks the lock; writes are buffered and committed atomically at close.
 extension KeychainView {
-    /// Opens a file for process `opener`. `mayPageCache`: the caller would let the kernel keep a reader's
+    /// Opens a file. `mayPageCache`: the caller would let the kernel keep a reader's
     /// pages; the answer says whether this open's reads fill the page cache (``servesFromPageCache``).
-    func open(_ path: FSPath, flags: Int32, opener: Int32 = 0, authorization: Data? = nil,
+    func open(_ path: FSPath, flags: Int32, authorization: Data? = nil,
               mayPageCache: Bool = false) throws(FSError) -> (handle: UInt64, pageCached: Bool) {
         guard case .file(let item, let file) = try resolve(path) else { throw FSError(EISDIR, "only an item's files can be opened") }
         let writable = flags & O_ACCMODE != O_RDONLY
         if writable { try requireWritable(item.schema) }
         var handle = OpenFiles.Handle(item: item, file: file, writable: writable, append: flags & O_APPEND != 0, buffer: nil,
                                       dirty: false, failure: nil)
-        handle.opener = opener
         handle.authorization = authorization
         if writable {
             // A writer reads the value only when it needs it (a truncating one never does), so the lock
@@ -33,7 +32,14 @@ extension KeychainView {
             }
         }
         let id = openFiles.insert(handle)
-        if writable { openFiles.awaitPageCachedReaders(of: item.persistentRef, timeout: 0.5) }
+        if writable {
+            openFiles.awaitPageCachedReaders(of: item.persistentRef, timeout: 0.5)
+            // The device may have locked while this open waited: then it fails, as it would have at once.
+            do throws(FSError) { try openFiles.with(id) { h throws(FSError) in try Self.checkFailure(h) } } catch {
+                _ = openFiles.remove(id)
+                throw error
+            }
+        }
         return (id, handle.pageCached)
     }
 
@@ -94,7 +100,7 @@ extension KeychainView {
             return (h.item, h.loaded, h.authorization)
         }
         // Read outside the table's lock; a concurrent load or write of the same handle wins.
-        var value = loaded ? nil : try secret(of: item, authorization: authorization)
+        var value = loaded ? nil : try content(of: item, .value, authorization: authorization)
         defer { if value != nil { Sodium.wipe(&value!) } }
         return try openFiles.with(handle) { h throws(FSError) in
             try Self.checkFailure(h)
@@ -131,15 +137,15 @@ extension KeychainView {
         }
     }
 
-    /// `handle`: the writer to truncate; nil truncates the item's value now (`truncate(1)`), unless the
-    /// request is the kernel's truncation of an `open(O_TRUNC)` by `pid`, which belongs to that open file.
-    func truncate(_ path: FSPath, size: Int, handle: UInt64?, pid: Int32 = 0) throws(FSError) {
+    /// `handle`: the open file to truncate (`ftruncate`, or the truncation of an `open(O_TRUNC)`); nil
+    /// truncates the item's value now (`truncate(1)`).
+    func truncate(_ path: FSPath, size: Int, handle: UInt64?) throws(FSError) {
         guard size <= Self.maxValueBytes else {
             if let handle { try openFiles.with(handle) { h throws(FSError) in h.failure = EFBIG } }
             throw FSError(EFBIG, "a value is at most 1 MiB")
         }
         guard case .file(let item, _) = try resolve(path) else { throw FSError(EISDIR, "only an item's files can be truncated") }
-        if let handle = handle ?? (size == 0 ? openFiles.freshWriter(of: item.persistentRef, openedBy: pid) : nil) {
+        if let handle {
             if size > 0 { _ = try loadedBuffer(handle) }
             try openFiles.with(handle) { h throws(FSError) in
                 guard h.writable else { throw FSError(EBADF, "not open for writing") }
@@ -150,7 +156,7 @@ extension KeychainView {
             return
         }
         try requireWritable(item.schema)
-        var current = try secret(of: item)
+        var current = try content(of: item, .value)
         defer { Sodium.wipe(&current) }
         try commit(resized(current, to: size), to: item)
     }

@@ -299,16 +299,6 @@ public final class KeychainView: Sendable {
         return FileAttributes(isDirectory: false, inode: Inode.file(file, ofItem: item.inode), size: size, modified: item.modified)
     }
 
-    /// The item's secret, read now: this is where the lock is checked. Secrets the schema withholds
-    /// (keys that are not extractable) are EPERM.
-    /// `authorization`: an open file's answer for a protected value. Without one, a protected value is
-    /// refused (EACCES) rather than prompted for here: prompts happen at OPEN, never on a read.
-    func secret(of item: FSItem, authorization: Data? = nil) throws(FSError) -> Data {
-        if item.schema.withholdsSecret(item.attributes) { throw FSError(EPERM, "the item's secret is not extractable") }
-        let options = AuthenticationOptions(ui: .fail, contextToken: authorization)
-        return try keychainCall { () throws(KeychainError) in try keychain.secret(persistentRef: item.persistentRef, caller: caller, options: options) }
-    }
-
     /// The lock check for a reader that holds a secret it read a moment ago: the item's class must still
     /// be available (identities, whose halves may differ, are read again instead).
     func checkAvailable(_ item: FSItem, _ file: ItemFile) throws(FSError) -> Bool {
@@ -317,17 +307,14 @@ public final class KeychainView: Sendable {
         return true
     }
 
-    /// A file's content: the secret, or an identity's certificate (its data) or private key (the key item's secret).
+    /// A file's content, through the engine's one read policy (the lock, access control, withheld
+    /// secrets as EPERM, the identity join): the secret, or an identity's certificate or private key.
+    /// `authorization`: an open file's answer for a protected value. Without one, a protected value is
+    /// refused (EACCES) rather than prompted for here: prompts happen at OPEN, never on a read.
     func content(of item: FSItem, _ file: ItemFile, authorization: Data? = nil) throws(FSError) -> Data {
-        switch file {
-        case .value, .certificate: return try secret(of: item, authorization: authorization)
-        case .key:
-            let found = try keychainCall { () throws(KeychainError) -> KeychainValue? in
-                let keyRef = try keychain.identityKeyReference(item.persistentRef, caller: caller)
-                return try keychain.copyMatching([SecKey.class: .string(Schema.key.code), SecKey.valuePersistentRef: .data(keyRef),
-                                                  SecKey.returnAttributes: true, SecKey.returnPersistentRef: true], caller: caller)
-            }
-            return try secret(of: self.item(Schema.key, from: found, path: item.path + "/key"))
+        let options = AuthenticationOptions(ui: .fail, contextToken: authorization)
+        return try keychainCall { () throws(KeychainError) in
+            try keychain.read(file == .key ? .identityKey : .data, of: item.persistentRef, caller: caller, options: options)
         }
     }
 

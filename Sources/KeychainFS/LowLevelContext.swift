@@ -24,14 +24,25 @@ final class LowLevelContext: Sendable {
         self.readPath = readPath
     }
 
+    /// The path the kernel knows `inode` by. An item moved behind the kernel's back (a naming attribute
+    /// changed through an xattr or the API) keeps its inode but not its name until the next LOOKUP finds
+    /// it under the new one; meanwhile its old path may name another item, so a request on the inode of an
+    /// item or of its files checks that the path still leads to that item (ENOENT otherwise: answering
+    /// with the other item's attributes would leave the kernel a wrong size for the file's pages).
     func path(_ inode: UInt64) throws(FSError) -> FSPath {
         guard let path = nodes.path(inode) else { throw FSError(ENOENT, "the kernel named an inode it no longer holds") }
+        if let expected = Inode.owningItem(inode) {
+            let node = try view.resolve(path)
+            if case .item(let item) = node, item.inode != expected { throw FSError(ENOENT, "the item moved") }
+            if case .file(let item, _) = node, item.inode != expected { throw FSError(ENOENT, "the item moved") }
+        }
         return path
     }
 
     func path(_ parent: UInt64, _ name: UnsafePointer<CChar>) throws(FSError) -> FSPath {
-        guard let path = nodes.path(parent, name) else { throw FSError(ENOENT, "the kernel named a directory it no longer holds") }
-        return path
+        let base = try path(parent)
+        let child = Array(UnsafeRawBufferPointer(start: name, count: strlen(name)))
+        return FSPath(bytes: (base.bytes.count == 1 ? base.bytes : base.bytes + [0x2F]) + child)
     }
 
     /// Items and values whose attributes the kernel now holds are noted for invalidation.

@@ -10,11 +10,10 @@ enum LowLevelOperations {
     static func table() -> fuse_lowlevel_ops {
         var ops = fuse_lowlevel_ops()
         ops.`init` = { userdata, connection in
-            // No ATOMIC_O_TRUNC (libfuse asks for it by default): with it the kernel empties the shared
-            // inode's size and pages when a writer opens with O_TRUNC, so readers served from the page
-            // cache would see an empty value until the writer's close. Without it the truncation comes
-            // as a SETATTR, which goes to the writer's buffer and leaves the inode as it is.
-            connection!.pointee.want &= ~UInt32(FUSE_CAP_ATOMIC_O_TRUNC)
+            // O_TRUNC arrives with OPEN, so `> value` replaces the value in one commit. The kernel then
+            // empties the inode's size and pages at once; readers served from the page cache are gone by
+            // then (a writer's OPEN waits for them) and readers that open meanwhile are direct_io.
+            connection!.pointee.want |= UInt32(FUSE_CAP_ATOMIC_O_TRUNC)
         }
         ops.lookup = { req, parent, name in
             LowLevelOperations.serve(req, "lookup") { c throws(FSError) in
@@ -58,8 +57,7 @@ enum LowLevelOperations {
                     throw FSError(EPERM, "modes and owners come from the mount")
                 }
                 if toSet & FUSE_SET_ATTR_SIZE != 0 {
-                    try c.view.truncate(path, size: Int(attr!.pointee.st_size), handle: info.map { $0.pointee.fh },
-                                        pid: fuse_req_ctx(req)!.pointee.pid)
+                    try c.view.truncate(path, size: Int(attr!.pointee.st_size), handle: info.map { $0.pointee.fh })
                 }
                 // touch works and changes nothing: times come from the keychain's dates.
                 try c.replyAttributes(req, path)
@@ -115,8 +113,7 @@ enum LowLevelOperations {
                 let path = try c.path(inode)
                 let pageCached: Bool
                 do throws(FSError) {
-                    (info!.pointee.fh, pageCached) = try c.view.open(path, flags: file.flags, opener: fuse_req_ctx(req)!.pointee.pid,
-                                                                     mayPageCache: true)
+                    (info!.pointee.fh, pageCached) = try c.view.open(path, flags: file.flags, mayPageCache: true)
                     c.recordOpen(req, path, nil, rule: KeychainView.requestCaller?.grantedBy)
                 } catch {
                     c.recordOpen(req, path, error, rule: KeychainView.requestCaller?.grantedBy)

@@ -28,13 +28,6 @@ final class NodeTable: Sendable {
         }
     }
 
-    /// The path of `name` inside `parent`.
-    func path(_ parent: UInt64, _ name: UnsafePointer<CChar>) -> FSPath? {
-        guard let base = path(parent) else { return nil }
-        let child = Array(UnsafeRawBufferPointer(start: name, count: strlen(name)))
-        return FSPath(bytes: (base.bytes.count == 1 ? base.bytes : base.bytes + [0x2F]) + child)
-    }
-
     /// One more kernel reference to `inode`, now known as `name` in `parent`.
     func remember(_ inode: UInt64, parent: UInt64, name: [UInt8]) {
         guard inode != Inode.root else { return }

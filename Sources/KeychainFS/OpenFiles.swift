@@ -15,12 +15,9 @@ final class OpenFiles: Sendable {
         /// it, see `loaded`). Readers: the version being read (taken at open, and again whenever a read
         /// starts over at offset 0).
         var buffer: Data?
-        /// Writers: `buffer` holds the item's value or a truncation of it. A writer opened with O_TRUNC
-        /// reads nothing: the kernel sends the truncation after the open (ATOMIC_O_TRUNC is off, see
-        /// ``LowLevelOperations``), so the value is read only when a write or read needs it first.
+        /// Writers: `buffer` holds the item's value or a truncation of it. The value is read only when a
+        /// read or a partial write needs it: a writer opened with O_TRUNC never reads it.
         var loaded = false
-        /// The process that opened the file: the kernel's O_TRUNC truncation comes from it, without a handle.
-        var opener: Int32 = 0
         /// Readers served from the kernel's page cache: their READs fill pages that outlive them, so each
         /// one reads the item as it is now (the pages are dropped on every change) instead of a snapshot.
         var pageCached = false
@@ -93,15 +90,6 @@ final class OpenFiles: Sendable {
         while handles.withLock({ table in table.values.contains { $0.pageCached && $0.item.persistentRef == reference } }),
               Date() < deadline {
             usleep(500)
-        }
-    }
-
-    /// The writer that `pid` opened on `reference` and has not written to yet: the target of the truncation
-    /// the kernel sends right after an `open(O_TRUNC)` (without naming a handle).
-    func freshWriter(of reference: Data, openedBy pid: Int32) -> UInt64? {
-        handles.withLock { table in
-            table.filter { $0.value.writable && !$0.value.dirty && $0.value.opener == pid && $0.value.item.persistentRef == reference }
-                .keys.max()
         }
     }
 

@@ -21,12 +21,14 @@ extension LowLevelOperations {
         let path: FSPath
         let caller: Caller?
         do throws(FSError) {
-            path = try c.path(inode)
             caller = try requestCaller(req, c)
             // Resolved as the request's caller (per-application access), here and in the answer's callback.
-            let found = KeychainView.$requestCaller.withValue(caller) { Result { () throws(FSError) in try c.view.protectedValue(path) } }
-            guard let protected = try found.get() else { return false }
-            item = protected
+            let found = KeychainView.$requestCaller.withValue(caller) {
+                Result { () throws(FSError) in let path = try c.path(inode); return (path, try c.view.protectedValue(path)) }
+            }
+            let (resolved, protected) = try found.get()
+            guard let protected else { return false }
+            (path, item) = (resolved, protected)
         } catch {
             fuse_reply_err(req, error.errno)
             return true
@@ -54,7 +56,7 @@ extension LowLevelOperations {
             case .success(let token):
                 do throws(FSError) {
                     let opened = KeychainView.$requestCaller.withValue(caller) {
-                        Result { () throws(FSError) in try c.view.open(path, flags: file.flags, opener: pid, authorization: token) }
+                        Result { () throws(FSError) in try c.view.open(path, flags: file.flags, authorization: token) }
                     }
                     file.fh = try opened.get().handle
                     c.recordOpen(request, path, nil, rule: caller?.grantedBy)

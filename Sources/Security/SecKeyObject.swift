@@ -19,8 +19,8 @@ public final class SecKey: Sendable {
         material = keyData.flatMap { KeyMaterial(attributes: attributes, data: $0, persistentRef: persistentRef) }
     }
 
-    /// The schema's rule for keys that keep their bytes (the one the filesystem follows too).
-    var isExtractable: Bool { !Schema.key.withholdsSecret(attributes) }
+    /// The engine's read policy for keys that keep their bytes (the one the filesystem follows too).
+    var isExtractable: Bool { !Keychain.withholdsSecret(Schema.key, attributes) }
 
     /// kSecAttrKeyClass as a number (0 public, 1 private, 2 symmetric); attributes may hold its raw string.
     var keyClass: Int64? { KeyMaterial.integer(attributes[Attributes.keyClass.code]) }

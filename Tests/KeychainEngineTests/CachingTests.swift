@@ -24,18 +24,18 @@ import Testing
         let v = try TestVault()
         let added = try v.add(genp("svc", "a", ["v_Data": data("s1"), "pdmn": "ak", "r_PersistentRef": true]))
         let ref = try #require(added?.dataValue)
-        #expect(try v.keychain.secret(persistentRef: ref, caller: v.caller) == Data("s1".utf8), "first read: by query")
-        #expect(try v.keychain.secret(persistentRef: ref, caller: v.caller) == Data("s1".utf8), "then from the row cache")
+        #expect(try v.keychain.read(.data, of: ref, caller: v.caller) == Data("s1".utf8), "first read: by query")
+        #expect(try v.keychain.read(.data, of: ref, caller: v.caller) == Data("s1".utf8), "then from the row cache")
         try v.update(genp("svc", "a"), ["v_Data": data("s2")])
-        #expect(try v.keychain.secret(persistentRef: ref, caller: v.caller) == Data("s2".utf8), "an update is seen at once")
+        #expect(try v.keychain.read(.data, of: ref, caller: v.caller) == Data("s2".utf8), "an update is seen at once")
 
         let stranger = Caller(accessGroups: ["other.group"])
-        #expect(v.status { _ = try v.keychain.secret(persistentRef: ref, caller: stranger) } == SecStatus.itemNotFound)
+        #expect(v.status { _ = try v.keychain.read(.data, of: ref, caller: stranger) } == SecStatus.itemNotFound)
 
         try v.keychain.setPasscode(Data("1234".utf8))
-        _ = try v.keychain.secret(persistentRef: ref, caller: v.caller)  // cached again
+        _ = try v.keychain.read(.data, of: ref, caller: v.caller)  // cached again
         v.keychain.lockDevice()
-        #expect(v.status { _ = try v.keychain.secret(persistentRef: ref, caller: v.caller) } == SecStatus.interactionNotAllowed)
-        #expect(v.status { _ = try v.keychain.secret(persistentRef: Data("junk".utf8), caller: v.caller) } != SecStatus.success)
+        #expect(v.status { _ = try v.keychain.read(.data, of: ref, caller: v.caller) } == SecStatus.interactionNotAllowed)
+        #expect(v.status { _ = try v.keychain.read(.data, of: Data("junk".utf8), caller: v.caller) } != SecStatus.success)
     }
 }

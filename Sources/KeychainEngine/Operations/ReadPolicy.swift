@@ -1,0 +1,69 @@
+import Foundation
+
+/// The part of an item a reader asks for (the filesystem's files, SPEC §4).
+public enum ItemPart: Sendable {
+    /// The item's secret (kSecValueData); for an identity, its certificate's DER.
+    case data
+    /// An identity's private key: the secret of the key item the identity joins.
+    case identityKey
+}
+
+/// The one read policy (SPEC §4, §10, §11): what a caller may read of an item, at this moment. The
+/// filesystem, the Security module and the control socket ask here rather than deciding themselves.
+extension Keychain {
+    /// Whether an item keeps its secret in the vault: a key that is not extractable, or a token's private
+    /// key (a Secure Enclave key: a sealed blob only the engine opens). Such secrets are never returned as
+    /// bytes by ``read(_:of:caller:options:)`` (errSecDataNotAvailable), nor exported by the Security
+    /// module; a key may still compute with them.
+    public static func withholdsSecret(_ schema: ItemClassSchema, _ attributes: [String: KeychainValue]) -> Bool {
+        schema.withholdsSecret(attributes)
+    }
+
+    /// The bytes of `part` of the item `persistentRef`, read now for `caller`: the item's class must be
+    /// available (the lock is checked on every call), access control is evaluated with `options` (the
+    /// filesystem passes an open file's token with UI Fail, so a read never prompts), secrets the schema
+    /// withholds are errSecDataNotAvailable, and an identity's key is found by the identity join.
+    public func read(_ part: ItemPart, of persistentRef: Data, caller: Caller, options: AuthenticationOptions? = nil) throws(KeychainError) -> Data {
+        switch part {
+        case .data:
+            return try secret(persistentRef: persistentRef, caller: caller, options: options)
+        case .identityKey:
+            return try secret(persistentRef: try identityKeyReference(persistentRef, caller: caller), caller: caller, options: options)
+        }
+    }
+
+    static let withheld = KeychainError(SecStatus.dataNotAvailable, "the item's secret is not extractable")
+
+    /// The secret of the item a persistent reference names: what `copyMatching([class, v_PersistentRef,
+    /// r_Data])` returns, without building and parsing a query dictionary. This is every `open` of a
+    /// `value`, so it answers from the row cache when it can; availability is checked on every call.
+    func secret(persistentRef: Data, caller: Caller, options: AuthenticationOptions?) throws(KeychainError) -> Data {
+        try Self.requireGroups(caller)
+        guard let reference = PersistentReference(persistentRef), case .uuid(let uuid) = reference.target,
+              let schema = Schema.schema(for: reference.classCode), !schema.isVirtual else {
+            return try secretByQuery(persistentRef, caller: caller, options: options)
+        }
+        let generation = self.generation
+        let cached = try protection.withLock { keybag throws(KeychainError) -> Data? in
+            guard let entry = try cachedEntry(uuid, generation: generation, caller: caller, keybag: keybag),
+                  !Self.needsAuthorization(entry.attributes) else { return nil }  // protected: through the policy
+            if Self.withholdsSecret(schema, entry.attributes) { throw Self.withheld }
+            return try openSecret(entry.row, schema: schema, keybag: keybag) ?? Data()
+        }
+        if let cached { return cached }
+        return try secretByQuery(persistentRef, caller: caller, options: options)
+    }
+
+    private func secretByQuery(_ persistentRef: Data, caller: Caller, options: AuthenticationOptions?) throws(KeychainError) -> Data {
+        let classCode = PersistentReference(persistentRef)?.classCode ?? Schema.genericPassword.code
+        var query: KeychainDictionary = [SecKey.class: .string(classCode), SecKey.valuePersistentRef: .data(persistentRef),
+                                         SecKey.returnData: true, SecKey.returnAttributes: true]
+        if let options {
+            if options.ui == .fail { query[SecKey.useAuthenticationUI] = "u_AuthUIF" }
+            if let token = options.contextToken { query["u_AuthCtx"] = .dictionary([AuthenticationOptions.ContextKey.token: .data(token)]) }
+        }
+        let result = try copyMatching(query, caller: caller)?.dictionaryValue ?? [:]
+        if let schema = Schema.schema(for: classCode), Self.withholdsSecret(schema, result) { throw Self.withheld }
+        return result[SecKey.valueData]?.dataValue ?? Data()
+    }
+}
