@@ -49,7 +49,9 @@ struct ControlHandler: Sendable {
     private func perform(_ request: ControlRequest, peer: ControlPeer) throws(KeychainError) -> KeychainValue? {
         let args = request.arguments
         switch request.command {
-        case .status, .deviceStatus:
+        case .status:
+            return status(counting: true)
+        case .deviceStatus:
             return status()
         case .deviceLock:
             keychain.lockDevice()
@@ -101,7 +103,9 @@ struct ControlHandler: Sendable {
         }
     }
 
-    private func status() -> KeychainValue {
+    /// The device's state; `counting` adds the item counts (`keychainfs status`), which cost a scan of every
+    /// table: a device command answers without them, so `device lock` returns as soon as it is in force.
+    private func status(counting: Bool = false) -> KeychainValue {
         let s = keychain.deviceStatus()
         var d: KeychainDictionary = [
             "state": .string(s.state.rawValue), "passcodeSet": .bool(s.passcodeSet), "failedAttempts": .number(Int64(s.failedAttempts)),
@@ -110,7 +114,7 @@ struct ControlHandler: Sendable {
         ]
         if let until = s.lockedOutUntil { d["lockedOutUntil"] = .date(until) }
         if let seconds = s.autoLockSeconds { d["autoLockSeconds"] = .number(Int64(seconds)) }
-        if let counts = try? keychain.itemCounts() { d["items"] = .dictionary(counts.mapValues { .number(Int64($0)) }) }
+        if counting, let counts = try? keychain.itemCounts() { d["items"] = .dictionary(counts.mapValues { .number(Int64($0)) }) }
         return .dictionary(d)
     }
 

@@ -53,13 +53,33 @@ final class KernelCache: @unchecked Sendable {
         _ = served.withLock { $0.insert(inode) }
     }
 
-    /// The device state changed: drop the pages and attributes of every noted inode.
+    /// The device state changed: drop the pages and attributes of every noted file (the secrets and their
+    /// sizes) before returning, split among threads when there are many (each notification is a system
+    /// call of a few µs; SPEC §7 wants the lock in force within 5 ms with 1,000 values cached). Item
+    /// directories' attributes hold no secret (mode, a size of 0, a date): they are dropped right after,
+    /// without holding up the command; listings and xattrs always reach the daemon.
     func invalidateAllServed() {
         let inodes = served.withLock { set in defer { set.removeAll() }; return set }
+        let files = Array(inodes.filter { $0 & 3 != 0 }), directories = inodes.filter { $0 & 3 == 0 }
         withSession { session in
-            for inode in inodes { _ = fuse_lowlevel_notify_inval_inode(session, inode, 0, 0) }
+            nonisolated(unsafe) let session = session
+            let lanes = files.count < 64 ? 1 : Self.lanes
+            DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+                for index in stride(from: lane, to: files.count, by: lanes) {
+                    _ = fuse_lowlevel_notify_inval_inode(session, files[index], 0, 0)
+                }
+            }
+        }
+        guard !directories.isEmpty else { return }
+        deferred.async { [self] in
+            withSession { session in
+                for inode in directories { _ = fuse_lowlevel_notify_inval_inode(session, inode, 0, 0) }
+            }
         }
     }
+
+    /// Threads that invalidate at once: one per core, at least two.
+    private static let lanes = max(2, ProcessInfo.processInfo.activeProcessorCount)
 
     /// Items changed or went away behind the kernel's back: their inodes, their files' inodes (pages and
     /// attributes) and their dentries. With nil, any item may have changed: everything noted goes.

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// A bounded, thread-safe cache whose entries are valid for one keychain generation (see
@@ -38,8 +39,18 @@ public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>:
         }
     }
 
-    /// Forgets every entry.
+    /// Forgets every entry at once. Freeing thousands of entries takes milliseconds, which a device lock
+    /// in progress should not wait for: the entries are unreachable when this returns, and freed on a
+    /// background queue.
     public func removeAll() {
-        state.withLock { $0.entries.removeAll() }
+        let dropped = state.withLock { s -> [Key: Value] in
+            defer { s.entries = [:] }
+            return s.entries
+        }
+        guard !dropped.isEmpty else { return }
+        cacheReaper.async { withExtendedLifetime(dropped) {} }
     }
 }
+
+/// Where dropped cache entries are freed.
+private let cacheReaper = DispatchQueue(label: "keychainfs.cache-reaper", qos: .utility)
