@@ -24,6 +24,9 @@ final class KernelCache: @unchecked Sendable {
     /// Dentry invalidations asked for while serving a FUSE request run here, after it: the kernel may
     /// hold the very directory lock they need (a rename locks both parents) until the request returns.
     private let deferred = DispatchQueue(label: "keychainfs.invalidation")
+    /// Where inode invalidations asked for on a FUSE thread are sent from (SPEC §4: from threads that do
+    /// not serve FUSE requests).
+    private let notifier = DispatchQueue(label: "keychainfs.notifier")
 
     /// Set while the session exists; nil before unmounting.
     /// Detaching waits for notifications under way, so the session outlives every use.
@@ -93,9 +96,14 @@ final class KernelCache: @unchecked Sendable {
         }
         let noted = served.withLock { set in inodes.filter { set.remove($0) != nil } }
         let entries = references.compactMap { nodes.entry(Inode.item($0)) }
-        withSession { session in
-            for inode in noted { _ = fuse_lowlevel_notify_inval_inode(session, inode, 0, 0) }
+        // A change made through the mount (a writer's close) is served on a FUSE thread: its notifications
+        // go out from the notifier thread, and the request waits for them, so the close returns after them.
+        let invalidateInodes = { [self] in
+            withSession { session in
+                for inode in noted { _ = fuse_lowlevel_notify_inval_inode(session, inode, 0, 0) }
+            }
         }
+        if FuseThread.isCurrent { notifier.sync(execute: invalidateInodes) } else { invalidateInodes() }
         let invalidateEntries: @Sendable () -> Void = { [self] in
             withSession { session in
                 for (parent, name) in entries {
@@ -105,7 +113,13 @@ final class KernelCache: @unchecked Sendable {
                 }
             }
         }
-        if FuseThread.holdsDirectoryLocks { deferred.async(execute: invalidateEntries) } else { invalidateEntries() }
+        if FuseThread.holdsDirectoryLocks {
+            deferred.async(execute: invalidateEntries)
+        } else if FuseThread.isCurrent {
+            notifier.sync(execute: invalidateEntries)
+        } else {
+            invalidateEntries()
+        }
     }
 }
 
