@@ -21,6 +21,8 @@ public struct DaemonConfiguration: Sendable {
     public var promptTimeout: TimeInterval = PromptQueue.defaultTimeout
     /// How the kernel reads values (SPEC §4 "Two read paths"; `--kernel-cache`).
     public var readPath: ReadPath = .gatekeeper
+    /// Let root read the mount too (FUSE's allow_root; SPEC §1 `--allow-root`).
+    public var allowRoot = false
 
     public init(vault: Vault, mountpoint: String, caller: Caller, defaultAccessible: Accessibility?, deviceKeyPath: String?,
                 syncInterval: TimeInterval? = nil) {
@@ -64,7 +66,7 @@ public enum Daemon {
             let view = KeychainView(keychain: keychain, caller: configuration.caller, defaultAccessible: configuration.defaultAccessible,
                                     guards: guards, accessPolicy: policy, audit: audit)
             let mount = try FuseMount(view: view, mountpoint: configuration.mountpoint, source: configuration.vault.directory, log: log,
-                                  readPath: configuration.readPath)
+                                  readPath: configuration.readPath, allowRoot: configuration.allowRoot)
             exitRequest.set { mount.requestExit() }
             let handler = ControlHandler(keychain: keychain, mountpoint: configuration.mountpoint, requestUnmount: {
                 DispatchQueue.global().async { exitRequest.fire() }

@@ -20,7 +20,10 @@ public final class FuseMount: @unchecked Sendable {
     /// daemon leaves no dead mount, and the vault path as the source shown in /proc/mounts. The
     /// kernel-cache read path is refused while access rules, strict mode or an audit log need to see
     /// every open, and mounts read-only.
-    public init(view: KeychainView, mountpoint: String, source: String, log: Logger, readPath: ReadPath = .gatekeeper) throws(FSError) {
+    /// `allowRoot`: root may use the mount too (FUSE's allow_root), for system services reading a user's
+    /// secrets; everyone else stays out.
+    public init(view: KeychainView, mountpoint: String, source: String, log: Logger, readPath: ReadPath = .gatekeeper,
+                allowRoot: Bool = false) throws(FSError) {
         if readPath == .kernelCache, let reason = view.kernelCacheRefusal {
             throw FSError(EINVAL, "--kernel-cache cannot be used \(reason): the kernel would open files without asking the daemon")
         }
@@ -30,8 +33,8 @@ public final class FuseMount: @unchecked Sendable {
         var ops = LowLevelOperations.table()
         var args = fuse_args(argc: 0, argv: nil, allocated: 0)
         let escapedSource = source.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ",", with: "\\,")
-        let readOnly = readPath == .kernelCache ? ",ro" : ""
-        for arg in ["keychainfs", "-o", "fsname=\(escapedSource),subtype=keychainfs,default_permissions,auto_unmount\(readOnly)"] {
+        let extra = (readPath == .kernelCache ? ",ro" : "") + (allowRoot ? ",allow_root" : "")
+        for arg in ["keychainfs", "-o", "fsname=\(escapedSource),subtype=keychainfs,default_permissions,auto_unmount\(extra)"] {
             fuse_opt_add_arg(&args, arg)
         }
         defer { fuse_opt_free_args(&args) }

@@ -24,5 +24,9 @@ let package = Package(
                 .product(name: "Benchmark", package: "swift-benchmark"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]),
+        .executableTarget(
+            name: "BuildVault",
+            dependencies: [.product(name: "KeychainEngine", package: "keychainfs")],
+            swiftSettings: [.swiftLanguageMode(.v6)]),
     ]
 )

@@ -40,6 +40,9 @@ struct Mount: ParsableCommand {
     @Option(help: "Seconds before an unanswered authentication prompt ends as a user cancel.")
     var promptTimeout: Int = 30
 
+    @Flag(help: "Let root read the mount too (systemd LoadCredential=); other users stay out. A mounting user other than root needs 'user_allow_other' in /etc/fuse.conf.")
+    var allowRoot = false
+
     @Flag(help: "Read path for read-heavy services: no OPEN round trips, a read-only mount; refused with access rules, --strict or --audit-log; values with access control are EACCES.")
     var kernelCache = false
 
@@ -49,6 +52,10 @@ struct Mount: ParsableCommand {
             throw ValidationError("unknown accessibility '\(defaultAccessible)': use ak, ck, dk, aku, cku, dku, akpu or a kSecAttrAccessible… name")
         }
         if let syncInterval, syncInterval < 1 { throw ValidationError("--sync-interval takes a whole number of seconds, at least 1") }
+        if allowRoot, getuid() != 0, !FuseConfiguration.allowsOther() {
+            throw ValidationError("--allow-root needs a line 'user_allow_other' in \(FuseConfiguration.path) when the mounting user is not root "
+                + "(fusermount3 refuses allow_root otherwise); ask an administrator to add it")
+        }
         if kernelCache, strict || auditLog != nil {
             throw ValidationError("--kernel-cache cannot be combined with \(strict ? "--strict" : "--audit-log"): the kernel would open files without asking the daemon")
         }
@@ -81,6 +88,7 @@ struct Mount: ParsableCommand {
         configuration.auditLogPath = auditLog
         configuration.promptTimeout = TimeInterval(promptTimeout)
         configuration.readPath = kernelCache ? .kernelCache : .gatekeeper
+        configuration.allowRoot = allowRoot
         let status = Daemon.run(configuration, log: Logger(label: "keychainfs"))
         if status != 0 { throw ExitCode(status) }
     }
@@ -100,6 +108,7 @@ struct Mount: ParsableCommand {
         if let defaultAccessible { arguments += ["--default-accessible", defaultAccessible] }
         if strict { arguments.append("--strict") }
         if kernelCache { arguments.append("--kernel-cache") }
+        if allowRoot { arguments.append("--allow-root") }
         arguments += ["--prompt-timeout", String(promptTimeout)]
         if let deviceKey { arguments += ["--device-key", URL(fileURLWithPath: deviceKey).standardizedFileURL.path] }
         if let syncInterval { arguments += ["--sync-interval", String(syncInterval)] }
