@@ -133,30 +133,30 @@ import TestSupport
         #expect(result.reads.contains { $0.outcome == "v25" }, "the last value was read")
     }
 
-    @Test(arguments: readPaths) func aDeleteEndsReads(readPath: String) throws {
-        let (m, value) = try mounted(readPath)
+    /// One event after which the item is gone (ENOENT): no read that started after it returned gets the secret.
+    func readsEnd(_ readPath: String, accessible: String = "ak", after what: String, _ event: (MountedVault) throws -> Void) throws {
+        let (m, value) = try mounted(readPath, accessible: accessible)
         let result = try leaks(m, value, cycles: 1, forbidden: { _ in ["v0"] }) { _ in
             usleep(50_000)
-            try expectSuccess(m.cli(["delete-generic-password", "-s", "svc", "-a", "loop", m.vault]))
-            let deleted = Self.now()
+            try event(m)
+            let done = Self.now()
             usleep(50_000)
-            return (deleted, .infinity)
+            return (done, .infinity)
         }
-        #expect(result.leaks.isEmpty, "\(result.leaks.count) reads that started after the delete got the secret")
+        #expect(result.leaks.isEmpty, "\(result.leaks.count) reads that started after \(what) got the secret")
         #expect(result.reads.contains { $0.outcome == "v0" } && result.reads.contains { $0.outcome == "errno\(ENOENT)" })
     }
 
-    @Test(arguments: readPaths) func passcodeRemovalEndsReadsOfPasscodeOnlyItems(readPath: String) throws {
-        let (m, value) = try mounted(readPath, accessible: "akpu")
-        let result = try leaks(m, value, cycles: 1, forbidden: { _ in ["v0"] }) { _ in
-            usleep(50_000)
-            try expectSuccess(m.device("passcode", "remove", passcode: "1234"))
-            let removed = Self.now()
-            usleep(50_000)
-            return (removed, .infinity)
+    @Test(arguments: readPaths) func aDeleteEndsReads(readPath: String) throws {
+        try readsEnd(readPath, after: "the delete") { m in
+            try expectSuccess(m.cli(["delete-generic-password", "-s", "svc", "-a", "loop", m.vault]))
         }
-        #expect(result.leaks.isEmpty, "\(result.leaks.count) reads that started after the passcode went got the akpu secret")
-        #expect(result.reads.contains { $0.outcome == "v0" } && result.reads.contains { $0.outcome == "errno\(ENOENT)" })
+    }
+
+    @Test(arguments: readPaths) func passcodeRemovalEndsReadsOfPasscodeOnlyItems(readPath: String) throws {
+        try readsEnd(readPath, accessible: "akpu", after: "the passcode's removal (an akpu item)") { m in
+            try expectSuccess(m.device("passcode", "remove", passcode: "1234"))
+        }
     }
 
     /// A descriptor opened and read before the lock (its page cached) reads nothing after it; a mapping

@@ -29,6 +29,20 @@ enum SecurityOutput {
         }
     }
 
+    /// A certificate as `find-certificate` prints it (class 0x80001000, its attributes by four-char code).
+    static func printCertificate(_ attributes: [String: KeychainValue], vault: Vault) {
+        print("keychain: \"\(vault.directory)\"")
+        print("version: 256")
+        print("class: 0x80001000 ")
+        print("attributes:")
+        let shown: [(code: String, type: String)] = [("alis", "blob"), ("cenc", "uint32"), ("ctyp", "uint32"), ("hpky", "blob"), ("issu", "blob"),
+                                                     ("labl", "blob"), ("skid", "blob"), ("snbr", "blob"), ("subj", "blob")]
+        for (code, type) in shown {
+            let value = code == "hpky" ? attributes[Attributes.publicKeyHash.code] : attributes[code]
+            print("    \"\(code)\"<\(type)>=\(format(value, type: type))")
+        }
+    }
+
     static func format(_ value: KeychainValue?, type: String) -> String {
         switch value {
         case nil: return "<NULL>"
