@@ -115,9 +115,6 @@ struct Keybag {
         escrow = nil
     }
 
-    /// Whether `device unlock --biometry` could open the device now (a passcode unlock is kept, see ``BiometricEscrow``).
-    var hasBiometricEscrow: Bool { escrow != nil }
-
     /// `device unlock --biometry` on a matching face: loads classes A and C from the in-memory escrow.
     /// Refused (errSecAuthFailed) without a passcode unlock since boot/enrolment/lockout, or after 48 h.
     mutating func unlockWithBiometry(at now: Date) throws(KeychainError) {
