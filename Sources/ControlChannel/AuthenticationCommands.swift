@@ -21,7 +21,7 @@ public struct AuthenticationCommands: Sendable {
         switch command {
         case .biometryEnroll: try keychain.enrollBiometry()
         case .biometryUnenroll: keychain.unenrollBiometry()
-        case .unlockBiometry: try keychain.unlockWithBiometry()
+        case .unlockBiometry: try keychain.unlockWithBiometry(match: args["match"] != .bool(false))
         case .biometryStatus: break
         case .promptAnswer: return try answer(args)
         case .promptAuto:

@@ -89,4 +89,19 @@ import TestSupport
         #expect(probe("evaluate", "biometrics", "60") == ["ok"], "unlocked with Face ID within 60 s: no prompt")
         #expect(probe("evaluate", "biometrics") == ["LAError userCancel"], "without a reuse duration it asks")
     }
+
+    @Test func faceIDUnlocksALockedDeviceAfterThePasscode() throws {
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        try expectSuccess(m.device("biometry", "enroll"))
+        try expectSuccess(m.device("lock"))
+        let first = m.device("unlock", "--biometry")
+        #expect(!first.succeeded && first.stderr.contains("passcode is required"), "no passcode unlock since enrolment: \(first.stderr)")
+        try expectSuccess(m.device("unlock", passcode: "1234"))
+        try expectSuccess(m.device("lock"))
+        let miss = m.device("unlock", "--biometry", "--no-match")
+        #expect(!miss.succeeded && miss.stderr.contains("does not match"), "\(miss.stderr)")
+        #expect(m.device("biometry", "status").stdout.contains("failed matches: 1"), "the no-match counts")
+        try expectSuccess(m.device("unlock", "--biometry"))
+        #expect(m.device("status").stdout.contains("state: unlocked"))
+    }
 }

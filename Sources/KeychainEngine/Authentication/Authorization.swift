@@ -178,11 +178,15 @@ extension Keychain {
     /// Changes the persisted biometry record (keybag file) under the keybag's lock.
     func updateBiometry(_ change: (inout BiometryRecord) -> Void) {
         protection.withLock { kb in
+            let before = kb.record.biometry ?? BiometryRecord()
             try? kb.updateSettings { record in
                 var biometry = record.biometry ?? BiometryRecord()
                 change(&biometry)
                 record.biometry = biometry
             }
+            // A lockout, an unenrolment or a new enrolment asks for the passcode again, as on iOS.
+            let after = kb.record.biometry ?? BiometryRecord()
+            if after.lockedOut || !after.enrolled || after.domainState != before.domainState { kb.dropBiometricEscrow() }
         }
     }
 

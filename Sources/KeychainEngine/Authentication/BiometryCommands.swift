@@ -51,17 +51,25 @@ extension Keychain {
         noteChange(.device)
     }
 
-    /// `device unlock --biometry`: the user looks at an unlocked device (SPEC §11). Records the time for
-    /// touchIDAuthenticationAllowableReuseDuration. It does not open a locked device: class A keys are
-    /// derived from the passcode here, and no Secure Enclave keeps a biometric copy of them.
-    public func unlockWithBiometry() throws(KeychainError) {
+    /// `device unlock --biometry` (SPEC §11): the user looks at the device. A match unlocks it if the
+    /// passcode unlocked it since the last reboot, enrolment change and biometry lockout, less than 48 h
+    /// ago (the class keys are then kept in memory, see ``BiometricEscrow``), and records the time for
+    /// touchIDAuthenticationAllowableReuseDuration. A no-match (`match: false`) counts toward the lockout.
+    /// Every refusal is errSecAuthFailed with the reason. `now` is the simulated clock (for the 48 h rule).
+    public func unlockWithBiometry(match: Bool = true, at now: Date = Date()) throws(KeychainError) {
         let b = authenticationSnapshot().biometry
         guard b.enrolled else { throw KeychainError(SecStatus.authFailed, "biometry is not enrolled") }
         guard !b.lockedOut else { throw KeychainError(SecStatus.authFailed, "biometry is locked out: unlock with the passcode") }
-        guard deviceStatus().state == .unlocked else {
-            throw KeychainError(SecStatus.authFailed, "the device is locked: the simulator needs the passcode to load class keys (unlock with it first)")
+        guard match else {
+            updateBiometry { $0.failures += 1 }
+            let left = BiometryRecord.lockoutFailures - authenticationSnapshot().biometry.failures
+            throw KeychainError(SecStatus.authFailed, left > 0 ? "the face does not match (\(left) attempt\(left == 1 ? "" : "s") left before the passcode is required)"
+                                                             : "the face does not match: biometry is locked out until the passcode is entered")
         }
-        updateBiometry { $0.lastBiometricUnlock = Self.now(); $0.failures = 0 }
+        try protection.withLock { keybag throws(KeychainError) in try keybag.unlockWithBiometry(at: now) }
+        updateBiometry { $0.lastBiometricUnlock = now; $0.failures = 0 }
+        noteChange(.device)
+        scheduleAutoLock()
     }
 
     /// A correct passcode was entered: failed matches are forgotten and a lockout ends.

@@ -181,7 +181,7 @@ extension Keychain {
     // MARK: Auto-lock
 
     /// Arms the auto-lock timer from now; any later unlock re-arms it (a generation number voids older timers).
-    private func scheduleAutoLock() {
+    func scheduleAutoLock() {
         let generation = autoLockGeneration.withLock { g in g += 1; return g }
         guard let seconds = protection.withLock({ $0.record.autoLockSeconds }), deviceStatus().passcodeSet else { return }
         DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { [weak self] in

@@ -11,6 +11,8 @@ struct Keybag {
     private let deviceKEK: GuardedKey
     private var classKeys: [Accessibility: GuardedKey] = [:]
     private var metadataKeys: [Accessibility: GuardedKey] = [:]
+    /// Classes A and C wrapped for `device unlock --biometry` (memory only; see ``BiometricEscrow``).
+    private var escrow: BiometricEscrow?
 
     /// The device-bound key for the lookup columns; always available.
     let indexKey: GuardedKey
@@ -78,6 +80,7 @@ struct Keybag {
     mutating func reboot() {
         guard record.hasPasscode else { return }
         wipe { $0.tier != .d }
+        dropBiometricEscrow()
         state = .beforeFirstUnlock
     }
 
@@ -97,6 +100,46 @@ struct Keybag {
         guard record.hasPasscode else { return }
         try load(Accessibility.allCases.filter { $0.tier != .d }, kek: kek)
         CrashPoint.reach("unlock.afterKeysLoaded")
+        state = .unlocked
+        // As the SEP does after a passcode unlock: keep the class keys for Face ID, in memory only.
+        dropBiometricEscrow()
+        // (A lockout does not stop it: this passcode releases the lockout right after.)
+        if record.biometry?.enrolled == true {
+            escrow = BiometricEscrow(wrapping: classKeys.filter { $0.key.tier != .d }, passcodeUnlock: Keychain.now())
+        }
+    }
+
+    /// Forgets the biometric copy of the class keys: a passcode is needed again (reboot, enrolment, lockout).
+    mutating func dropBiometricEscrow() {
+        escrow?.wipe()
+        escrow = nil
+    }
+
+    /// `device unlock --biometry` on a matching face: loads classes A and C from the in-memory escrow.
+    /// Refused (errSecAuthFailed) without a passcode unlock since boot/enrolment/lockout, or after 48 h.
+    mutating func unlockWithBiometry(at now: Date) throws(KeychainError) {
+        guard record.hasPasscode, state != .unlocked else { return }  // nothing to open: the match is only recorded
+        guard let escrow else {
+            throw KeychainError(SecStatus.authFailed, "the passcode is required: no passcode unlock since the last reboot, enrolment or biometry lockout")
+        }
+        guard now.timeIntervalSince(escrow.passcodeUnlock) <= BiometricEscrow.passcodeInterval else {
+            dropBiometricEscrow()
+            throw KeychainError(SecStatus.authFailed, "the passcode is required: it was not entered in the last 48 hours")
+        }
+        let loaded = try escrow.unwrap()
+        var keys: [(Accessibility, GuardedKey, GuardedKey)] = []
+        for (a, c) in loaded {
+            guard let sealed = record.metadataKeys[a.rawValue], let m = try? AEAD.openKey(sealed, key: c, associatedData: Self.metadataKeyAD(a)) else {
+                for (_, c) in loaded { c.wipe() }
+                for (_, _, m) in keys { m.wipe() }
+                throw KeychainError(SecStatus.decode, "the keybag \(path) does not match the biometric copy of class '\(a.rawValue)'")
+            }
+            keys.append((a, c, m))
+        }
+        for (a, c, m) in keys {
+            classKeys[a]?.wipe(); metadataKeys[a]?.wipe()
+            classKeys[a] = c; metadataKeys[a] = m
+        }
         state = .unlocked
     }
 
@@ -141,6 +184,7 @@ struct Keybag {
         try commit(next, crashPoint: "passcode.remove.beforeKeybagRename")
         CrashPoint.reach("passcode.remove.afterKeybagWrite")
         wipe { $0 == .whenPasscodeSetThisDeviceOnly }
+        dropBiometricEscrow()
         state = .noPasscode
     }
 

@@ -30,9 +30,11 @@ struct Device: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "unlock", abstract: "Unlock with the passcode.")
         @OptionGroup var address: DaemonAddress
         @Flag(help: "Read the passcode from standard input instead of prompting.") var passcodeStdin = false
-        @Flag(help: "Unlock with the enrolled face: records a biometric unlock (the device must be unlocked already, see README).") var biometry = false
+        @Flag(help: "Unlock with the enrolled face (needs a passcode unlock since the last reboot, enrolment change or lockout, within 48 h; see README).") var biometry = false
+        @Flag(help: "With --biometry: present a face that does not match (counts toward the lockout after 5).") var noMatch = false
         func run() throws {
-            if biometry { _ = try address.send(.unlockBiometry); return }
+            if noMatch && !biometry { throw ValidationError("--no-match goes with --biometry") }
+            if biometry { _ = try address.send(.unlockBiometry, ["match": .bool(!noMatch)]); return }
             var input = PasscodeInput(fromStdin: passcodeStdin)
             var passcode = try input.next("Passcode: ")
             defer { Sodium.wipe(&passcode) }
