@@ -87,6 +87,13 @@ extension KeychainView {
         return Self.slice(content, offset: offset, size: size)
     }
 
+    /// The attributes of an open file (`fstat`, and the kernel's size check before a read): of the item it
+    /// opened, wherever that item is named now, read now (so EACCES while its class is locked).
+    func attributes(ofHandle handle: UInt64) throws(FSError) -> FileAttributes {
+        let (item, file) = try openFiles.with(handle) { h throws(FSError) in (h.item, h.file) }
+        return try fileAttributes(item, file)
+    }
+
     static func slice(_ content: Data, offset: Int, size: Int) -> Data {
         guard offset < content.count else { return Data() }
         return content.subdata(in: content.startIndex + offset..<content.startIndex + min(content.count, offset + size))

@@ -289,7 +289,7 @@ public final class KeychainView: Sendable {
         FileAttributes(isDirectory: true, inode: inode, size: 0, modified: mountTime)
     }
 
-    private func fileAttributes(_ item: FSItem, _ file: ItemFile) throws(FSError) -> FileAttributes {
+    func fileAttributes(_ item: FSItem, _ file: ItemFile) throws(FSError) -> FileAttributes {
         let size: Int
         if file == .value, Keychain.needsAuthorization(item.attributes) {
             size = 0  // protected values are direct_io: their size is known only after an authenticated open

@@ -32,9 +32,13 @@ final class LowLevelContext: Sendable {
     func path(_ inode: UInt64) throws(FSError) -> FSPath {
         guard let path = nodes.path(inode) else { throw FSError(ENOENT, "the kernel named an inode it no longer holds") }
         if let expected = Inode.owningItem(inode) {
-            let node = try view.resolve(path)
-            if case .item(let item) = node, item.inode != expected { throw FSError(ENOENT, "the item moved") }
-            if case .file(let item, _) = node, item.inode != expected { throw FSError(ENOENT, "the item moved") }
+            // A sealed item (found by its lookup hashes while its class is locked) is not compared: the
+            // request itself then answers EACCES, as it must while locked.
+            switch try view.resolve(path) {
+            case .item(let item) where !item.isSealed && item.inode != expected, .file(let item, _) where !item.isSealed && item.inode != expected:
+                throw FSError(ENOENT, "the item moved")
+            default: break
+            }
         }
         return path
     }

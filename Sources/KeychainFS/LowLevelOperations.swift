@@ -43,8 +43,16 @@ enum LowLevelOperations {
             for i in 0..<count { c.nodes.forget(forgets![i].ino, forgets![i].nlookup) }
             fuse_reply_none(req)
         }
-        ops.getattr = { req, inode, _ in
+        ops.getattr = { req, inode, info in
             LowLevelOperations.serve(req, "getattr") { c throws(FSError) in
+                // An open file's attributes come from its handle (the item it opened, even if renamed since).
+                if let handle = info?.pointee.fh, handle != 0, c.readPath == .gatekeeper {
+                    let attributes = try c.view.attributes(ofHandle: handle)
+                    c.noteServed(attributes)
+                    var st = StatFormat.stat(attributes)
+                    fuse_reply_attr(req, &st, c.cacheSeconds)
+                    return
+                }
                 let path = try c.path(inode)
                 if c.readPath == .kernelCache { try c.view.checkKernelCacheRead(path, log: c.log) }
                 try c.replyAttributes(req, path)
