@@ -159,6 +159,9 @@ extension KeychainView {
                 if h.failure != nil { return }
                 h.buffer = resized(h.buffer ?? Data(), to: size)
                 (h.loaded, h.dirty) = (true, true)
+                // An explicit ftruncate is the writer's own change: its close commits it, as a write's does
+                // (committed at RELEASE instead, it would land after close() returned).
+                if h.writerOwner == nil { h.writerOwner = OpenFiles.Handle.anyOwner }
             }
             return
         }
@@ -179,7 +182,7 @@ extension KeychainView {
             // Before any write, a flush is a shell closing its copy after dup2 (`printf s > value`):
             // committing the truncation then would show readers an empty secret between old and new.
             // A truncation without any write (`: > value`) is committed at release instead.
-            guard let writer = h.writerOwner, writer == owner else { return nil }
+            guard let writer = h.writerOwner, writer == owner || writer == OpenFiles.Handle.anyOwner else { return nil }
             if let failure = h.failure {
                 h.dirty = false
                 throw FSError(failure, "an earlier write failed: nothing was committed")

@@ -29,6 +29,8 @@ final class OpenFiles: Sendable {
         /// The descriptor table (FUSE lock owner) that writes: a FLUSH from another one is a copy of the
         /// descriptor closing (say, in a forked child), not the writer's close, and must not commit.
         var writerOwner: UInt64?
+        /// `writerOwner` after an explicit ftruncate and no write: the next FLUSH commits, from any owner.
+        static let anyOwner = UInt64.max
         /// A protected value's answer from OPEN: its reads pass it and never prompt (nil: unprotected).
         var authorization: Data?
     }

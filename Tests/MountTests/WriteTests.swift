@@ -72,6 +72,19 @@ import TestSupport
         #expect(wrong.value == 0, "a reader saw neither version (\(wrong.value) of \(reads.value) reads): \(seen.withLock { $0.prefix(5) })")
     }
 
+    /// `truncate -s N value` opens, ftruncates and closes without writing: the close commits, so the
+    /// next open reads the truncated value (committed at the asynchronous RELEASE, it once did not, under load).
+    @Test func anFtruncateIsCommittedWhenCloseReturns() throws {
+        let path = item + "/value"
+        for round in 0..<30 {
+            #expect(FS.write(path, "value-\(round)-long") == 0)
+            let fd = open(path, O_WRONLY)
+            #expect(fd >= 0 && ftruncate(fd, 5) == 0)
+            #expect(close(fd) == 0)
+            #expect(FS.text(path) == "value", "round \(round)")
+        }
+    }
+
     @Test func oversizedValueIsEFBIGAndChangesNothing() throws {
         // Repeated: a rejected write once showed up as an empty value under load (not reproduced since).
         for _ in 0..<10 {
