@@ -3,11 +3,13 @@
 # (libfuse3, libsqlite3, libsodium), fuse3 (fusermount3), pkg-config, attr (getfattr/setfattr) and
 # openssl (the tests make certificates with it), git and python3 (the credential-helper tests drive git and
 # clone from a git-http-backend behind a small Python server), libssl-dev (the Security module's RSA, SHA-224
-# and AES-GCM come from libcrypto) and python3-cryptography (the SecKey interop tests).
+# and AES-GCM come from libcrypto) python3-cryptography (the SecKey interop tests), dpkg-dev (dpkg-shlibdeps for make deb) and man-db
+# (make deb-check reads the installed man page).
 # Uses sudo when not root. Swift itself must already be installed (swift.org toolchain).
 set -euo pipefail
 
-packages=(libfuse3-dev fuse3 libsqlite3-dev libsodium-dev pkg-config attr openssl git python3 libssl-dev python3-cryptography)
+packages=(libfuse3-dev fuse3 libsqlite3-dev libsodium-dev pkg-config attr openssl git python3 libssl-dev python3-cryptography
+  dpkg-dev man-db)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -17,6 +17,13 @@ swift test --skip-build
 # run the long versions.
 python3 fuzz/fsfuzz.py --binary "$(swift build --show-bin-path)/keychainfs" --ops 20000
 python3 fuzz/soak.py --binary "$(swift build --show-bin-path)/keychainfs" --processes 8 --ops 1500
+# The package (root only: it installs for real; CI is root): built from the debug build above (on the
+# toolchain's Swift runtime; a full release build does not fit CI's budget on 2 cores; `make deb` makes the
+# self-contained release one), installed with dpkg -i, used (--help, man, a completion), removed.
+if [[ $(id -u) -eq 0 ]]; then
+  make --no-print-directory deb DEB_CONFIG=debug
+  scripts/deb-check.sh
+fi
 # No test may leave a mount behind, even a failing one (mounts that were there before are not ours).
 left=$(comm -13 <(echo "$before") <(mounts))
 if [[ -n "$left" ]]; then
