@@ -50,6 +50,7 @@ class FSFuzzer:
         self.stale = []            # paths of items that moved or were deleted (their dentries may be cached)
         self.held = []             # (fd, key, flags, opened while locked)
         self.locked = False
+        # The operations printed after a failure (FSFUZZ_LOG=100000 keeps them all, to follow one item).
         self.log = collections.deque(maxlen=int(os.environ.get("FSFUZZ_LOG", "40")))
         self.ops = 0
         self.errnos = collections.Counter()

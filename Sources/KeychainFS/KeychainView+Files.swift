@@ -33,7 +33,7 @@ extension KeychainView {
         }
         let id = openFiles.insert(handle)
         if writable {
-            openFiles.awaitPageCachedReaders(of: item.persistentRef, timeout: 0.5)
+            openFiles.awaitPageCachedReaders(of: item.persistentRef, recent: 1)
             // The device may have locked while this open waited: then it fails, as it would have at once.
             do throws(FSError) { try openFiles.with(id) { h throws(FSError) in try Self.checkFailure(h) } } catch {
                 _ = openFiles.remove(id)

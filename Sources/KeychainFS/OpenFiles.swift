@@ -21,6 +21,8 @@ final class OpenFiles: Sendable {
         /// Readers served from the kernel's page cache: their READs fill pages that outlive them, so each
         /// one reads the item as it is now (the pages are dropped on every change) instead of a snapshot.
         var pageCached = false
+        /// When the file was opened (monotonic nanoseconds).
+        var openedAt = DispatchTime.now().uptimeNanoseconds
         /// Readers: the version taken at open has not been read yet.
         var freshFromOpen = false
         var dirty: Bool
@@ -81,16 +83,18 @@ final class OpenFiles: Sendable {
         handles.withLock { table in table.values.contains { $0.writable && $0.item.persistentRef == reference } }
     }
 
-    /// Waits (at most `timeout`) until no reader served from the page cache holds `reference` open. A
-    /// writer's writes grow the file's size in the kernel at once; a page-cached reader reading at that
-    /// moment would see the old value padded with zeros to the new length. Readers that open while a
-    /// writer exists go to the daemon instead (``hasWriter(of:)``), and those already open are short-lived
-    /// (`cat`): the writer's OPEN waits for their RELEASE. A reader that keeps its descriptor longer than
-    /// `timeout` is not waited for (README, "The kernel's cache and the lock").
-    func awaitPageCachedReaders(of reference: Data, timeout: TimeInterval) {
-        let deadline = Date().addingTimeInterval(timeout)
-        while handles.withLock({ table in table.values.contains { $0.pageCached && $0.item.persistentRef == reference } }),
-              Date() < deadline {
+    /// Waits until no reader served from the page cache that opened within the last `recent` seconds holds
+    /// `reference` open. A writer's O_TRUNC empties the file's size in the kernel and its writes grow it at
+    /// once; a page-cached reader in the middle of its read would see an empty or zero-padded value. Readers
+    /// that open while a writer exists go to the daemon instead (``hasWriter(of:)``), and a fresh reader
+    /// (`cat`) closes within milliseconds: the writer's OPEN waits for those. A descriptor held open longer
+    /// sees the rewrite as it would on any file (README, "The kernel's cache and the lock").
+    func awaitPageCachedReaders(of reference: Data, recent: TimeInterval) {
+        let window = UInt64(recent * 1e9)
+        while handles.withLock({ table in
+            let now = DispatchTime.now().uptimeNanoseconds
+            return table.values.contains { $0.pageCached && $0.item.persistentRef == reference && now - $0.openedAt < window }
+        }) {
             usleep(500)
         }
     }
