@@ -19,7 +19,6 @@ enum CertificateVerbs {
         }
     }
 
-    static func hex(_ data: Data) -> String { data.map { String(format: "%02X", $0) }.joined() }
 
     static func pem(_ der: Data) -> String {
         let body = der.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
@@ -50,8 +49,8 @@ struct FindCertificate: ParsableCommand {
         }
         for (item, der, details) in all ? matches : [matches[0]] {
             if hashes {
-                print("SHA-256 hash: \(CertificateVerbs.hex(details.sha256))")
-                print("SHA-1 hash: \(CertificateVerbs.hex(details.sha1))")
+                print("SHA-256 hash: \(SecurityOutput.hex(details.sha256))")
+                print("SHA-1 hash: \(SecurityOutput.hex(details.sha1))")
             }
             if showEmail { print("email addresses: " + details.emailAddresses.joined(separator: ", ")) }
             if pem {
@@ -92,7 +91,7 @@ struct FindIdentity: ParsableCommand {
         let details = identities.compactMap { $0[SecKey.valueData]?.dataValue.flatMap(CertificateDetails.init(der:)) }
         let now = Date()
         func line(_ index: Int, _ d: CertificateDetails, withReason: Bool) -> String {
-            var text = "  \(index)) \(CertificateVerbs.hex(d.sha1)) \"\(d.name)\""
+            var text = "  \(index)) \(SecurityOutput.hex(d.sha1)) \"\(d.name)\""
             if withReason, !d.isValid(at: now) {
                 text += (d.notBefore.map { $0 > now } ?? false) ? " (CSSMERR_TP_CERT_NOT_VALID_YET)" : " (CSSMERR_TP_CERT_EXPIRED)"
             }

@@ -54,7 +54,7 @@ struct Import: ParsableCommand {
         var certificateHashes: [Data] = [], keyHashes: [Data] = []
         for item in items {
             switch item {
-            case .certificate(let der): certificateHashes.append(CertificateInterpreter.attributes(of: der)?["pkhh"]?.dataValue ?? Data())
+            case .certificate(let der): certificateHashes.append(CertificateInterpreter.attributes(of: der)?[Attributes.publicKeyHash.code]?.dataValue ?? Data())
             case .privateKey(_, _, let data): keyHashes.append(PEMImport.publicKeyHash(ofPrivateKey: data) ?? Data())
             }
         }

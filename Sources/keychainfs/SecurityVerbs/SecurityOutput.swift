@@ -64,7 +64,8 @@ enum SecurityOutput {
         "\"" + bytes.map { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C ? String(UnicodeScalar($0)) : String(format: "\\%03o", $0) }.joined() + "\""
     }
 
-    private static func hex(_ data: Data) -> String { data.map { String(format: "%02X", $0) }.joined() }
+    /// Upper-case hex, as `security` prints blobs and hashes.
+    static func hex(_ data: Data) -> String { data.map { String(format: "%02X", $0) }.joined() }
 
     /// The secret as `-w` prints it: text if it is printable UTF-8, hex otherwise.
     static func password(_ data: Data) -> String {
