@@ -22,14 +22,11 @@ extension KeychainView {
             if flags & O_TRUNC != 0 { (handle.buffer, handle.loaded, handle.dirty) = (Data(), true, true) }
         } else {
             // Reading the content now refuses the open itself while the item is unavailable.
-            var content = try content(of: item, file, authorization: authorization)
-            if mayPageCache && servesFromPageCache(item, size: content.count) {
-                Sodium.wipe(&content)
-                handle.pageCached = true
-            } else {
-                handle.buffer = content
-                handle.freshFromOpen = true
-            }
+            handle.buffer = try content(of: item, file, authorization: authorization)
+            handle.freshFromOpen = true
+            let cacheable = mayPageCache && servesFromPageCache(item, size: handle.buffer!.count)
+            let (id, cached) = openFiles.insertReader(handle, pageCacheable: cacheable)
+            return (id, cached)
         }
         let id = openFiles.insert(handle)
         if writable {
@@ -40,17 +37,17 @@ extension KeychainView {
                 throw error
             }
         }
-        return (id, handle.pageCached)
+        return (id, false)
     }
 
     /// Whether a reader may be served from the kernel's page cache (SPEC §4 gatekeeper path): an item
-    /// without access control that no writer holds open, whose file fits in one page. A page is filled
+    /// without access control whose file fits in one page (and, decided as it is inserted, that no writer
+    /// holds open). A page is filled
     /// by one READ, so a reader never sees two versions mixed; a longer file's pages could come from two
     /// versions around an update. A writer's writes change the file's size in the kernel at once, so
     /// readers that open meanwhile go to the daemon (direct_io).
     private func servesFromPageCache(_ item: FSItem, size: Int) -> Bool {
         size <= Self.pageCachedBytes && !item.schema.isVirtual && !Keychain.needsAuthorization(item.attributes)
-            && !openFiles.hasWriter(of: item.persistentRef)
     }
 
     /// The largest file kept in the page cache: one page.

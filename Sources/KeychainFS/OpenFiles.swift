@@ -77,16 +77,28 @@ final class OpenFiles: Sendable {
         }
     }
 
-    /// Whether a writer holds `item` open: a reader opened meanwhile is not served from the page cache,
-    /// because the kernel applies a writer's writes to the file's size at once.
-    func hasWriter(of reference: Data) -> Bool {
-        handles.withLock { table in table.values.contains { $0.writable && $0.item.persistentRef == reference } }
+    /// Inserts a reader holding `handle.buffer`; when `pageCacheable` and no writer holds its item (checked
+    /// under the lock a writer's insert takes, so a writer arriving at the same moment sees this reader), it
+    /// is served from the page cache instead and its copy is wiped.
+    func insertReader(_ handle: Handle, pageCacheable: Bool) -> (id: UInt64, pageCached: Bool) {
+        let id = nextID.withLock { n in defer { n += 1 }; return n }
+        let cached = handles.withLock { table -> Bool in
+            var reader = handle
+            let cached = pageCacheable && !table.values.contains { $0.writable && $0.item.persistentRef == handle.item.persistentRef }
+            if cached {
+                if reader.buffer != nil { Sodium.wipe(&reader.buffer!) }
+                (reader.buffer, reader.freshFromOpen, reader.pageCached) = (nil, false, true)
+            }
+            table[id] = reader
+            return cached
+        }
+        return (id, cached)
     }
 
     /// Waits until no reader served from the page cache that opened within the last `recent` seconds holds
     /// `reference` open. A writer's O_TRUNC empties the file's size in the kernel and its writes grow it at
     /// once; a page-cached reader in the middle of its read would see an empty or zero-padded value. Readers
-    /// that open while a writer exists go to the daemon instead (``hasWriter(of:)``), and a fresh reader
+    /// that open while a writer exists go to the daemon instead (``insertReader(_:pageCacheable:)``), and a fresh reader
     /// (`cat`) closes within milliseconds: the writer's OPEN waits for those. A descriptor held open longer
     /// sees the rewrite as it would on any file (README, "The kernel's cache and the lock").
     func awaitPageCachedReaders(of reference: Data, recent: TimeInterval) {
