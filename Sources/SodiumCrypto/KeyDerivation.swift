@@ -23,16 +23,30 @@ public enum KeyDerivation {
 
     /// Argon2id(passcode, salt) into guarded memory.
     public static func passcodeKey(_ passcode: Data, salt: Data, hardness: PasscodeHardness) throws(CryptoError) -> GuardedKey {
-        Sodium.ensureInitialised()
         let (ops, mem) = hardness.limits
+        return try argon2id(passcode, salt: salt, ops: ops, mem: mem)
+    }
+
+    /// Argon2id(password, salt) with light limits (2 passes, 8 MiB, ~15 ms): an item's application password
+    /// (SecAccessControl's `.applicationPassword`) is derived on every use of its secret.
+    public static func applicationPasswordKey(_ password: Data, salt: Data) throws(CryptoError) -> GuardedKey {
+        try argon2id(password, salt: salt, ops: 2, mem: 8 << 20)
+    }
+
+    private static func argon2id(_ passcode: Data, salt: Data, ops: UInt64, mem: Int) throws(CryptoError) -> GuardedKey {
+        Sodium.ensureInitialised()
+        guard salt.count == saltBytes else { throw .kdfFailed }
         var status: Int32 = -1
+        let empty: CChar = 0  // an empty password has no base address to pass
         let key = GuardedKey.filled { dst in
             status = passcode.withUnsafeBytes { p in
                 salt.withUnsafeBytes { s in
-                    crypto_pwhash(
-                        dst.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(GuardedKey.byteCount),
-                        p.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(passcode.count),
-                        s.baseAddress!.assumingMemoryBound(to: UInt8.self), ops, mem, crypto_pwhash_ALG_ARGON2ID13)
+                    withUnsafePointer(to: empty) { nothing in
+                        crypto_pwhash(
+                            dst.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(GuardedKey.byteCount),
+                            p.baseAddress?.assumingMemoryBound(to: CChar.self) ?? nothing, UInt64(passcode.count),
+                            s.baseAddress!.assumingMemoryBound(to: UInt8.self), ops, mem, crypto_pwhash_ALG_ARGON2ID13)
+                    }
                 }
             }
         }

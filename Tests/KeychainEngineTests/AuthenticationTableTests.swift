@@ -53,7 +53,9 @@ struct AuthenticationCase: Sendable, CustomTestStringConvertible {
         if c.device != "nopass" { try k.setPasscode(Self.passcode) }
         if ["enrolled", "reenrolled", "lockout"].contains(c.device) { try k.enrollBiometry() }
         if c.device == "lockout" { try Self.lockOut(k) }
-        _ = try v.add(genp("svc", "acct", ["v_Data": data("token"), "accc": .number(c.flagBits)]))
+        // An item with an application password is made with it (rule 8); the row's answer says what the reader gives.
+        let made = c.flags.contains("applicationPassword") ? Self.context(Self.password) : [:]
+        _ = try v.add(genp("svc", "acct", ["v_Data": data("token"), "accc": .number(c.flagBits)]).merging(made) { $1 })
         if c.device == "reenrolled" { usleep(5_000); try k.enrollBiometry() }
 
         // Attribute-only: never a prompt.
@@ -62,7 +64,11 @@ struct AuthenticationCase: Sendable, CustomTestStringConvertible {
         #expect(k.prompts.raisedCount == before)
 
         queue(c.answer, on: k)
-        let read = v.secret("svc", "acct")
+        let given: KeychainDictionary = c.answer.hasPrefix("credential") ? Self.context(Self.password)
+            : c.answer.hasPrefix("wrong-credential") ? Self.context(Data("not it".utf8)) : [:]
+        let read = Result { () throws(KeychainError) in
+            try v.copy(genp("svc", "acct", ["r_Data": true]).merging(given) { $1 })?.dataValue ?? Data()
+        }
         let status: OSStatus = switch read { case .success(let d): d == Data("token".utf8) ? 0 : -1; case .failure(let e): e.status }
         #expect(status == c.status, "OSStatus")
         #expect((k.prompts.raisedCount > before) == c.prompt, "prompt raised")
@@ -70,14 +76,22 @@ struct AuthenticationCase: Sendable, CustomTestStringConvertible {
         // The same answers again, straight to the entry point, for the LAError.
         let attributes = try #require(try v.copy(genp("svc", "acct", ["r_Attributes": true]))?.dictionaryValue)
         queue(c.answer, on: k)
-        let outcome = k.authorize(AuthorizationRequest(item: attributes, itemClass: "genp", use: .readSecret, caller: v.caller))
+        let options = AuthenticationOptions(applicationPassword: given.isEmpty ? nil : Self.password)
+        let outcome = k.authorize(AuthorizationRequest(item: attributes, itemClass: "genp", use: .readSecret, caller: v.caller, options: options))
         switch outcome {
-        case .granted: #expect(c.status == 0)
+        case .granted: #expect(c.status == 0 || c.answer.hasPrefix("wrong-credential"), "a wrong password is found when the secret is opened")
         case .skipped: Issue.record("skipped without UI Skip")
         case .denied(let failure):
             #expect(failure.status == c.status)
             if c.laError != "-" { #expect(failure.laError == AuthenticationCase.laNumbers[c.laError], "LAError") }
         }
+    }
+
+    static let password = Data("app password".utf8)
+
+    /// kSecUseAuthenticationContext of an LAContext with `password` set as its application password.
+    static func context(_ password: Data) -> KeychainDictionary {
+        ["u_AuthCtx": .dictionary([AuthenticationOptions.ContextKey.credential: .data(password)])]
     }
 
     private func queue(_ answer: String, on k: Keychain) {

@@ -95,7 +95,26 @@ case "context-read" where arguments.count == 4:
     context.invalidate()
     print(read(arguments[2], arguments[3], context: context))
     print(evaluateSync(context, .deviceOwnerAuthenticationWithBiometrics))
+case "password-save" where arguments.count == 6:
+    // The application password comes on stdin (never in argv); the item is made with it, as an app does.
+    // No line: a context without a credential.
+    let context = LAContext()
+    if let password = readLine() { _ = context.setCredential(Data(password.utf8), type: .applicationPassword) }
+    var error: Unmanaged<CFError>?
+    let flags = SecAccessControlCreateFlags(rawValue: CFOptionFlags(arguments[5]) ?? 0)
+    let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, &error)!
+    let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: arguments[2],
+                              kSecAttrAccount as String: arguments[3], kSecValueData as String: Data(arguments[4].utf8),
+                              kSecAttrAccessControl as String: access, kSecUseAuthenticationContext as String: context]
+    print("status \(SecItemAdd(add as CFDictionary, nil))")
+case "password-read" where arguments.count == 4:
+    // One line on stdin: the password to set on the context; no line: a context without a credential.
+    let context = LAContext()
+    if let password = readLine() { _ = context.setCredential(Data(password.utf8), type: .applicationPassword) }
+    print("credential \(context.isCredentialSet(.applicationPassword))")
+    print(read(arguments[2], arguments[3], context: context))
 default:
     print("usage: la-probe can|evaluate|evaluate-async POLICY | save SVC ACCT SECRET FLAGS | read SVC ACCT | context-read SVC ACCT")
+    print("       la-probe password-save SVC ACCT SECRET FLAGS | password-read SVC ACCT  (the application password on stdin)")
     exit(2)
 }

@@ -81,6 +81,37 @@ import TestSupport
         #expect(probe("context-read", "bank", "alice") == ["ok", "secret tok-1", "secret tok-1", "status -128", "LAError invalidContext"])
     }
 
+    /// `.applicationPassword` (rule 8) from Swift code through the daemon: the item is made with the password an
+    /// LAContext carries, read with it and refused without it or with another; `cat` cannot pass one (EACCES).
+    @Test func anApplicationPasswordItemThroughLAContextSetCredential() throws {
+        func probe(_ arguments: [String], password: String?) -> [String] {
+            Command.run(MountedVault.builtProgram("la-probe"), arguments, stdin: password.map { $0 + "\n" } ?? "",
+                        environment: ["KEYCHAIN_VAULT": m.vault], timeout: 60).stdout.split(separator: "\n").map(String.init)
+        }
+        let flags = String(UInt64(1) << 31)
+        #expect(probe(["password-save", "vpn", "bob", "s3cret", flags], password: nil) == ["status -25293"], "no credential, no item")
+        #expect(probe(["password-save", "vpn", "bob", "s3cret", flags], password: "hunter2") == ["status 0"])
+        #expect(probe(["password-read", "vpn", "bob"], password: "hunter2") == ["credential true", "secret s3cret"])
+        #expect(probe(["password-read", "vpn", "bob"], password: "hunter3") == ["credential true", "status -25293"])
+        #expect(probe(["password-read", "vpn", "bob"], password: nil) == ["credential false", "status -25293"])
+        #expect(prompts().isEmpty, "a password is never prompted for")
+        let value = m.path("genp/vpn/bob/value")
+        #expect(m.wait(5) { FileManager.default.fileExists(atPath: value) })
+        let fd = open(value, O_RDONLY)
+        let openErrno = errno
+        if fd >= 0 { close(fd) }
+        #expect(fd == -1 && openErrno == EACCES, "the filesystem cannot carry a password")
+        // With biometry as well, both are needed: the password, then the face (no password: no prompt at all).
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        try expectSuccess(m.device("biometry", "enroll"))
+        let both = String(UInt64(1) << 31 | 1 << 1)
+        #expect(probe(["password-save", "vpn", "carol", "t0ken", both], password: "pw") == ["status 0"])
+        try expectSuccess(m.device("prompt", "match", "--next"))
+        #expect(probe(["password-read", "vpn", "carol"], password: "pw") == ["credential true", "secret t0ken"])
+        #expect(probe(["password-read", "vpn", "carol"], password: nil) == ["credential false", "status -25293"])
+        #expect(prompts().isEmpty)
+    }
+
     @Test func reuseDurationAfterABiometricUnlock() throws {
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
         try expectSuccess(m.device("biometry", "enroll"))

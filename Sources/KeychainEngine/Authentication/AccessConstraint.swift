@@ -47,6 +47,14 @@ public struct AccessConstraint: Sendable, Equatable {
     /// Whether the application password is needed whatever `.or` says.
     public private(set) var passwordRequired = false
 
+    /// The constraint's other factors, once the application password is accounted for.
+    var withoutPassword: AccessConstraint {
+        var rest = self
+        rest.groups.removeAll { $0 == [.applicationPassword] }
+        rest.passwordRequired = false
+        return rest
+    }
+
     /// The constraint of an item's attributes; nil when it has none.
     public init?(attributes: [String: KeychainValue]) {
         guard let flags = attributes[Attributes.accessControl.code]?.numberValue else { return nil }

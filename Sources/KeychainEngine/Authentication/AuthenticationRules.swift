@@ -43,19 +43,27 @@ enum AuthenticationRules {
         if !device.passcodeSet, constraint.groups.contains(where: { !$0.isSubset(of: [.applicationPassword]) }) {
             return .denied(AuthenticationFailure(SecStatus.authFailed, LAErrorNumber.passcodeNotSet, "no device passcode is set"))
         }
+        // Rule 8: the password is needed in addition to whatever the rest asks, and no prompt asks for it.
+        if constraint.passwordRequired {
+            if let missing = unavailable(.applicationPassword, created: created, device: device, options: options), !held.contains(.applicationPassword) {
+                return .denied(missing)
+            }
+            let rest = constraint.withoutPassword
+            return rest.groups.isEmpty ? .granted(held) : plan(rest, created: created, device: device, options: options, held: held)
+        }
         var open: [Set<AuthenticationFactor>] = []  // groups still to satisfy, reduced to what is available
         var firstRefusal: AuthenticationFailure?
         for group in constraint.groups where group.isDisjoint(with: held) {
             let available = group.filter { unavailable($0, created: created, device: device, options: options) == nil }
             if available.isEmpty {
                 firstRefusal = firstRefusal ?? group.sorted(by: order).compactMap { unavailable($0, created: created, device: device, options: options) }.first
-                if !constraint.anyGroup || constraint.passwordRequired && group == [.applicationPassword] { return .denied(firstRefusal!) }
+                if !constraint.anyGroup { return .denied(firstRefusal!) }
                 continue
             }
             open.append(available)
         }
         let satisfiedSomeGroup = constraint.groups.contains { !$0.isDisjoint(with: held) }
-        if constraint.anyGroup && !constraint.passwordRequired {
+        if constraint.anyGroup {
             if satisfiedSomeGroup { return .granted(held) }
             if open.isEmpty { return .denied(firstRefusal!) }
             return .prompts([PromptStep(accepts: open.reduce(into: []) { $0.formUnion($1) })])
@@ -82,9 +90,9 @@ enum AuthenticationRules {
         case .watch:
             return AuthenticationFailure(SecStatus.authFailed, LAErrorNumber.watchNotAvailable, "no watch is paired (Linux has none)")
         case .applicationPassword:
-            // Verifying an application password needs a verifier stored with the item, which is not built yet.
-            return AuthenticationFailure(SecStatus.authFailed, LAErrorNumber.authenticationFailed,
-                                         options.applicationPassword == nil ? "the item needs its application password" : "application passwords cannot be verified yet")
+            // Held when the caller gives one (its box checks it); no prompt can ask for it (rule 8).
+            return options.applicationPassword != nil ? nil
+                : AuthenticationFailure(SecStatus.authFailed, nil, ApplicationPassword.missing.message)
         }
     }
 

@@ -135,10 +135,12 @@ extension Keychain {
         protection.withLock { kb in AuthenticationSnapshot(passcodeSet: kb.record.hasPasscode, biometry: kb.record.biometry ?? BiometryRecord(), now: Self.now()) }
     }
 
-    /// What the caller already holds: an LAContext's evaluation, or a recent biometric unlock within its
-    /// reuse duration.
+    /// What the caller already holds: an LAContext's evaluation, a recent biometric unlock within its
+    /// reuse duration, an application password (checked when the secret is opened with it).
     func heldFactors(_ options: AuthenticationOptions, device: AuthenticationSnapshot) -> Set<AuthenticationFactor> {
         var held = options.contextToken.flatMap { evaluations.factors(for: $0, domainState: device.biometry.domainState) } ?? []
+        held.remove(.applicationPassword)  // only a password checks a password (the item's box, when its secret is opened)
+        if options.applicationPassword != nil { held.insert(.applicationPassword) }
         if options.biometricReuse > 0, device.biometry.enrolled, let last = device.biometry.lastBiometricUnlock,
            device.now.timeIntervalSince(last) <= options.biometricReuse {
             held.formUnion([.biometryAny, .biometryCurrentSet])

@@ -37,6 +37,12 @@ extension Keychain {
         let now = Self.now()
         attributes[Attributes.creationDate.code] = .date(now)
         attributes[Attributes.modificationDate.code] = .date(now)
+        var storedSecret = q.valueData
+        if ApplicationPassword.protects(attributes) {
+            let password = AuthenticationOptions(useKeys: q.useKeys, authenticationUI: q.authenticationUI).applicationPassword
+            guard password != nil else { throw ApplicationPassword.missing }
+            storedSecret = try storedSecret.map { data throws(KeychainError) in try ApplicationPassword.seal(data, password: password) }
+        }
 
         return try protection.withLock { keybag throws(KeychainError) -> KeychainValue? in
             // As Apple's securityd: s3dl_query_add (ItemDb.c) fails "pdmn=akpu but passcode is not set"
@@ -47,7 +53,7 @@ extension Keychain {
             let keys = try keybag.keys(for: accessibility)
             let uuid = Sodium.randomBytes(16)
             let lookups = hasher.columns(for: attributes, schema: schema)
-            let sealed = ItemSealer.seal(attributes: attributes, lookups: lookups, secret: q.valueData, schema: schema, uuid: uuid,
+            let sealed = ItemSealer.seal(attributes: attributes, lookups: lookups, secret: storedSecret, schema: schema, uuid: uuid,
                                          accessibility: accessibility, keys: keys)
             let row = StoredRow(rowid: 0, uuid: uuid, accessibility: accessibility, metadata: sealed.metadata,
                                 rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups)

@@ -29,7 +29,7 @@ extension Keychain {
             let generation = self.generation
             let pass = try protection.withLock { keybag throws(KeychainError) -> Pass in
                 try collect(q, schema: schema, filter: filter, limit: limit, generation: generation, caller: caller, keybag: keybag,
-                            builder: builder, answers: answers)
+                            builder: builder, answers: answers, options: options)
             }
             switch pass {
             case .done(let value): return value
@@ -47,7 +47,8 @@ extension Keychain {
     private enum Pass { case done(KeychainValue?), needs([RowCache.Entry]) }
 
     private func collect(_ q: ParsedQuery, schema: ItemClassSchema, filter: ItemTable.Filter, limit: Int, generation: UInt64, caller: Caller,
-                         keybag: Keybag, builder: ResultBuilder, answers: [Data: AuthorizationOutcome]) throws(KeychainError) -> Pass {
+                         keybag: Keybag, builder: ResultBuilder, answers: [Data: AuthorizationOutcome],
+                         options: AuthenticationOptions) throws(KeychainError) -> Pass {
         let entries = try matchingEntries(q, schema: schema, filter: filter, limit: limit, generation: generation, caller: caller, keybag: keybag)
         guard !entries.isEmpty else { throw .notFound }
         var results: [KeychainValue] = []
@@ -67,9 +68,10 @@ extension Keychain {
             matched += 1
             let persistentRef = persistentReference(row, schema)
             let reference = !returnsRefObject ? nil : ResultBuilder.referenceDescription(
-                schema.code, attributes: attributes, persistentRef: persistentRef, secret: try openSecret(row, schema: schema, keybag: keybag))
+                schema.code, attributes: attributes, persistentRef: persistentRef,
+                secret: try revealSecret(row, attributes: attributes, schema: schema, keybag: keybag, options: options))
             let value = try builder.value(attributes: attributes, persistentRef: persistentRef, reference: reference) { () throws(KeychainError) in
-                try openSecret(row, schema: schema, keybag: keybag)
+                try revealSecret(row, attributes: attributes, schema: schema, keybag: keybag, options: options)
             }
             if let value { results.append(value) }
         }

@@ -75,7 +75,10 @@ extension Keychain {
         var results: [KeychainValue] = []
         for match in matches {
             func data(_ classCode: String, _ ref: Data) throws(KeychainError) -> Data? {
-                try copyMatching([SecKey.class: .string(classCode), SecKey.valuePersistentRef: .data(ref), SecKey.returnData: true], caller: caller)?.dataValue
+                // The call's kSecUse… keys go along: the key's access control (its password) is asked of them.
+                let query: KeychainDictionary = q.useKeys.merging([SecKey.class: .string(classCode), SecKey.valuePersistentRef: .data(ref),
+                                                                   SecKey.returnData: true]) { $1 }
+                return try copyMatching(query, caller: caller)?.dataValue
             }
             // The identity's data is its certificate's DER; its ref object is made of both halves.
             let reference: KeychainValue? = !q.returnsRef ? nil : .dictionary([

@@ -54,6 +54,14 @@ extension Keychain {
         try ItemSealer.openSecret(row, classCode: schema.code, keys: try keybag.keys(for: row.accessibility))
     }
 
+    /// The secret as its reader gets it: for an item with an application password, opened with the
+    /// caller's (``openSecret(_:schema:keybag:)`` returns what is stored, for copies that keep it sealed).
+    func revealSecret(_ row: StoredRow, attributes: [String: KeychainValue], schema: ItemClassSchema, keybag: Keybag,
+                      options: AuthenticationOptions) throws(KeychainError) -> Data? {
+        guard let stored = try openSecret(row, schema: schema, keybag: keybag) else { return nil }
+        return ApplicationPassword.protects(attributes) ? try ApplicationPassword.open(stored, password: options.applicationPassword) : stored
+    }
+
     func persistentReference(_ row: StoredRow, _ schema: ItemClassSchema) -> Data {
         PersistentReference(classCode: schema.code, uuid: row.uuid).data
     }

@@ -25,6 +25,7 @@ extension Keychain {
             if attribute.flags.contains(.systemManaged) { throw KeychainError(SecStatus.readOnly, "\(attribute.name) is set by the keychain") }
         }
         let filter = try filter(for: q, caller: caller)
+        let password = AuthenticationOptions(useKeys: q.useKeys, authenticationUI: q.authenticationUI).applicationPassword
         try authorizeUpdate(query, q, changesSecretOrProtection: newData != nil || changes[Attributes.accessControl.code] != nil
                                 || changes[Attributes.accessible.code] != nil, caller: caller)
 
@@ -37,9 +38,10 @@ extension Keychain {
                 changed = rows.map { persistentReference($0, schema) }
                 for row in rows {
                     let old = try openAttributes(row, schema: schema, keybag: keybag)
-                    let secret = try newData ?? openSecret(row, schema: schema, keybag: keybag)
                     var attributes = old.merging(changes) { $1 }
                     for code in removing { attributes[code] = Self.removedValue(schema.attribute(code)!, schema, caller) }
+                    let secret = try ApplicationPassword.restate(try openSecret(row, schema: schema, keybag: keybag), from: old, to: attributes,
+                                                                 newData: newData, password: password)
                     if let interpreter = schema.interpreter, let newData { try interpreter.apply(newData, to: &attributes, schema: schema) }
                     attributes[Attributes.modificationDate.code] = .date(Self.nextModificationDate(after: old[Attributes.modificationDate.code]))
                     let accessibility = Accessibility(rawValue: attributes[Attributes.accessible.code]?.stringValue ?? "") ?? row.accessibility
