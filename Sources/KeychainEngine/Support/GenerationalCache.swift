@@ -4,12 +4,24 @@ import Synchronization
 /// A bounded, thread-safe cache whose entries are valid for one keychain generation (see
 /// ``Keychain/generation``): a lookup under another generation misses, and the first store under a new
 /// generation empties it, so nothing cached outlives a change of the items or of the device state.
-/// When full, an eighth of the entries (arbitrary ones) make room, so a working set near the capacity
-/// keeps most of itself instead of starting over.
+///
+/// Entries live in two halves: new ones go to `recent`; when it holds half the capacity it becomes `older`
+/// and the previous `older` is dropped; a hit in `older` moves back to `recent`. A working set up to half
+/// the capacity stays whole, and every operation is O(1). (Evicting "an eighth of the keys" from the front
+/// of one dictionary, as this did before, left the back of its hash table full: lookups probed ever longer
+/// runs, and `ls -l` of 100,000 items slowed from 0.3 ms to 3 ms a name.)
 public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
         var generation: UInt64 = .max
-        var entries: [Key: Value] = [:]
+        var recent: [Key: Value] = [:]
+        var older: [Key: Value] = [:]
+
+        /// Makes `recent` the older half once it is full; returns the half dropped, to free off the lock.
+        mutating func rotate(at half: Int) -> [Key: Value] {
+            guard recent.count >= half else { return [:] }
+            defer { older = recent; recent = [:] }
+            return older
+        }
     }
 
     private let state = Mutex(State())
@@ -21,32 +33,53 @@ public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>:
         self.capacity = capacity
     }
 
+    private var half: Int { max(1, capacity / 2) }
+
     /// The value stored for `key` under `generation`, if any.
     public func value(_ key: Key, generation: UInt64) -> Value? {
-        state.withLock { $0.generation == generation ? $0.entries[key] : nil }
+        var dropped: [Key: Value] = [:]
+        let value = state.withLock { s -> Value? in
+            guard s.generation == generation else { return nil }
+            if let value = s.recent[key] { return value }
+            guard let value = s.older.removeValue(forKey: key) else { return nil }
+            s.recent[key] = value
+            dropped = s.rotate(at: half)
+            return value
+        }
+        reap(dropped)
+        return value
     }
 
     /// Stores `value` for `key`, valid while the keychain's generation is `generation`.
     public func store(_ value: Value, for key: Key, generation: UInt64) {
+        var dropped: [Key: Value] = [:]
         state.withLock { s in
             if s.generation != generation {
-                s.entries.removeAll(keepingCapacity: true)
+                s.recent.removeAll(keepingCapacity: true)
+                dropped = s.older
+                s.older = [:]
                 s.generation = generation
-            } else if s.entries.count >= capacity {
-                for evicted in Array(s.entries.keys.prefix(max(1, capacity / 8))) { s.entries.removeValue(forKey: evicted) }
             }
-            s.entries[key] = value
+            s.older.removeValue(forKey: key)
+            s.recent[key] = value
+            if dropped.isEmpty { dropped = s.rotate(at: half) }
         }
+        reap(dropped)
     }
 
     /// Forgets every entry at once. Freeing thousands of entries takes milliseconds, which a device lock
     /// in progress should not wait for: the entries are unreachable when this returns, and freed on a
     /// background queue.
     public func removeAll() {
-        let dropped = state.withLock { s -> [Key: Value] in
-            defer { s.entries = [:] }
-            return s.entries
+        let dropped = state.withLock { s -> ([Key: Value], [Key: Value]) in
+            defer { s.recent = [:]; s.older = [:] }
+            return (s.recent, s.older)
         }
+        reap(dropped.0)
+        reap(dropped.1)
+    }
+
+    private func reap(_ dropped: [Key: Value]) {
         guard !dropped.isEmpty else { return }
         cacheReaper.async { withExtendedLifetime(dropped) {} }
     }
