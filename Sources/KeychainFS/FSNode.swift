@@ -21,6 +21,13 @@ enum ItemFile: String, CaseIterable, Sendable {
 }
 
 /// An item as the filesystem sees it: its attributes and the persistent reference that addresses it.
+/// An item as a listing keeps it: its name and what its directory's attributes need, not its attributes.
+struct ListedItem: Sendable {
+    let name: String
+    let persistentRef: Data
+    let modified: Date
+}
+
 struct FSItem: Sendable {
     let schema: ItemClassSchema
     let attributes: [String: KeychainValue]

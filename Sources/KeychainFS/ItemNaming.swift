@@ -49,6 +49,14 @@ struct ItemNaming: Sendable {
         return Self.shortened(NameEscaping.escape(bytes(attributes[attribute.code] ?? attribute.defaultValue, attribute)))
     }
 
+    /// The attributes an item's names are made of (its naming attribute and the qualifier candidates):
+    /// enough to name it again, disambiguated or not, without keeping the rest of its attributes.
+    func nameAttributes(_ attributes: [String: KeychainValue]) -> [String: KeychainValue] {
+        var kept: [String: KeychainValue] = [:]
+        for code in [schema.namingAttributes.item.code] + candidates.map(\.code) { kept[code] = attributes[code] }
+        return kept
+    }
+
     /// The item's name; with `disambiguated`, the value-describing qualifiers too.
     func itemName(_ attributes: [String: KeychainValue], disambiguated: Bool = false) -> String {
         let attribute = schema.namingAttributes.item

@@ -131,10 +131,13 @@ public final class KeychainView: Sendable {
     private func resolveItem(_ schema: ItemClassSchema, groupValue: KeychainValue, groupName: String, name: [UInt8]) throws(FSError) -> FSItem {
         let text = String(decoding: name, as: UTF8.self)
         if ItemNaming.isShortened(name) {
-            guard let item = try listItems(schema, groupValue: groupValue, groupName: groupName).first(where: { $0.name.utf8.elementsEqual(name) })?.item else {
+            guard let listed = try listItems(schema, groupValue: groupValue).first(where: { $0.name.utf8.elementsEqual(name) }) else {
                 throw FSError(ENOENT, "no such item")
             }
-            return item
+            let query: KeychainDictionary = [SecKey.class: .string(schema.code), SecKey.valuePersistentRef: .data(listed.persistentRef),
+                                             SecKey.returnAttributes: true, SecKey.returnPersistentRef: true]
+            let found = try keychainCall { () throws(KeychainError) in try keychain.copyMatching(query, caller: caller) }
+            return try item(schema, from: found, path: schema.code + "/" + groupName + "/" + text)
         }
         let naming = naming(schema)
         guard let key = naming.parseItem(name) else { throw FSError(ENOENT, "not a canonical item name") }
@@ -191,14 +194,16 @@ public final class KeychainView: Sendable {
 
     /// The groups of a class (services, for genp): from its items, plus the ones just made with mkdir.
     func listGroups(_ schema: ItemClassSchema) throws(FSError) -> [(name: String, value: KeychainValue)] {
-        let query: KeychainDictionary = [SecKey.class: .string(schema.code), Attributes.synchronizable.code: .string(SecKey.synchronizableAny),
-                                         SecKey.matchLimit: .string(SecKey.matchLimitAll), SecKey.returnAttributes: true]
+        let query: KeychainDictionary = [SecKey.class: .string(schema.code), Attributes.synchronizable.code: .string(SecKey.synchronizableAny)]
         let naming = naming(schema)
         var seen = Set<[UInt8]>()
         var groups: [(String, KeychainValue)] = []
-        for attributes in try allMatches(query) {
-            let name = naming.groupName(attributes)
-            if seen.insert(Array(name.utf8)).inserted { groups.append((name, attributes[schema.namingAttributes.group.code] ?? "")) }
+        // One item at a time: a class of a million items is listed in the memory of its groups.
+        try keychainCall { () throws(KeychainError) in
+            try keychain.enumerateAttributes(query, caller: caller) { attributes, _ in
+                let name = naming.groupName(attributes)
+                if seen.insert(Array(name.utf8)).inserted { groups.append((name, attributes[schema.namingAttributes.group.code] ?? "")) }
+            }
         }
         let prefix = Array((schema.code + "/").utf8)
         for key in pendingGroups.withLock({ $0 }) where key.starts(with: prefix) {
@@ -208,32 +213,23 @@ public final class KeychainView: Sendable {
         return groups
     }
 
-    func listItems(_ schema: ItemClassSchema, groupValue: KeychainValue, groupName: String) throws(FSError) -> [(name: String, item: FSItem)] {
-        var query = groupQuery(schema, groupValue)
-        query[SecKey.matchLimit] = .string(SecKey.matchLimitAll)
-        query[SecKey.returnAttributes] = true
-        query[SecKey.returnPersistentRef] = true
+    /// The items of a group, by name: one item's attributes at a time are read, and only what names it
+    /// and what its directory's attributes need is kept (a group of 100,000 items, in the memory of their names).
+    func listItems(_ schema: ItemClassSchema, groupValue: KeychainValue) throws(FSError) -> [ListedItem] {
         let naming = naming(schema)
-        let results = try allMatches(query)
-        let names = results.map { naming.itemName($0) }
-        var uses: [[UInt8]: Int] = [:]
-        for name in names { uses[Array(name.utf8), default: 0] += 1 }
-        var items: [(String, FSItem)] = []
-        items.reserveCapacity(results.count)
-        for (result, plainName) in zip(results, names) {
-            let name = uses[Array(plainName.utf8)]! > 1 ? naming.itemName(result, disambiguated: true) : plainName
-            items.append((name, try item(schema, from: .dictionary(result), path: schema.code + "/" + groupName + "/" + name)))
+        var listed: [(plain: String, nameAttributes: [String: KeychainValue], ref: Data, modified: Date)] = []
+        try keychainCall { () throws(KeychainError) in
+            try keychain.enumerateAttributes(groupQuery(schema, groupValue), caller: caller) { attributes, ref in
+                let modified = if case .date(let d)? = attributes[Attributes.modificationDate.code] { d } else { Date(timeIntervalSince1970: 0) }
+                listed.append((naming.itemName(attributes), naming.nameAttributes(attributes), ref, modified))
+            }
         }
-        return items
-    }
-
-    private func allMatches(_ query: KeychainDictionary) throws(FSError) -> [[String: KeychainValue]] {
-        do {
-            return try keychain.copyMatching(query, caller: caller)?.arrayValue?.compactMap(\.dictionaryValue) ?? []
-        } catch where error.status == SecStatus.itemNotFound {
-            return []
-        } catch {
-            throw FSError(error)
+        var uses: [[UInt8]: Int] = [:]
+        for entry in listed { uses[Array(entry.plain.utf8), default: 0] += 1 }
+        return listed.map { entry in
+            // Without its value-describing qualifiers a name may fit two items; then only their full names exist.
+            let name = uses[Array(entry.plain.utf8)]! > 1 ? naming.itemName(entry.nameAttributes, disambiguated: true) : entry.plain
+            return ListedItem(name: name, persistentRef: entry.ref, modified: entry.modified)
         }
     }
 
@@ -244,9 +240,9 @@ public final class KeychainView: Sendable {
             return Schema.classes.enumerated().map { ($1.code, directoryAttributes(Inode.classDirectory($0))) }
         case .classDirectory(let schema):
             return try listGroups(schema).map { ($0.name, directoryAttributes(Inode.group(schema.code, $0.name))) }
-        case .group(let schema, let value, let name):
-            return try listItems(schema, groupValue: value, groupName: name).map {
-                ($0.name, FileAttributes(isDirectory: true, inode: $0.item.inode, size: 0, modified: $0.item.modified))
+        case .group(let schema, let value, _):
+            return try listItems(schema, groupValue: value).map {
+                ($0.name, FileAttributes(isDirectory: true, inode: Inode.item($0.persistentRef), size: 0, modified: $0.modified))
             }
         case .item(let item):
             removals.withLock { $0.noteListing(of: item.path, by: pid) }

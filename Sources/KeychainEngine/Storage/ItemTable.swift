@@ -46,6 +46,14 @@ enum ItemTable {
     }
 
     static func select(_ db: Database, _ schema: ItemClassSchema, _ filter: Filter, limit: Int? = nil) throws -> [StoredRow] {
+        var rows: [StoredRow] = []
+        try forEach(db, schema, filter, limit: limit) { rows.append($0) }
+        return rows
+    }
+
+    /// The rows `filter` matches, in rowid order, one at a time (a listing of every item never holds them all).
+    static func forEach(_ db: Database, _ schema: ItemClassSchema, _ filter: Filter, limit: Int? = nil,
+                        _ body: (StoredRow) throws -> Void) throws {
         var clauses: [String] = []
         var arguments: [(any DatabaseValueConvertible)?] = []
         // Sorted: one SQL text per query shape, so the statement cache stays small (dictionary order varies).
@@ -77,9 +85,7 @@ enum ItemTable {
         let statement = try db.cachedStatement(sql: sql)
         // A cursor decodes straight from the statement; fetchAll would first copy every row.
         let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
-        var rows: [StoredRow] = []
-        while let row = try cursor.next() { rows.append(try decode(row, schema)) }
-        return rows
+        while let row = try cursor.next() { try body(try decode(row, schema)) }
     }
 
     static func insert(_ db: Database, _ schema: ItemClassSchema, _ row: StoredRow) throws -> Int64 {

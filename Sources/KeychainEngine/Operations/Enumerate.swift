@@ -1,0 +1,38 @@
+import Foundation
+
+extension Keychain {
+    /// The attributes and persistent reference of every item `query` matches, handed to `body` one at a
+    /// time: what SecItemCopyMatching with kSecReturnAttributes, kSecReturnPersistentRef and
+    /// kSecMatchLimitAll returns (the same access groups, sync rule and lock: a row of an unavailable
+    /// class fails the call), without holding every result at once. The filesystem's listings use it: a
+    /// service of 100,000 accounts is listed in the memory of its names. Never the secret, so never a prompt.
+    public func enumerateAttributes(_ query: KeychainDictionary, caller: Caller,
+                                    _ body: (_ attributes: [String: KeychainValue], _ persistentRef: Data) throws(KeychainError) -> Void) throws(KeychainError) {
+        try Self.requireGroups(caller)
+        let q = try ParsedQuery.parse(query)
+        let schema = q.schema!
+        guard !schema.isVirtual, q.matchKeys.isEmpty, !q.hasReturnKeys, !q.hasValueRef, q.persistentRef == nil else {
+            // The identity join, kSecMatch… filters, references: through SecItemCopyMatching (it has their rules).
+            var full = query
+            full[SecKey.returnAttributes] = true
+            full[SecKey.returnPersistentRef] = true
+            full[SecKey.matchLimit] = .string(SecKey.matchLimitAll)
+            let results: [KeychainValue]
+            do { results = try copyMatching(full, caller: caller)?.arrayValue ?? [] } catch where error.status == SecStatus.itemNotFound { return }
+            for case .dictionary(var attributes) in results {
+                guard let ref = attributes.removeValue(forKey: SecKey.valuePersistentRef)?.dataValue else { continue }
+                try body(attributes, ref)
+            }
+            return
+        }
+        if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
+        let filter = try filter(for: q, caller: caller)
+        try protection.withLock { keybag throws(KeychainError) in
+            try store.read { db in
+                try ItemTable.forEach(db, schema, filter) { row in
+                    try body(try openAttributes(row, schema: schema, keybag: keybag), persistentReference(row, schema))
+                }
+            }
+        }
+    }
+}
