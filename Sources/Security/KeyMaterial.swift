@@ -13,7 +13,9 @@ enum KeyMaterial: Sendable {
     static let publicClass: Int64 = 0, privateClass: Int64 = 1, symmetricClass: Int64 = 2
 
     /// The key `data` stands for, by the type, class and token of `attributes`; nil if it is none.
-    init?(attributes: KeychainDictionary, data: Data, persistentRef: Data?) {
+    /// `authenticationContext`: the LAContext the key was made or found with (kSecUseAuthenticationContext),
+    /// which a Secure Enclave key's operations carry to the engine.
+    init?(attributes: KeychainDictionary, data: Data, persistentRef: Data?, authenticationContext: (any SecAuthenticationContextProviding)? = nil) {
         let type = Self.integer(attributes[Attributes.keyType.code]), keyClass = Self.integer(attributes[Attributes.keyClass.code])
         guard keyClass == Self.publicClass || keyClass == Self.privateClass else { return nil }
         let isPrivate = keyClass == Self.privateClass
@@ -21,7 +23,8 @@ enum KeyMaterial: Sendable {
             guard isPrivate, let publicBytes = SecureEnclaveBlob.publicKey(of: data),
                   let publicKey = ECKeyMaterial(x963: publicBytes, isPrivate: false) else { return nil }
             self = .secureEnclave(SecureEnclaveKey(blob: data, publicKey: publicKey, persistentRef: persistentRef,
-                                                   accessibility: attributes[Attributes.accessible.code]?.stringValue))
+                                                   accessibility: attributes[Attributes.accessible.code]?.stringValue,
+                                                   authenticationContext: authenticationContext))
             return
         }
         switch type {
@@ -116,4 +119,7 @@ struct SecureEnclaveKey: Sendable {
     let publicKey: ECKeyMaterial
     let persistentRef: Data?
     let accessibility: String?
+    /// kSecUseAuthenticationContext of the call that made or found the key: an evaluated LAContext is not
+    /// asked again when the key signs, its application password opens the key's item.
+    let authenticationContext: (any SecAuthenticationContextProviding)?
 }

@@ -6,19 +6,20 @@ import KeychainEngine
 /// the object is built here; a kSecValueRef given to a call is expanded here, as Apple's client library
 /// expands it before the request reaches securityd.
 enum RefObjectBridge {
-    /// The object an engine description stands for; nil if it describes none.
-    static func object(_ description: KeychainValue) -> AnyObject? {
+    /// The object an engine description stands for; nil if it describes none. `authenticationContext`: the
+    /// call's kSecUseAuthenticationContext, which a key keeps for its operations (as Apple's key refs do).
+    static func object(_ description: KeychainValue, authenticationContext: (any SecAuthenticationContextProviding)? = nil) -> AnyObject? {
         guard case .dictionary(var d) = description, let classCode = d.removeValue(forKey: RawKey.class)?.stringValue else { return nil }
         let persistentRef = d.removeValue(forKey: RawKey.valuePersistentRef)?.dataValue
         let data = d.removeValue(forKey: RawKey.valueData)?.dataValue
         switch classCode {
         case Schema.key.code:
-            return SecKey(attributes: d, keyData: data, persistentRef: persistentRef)
+            return SecKey(attributes: d, keyData: data, persistentRef: persistentRef, authenticationContext: authenticationContext)
         case Schema.certificate.code:
             return SecCertificate(der: data ?? Data(), attributes: d, persistentRef: persistentRef)
         case Schema.identity.code:
-            guard let certificate = d[ResultBuilder.IdentityHalf.certificate].flatMap(object) as? SecCertificate,
-                  let key = d[ResultBuilder.IdentityHalf.key].flatMap(object) as? SecKey else { return nil }
+            guard let certificate = d[ResultBuilder.IdentityHalf.certificate].flatMap({ object($0) }) as? SecCertificate,
+                  let key = d[ResultBuilder.IdentityHalf.key].flatMap({ object($0, authenticationContext: authenticationContext) }) as? SecKey else { return nil }
             return SecIdentity(certificate: certificate, privateKey: key, persistentRef: persistentRef)
         default:
             return nil

@@ -22,7 +22,9 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     SecItemSession.call { connection throws(KeychainError) in
         let request = try ValueBridge.dictionary(query)
         let value = try connection.copyMatching(request)
-        if let value, let result { result.pointee = ValueBridge.result(value, for: request) }
+        if let value, let result {
+            result.pointee = ValueBridge.result(value, for: request, context: ValueBridge.authenticationContext(in: query as NSDictionary))
+        }
     }
 }
 

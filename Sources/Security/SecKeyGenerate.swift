@@ -11,7 +11,7 @@ import KeychainEngine
 /// this process (a Secure Enclave key's blob is useless elsewhere).
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
     do {
-        return try KeyGeneration.generate(try ValueBridge.dictionary(parameters))
+        return try KeyGeneration.generate(try ValueBridge.dictionary(parameters), context: ValueBridge.authenticationContext(in: parameters as NSDictionary))
     } catch let failure as KeyFailure {
         CFBridge.report(failure.status, failure.message, to: error)
     } catch let failure as KeychainError {
@@ -26,7 +26,8 @@ enum KeyGeneration {
     static let privateAttrs = "private", publicAttrs = "public"
     private static let permanent = "perm"
 
-    static func generate(_ parameters: KeychainDictionary) throws -> SecKey {
+    /// `context`: kSecUseAuthenticationContext of the call, kept by the key for its operations.
+    static func generate(_ parameters: KeychainDictionary, context: (any SecAuthenticationContextProviding)? = nil) throws -> SecKey {
         guard let type = KeyMaterial.integer(parameters[Attributes.keyType.code]) else { throw KeyFailure(errSecParam, "kSecAttrKeyType is required") }
         guard let bits = KeyMaterial.integer(parameters[Attributes.keySizeInBits.code]).map(Int.init) else {
             throw KeyFailure(errSecParam, "kSecAttrKeySizeInBits is required")
@@ -78,7 +79,8 @@ enum KeyGeneration {
 
         guard privatePermanent else {
             if publicPermanent { _ = try store(publicAttributes, publicMaterial.externalRepresentation) }
-            return SecKey(attributes: privateAttributes, keyData: material.externalRepresentation, persistentRef: nil)
+            return SecKey(attributes: privateAttributes, keyData: material.externalRepresentation, persistentRef: nil,
+                          authenticationContext: context)
         }
         let (attributes, reference) = try store(privateAttributes, material.externalRepresentation)
         if publicPermanent {
@@ -89,7 +91,8 @@ enum KeyGeneration {
                 throw error
             }
         }
-        return SecKey(attributes: attributes, keyData: material.externalRepresentation, persistentRef: reference)
+        return SecKey(attributes: attributes, keyData: material.externalRepresentation, persistentRef: reference,
+                      authenticationContext: context)
     }
 
     /// Adds a key item as SecItemAdd does; its stored attributes and persistent reference.

@@ -12,11 +12,12 @@ public final class SecKey: Sendable {
     /// stored and found, as Apple stores any kSecClassKey item).
     let material: KeyMaterial?
 
-    init(attributes: KeychainDictionary, keyData: Data?, persistentRef: Data?) {
+    init(attributes: KeychainDictionary, keyData: Data?, persistentRef: Data?, authenticationContext: (any SecAuthenticationContextProviding)? = nil) {
+        let attributes = attributes.filter { !$0.key.hasPrefix("u_") }  // kSecUse… keys are the call's, not the key's
         self.attributes = attributes
         self.keyData = keyData
         self.persistentRef = persistentRef
-        material = keyData.flatMap { KeyMaterial(attributes: attributes, data: $0, persistentRef: persistentRef) }
+        material = keyData.flatMap { KeyMaterial(attributes: attributes, data: $0, persistentRef: persistentRef, authenticationContext: authenticationContext) }
     }
 
     /// The engine's read policy for keys that keep their bytes (the one the filesystem follows too).

@@ -26,6 +26,11 @@ enum SecureEnclaveClient {
         var request: KeychainDictionary = ["operation": .string(operation), "blob": .data(key.blob)]
         if let ref = key.persistentRef { request["persistentRef"] = .data(ref) }
         if let accessibility = key.accessibility { request["accessibility"] = .string(accessibility) }
+        // The key's LAContext as it is now (evaluated or invalidated since the key was found).
+        if let context = key.authenticationContext {
+            request["u_AuthCtx"] = .dictionary(context.authenticationContext)
+            if context.interactionNotAllowed { request[RawKey.useAuthenticationUI] = "u_AuthUIF" }
+        }
         return request
     }
 

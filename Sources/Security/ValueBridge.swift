@@ -119,11 +119,20 @@ enum ValueBridge {
 
     /// What a SecItem call hands back for `query`: with kSecReturnRef as its only return key, ref objects
     /// (one, or an array); otherwise ``object(_:)``.
-    static func result(_ value: KeychainValue, for query: KeychainDictionary) -> AnyObject {
+    /// `context`: the call's kSecUseAuthenticationContext, which a key reference keeps for its operations.
+    static func result(_ value: KeychainValue, for query: KeychainDictionary, context: (any SecAuthenticationContextProviding)? = nil) -> AnyObject {
         let returnKeys = RawKey.returnKeys.filter { query[$0] == .bool(true) }
         guard returnKeys == [RawKey.returnRef] else { return object(value) }
-        if case .array(let items) = value { return NSArray(array: items.map { RefObjectBridge.object($0) ?? object($0) }) }
-        return RefObjectBridge.object(value) ?? object(value)
+        if case .array(let items) = value { return NSArray(array: items.map { RefObjectBridge.object($0, authenticationContext: context) ?? object($0) }) }
+        return RefObjectBridge.object(value, authenticationContext: context) ?? object(value)
+    }
+
+    /// The LAContext a SecItem dictionary passes as kSecUseAuthenticationContext, if any.
+    static func authenticationContext(in dictionary: NSDictionary) -> (any SecAuthenticationContextProviding)? {
+        for (key, value) in dictionary where ((key as? String) ?? (key as? NSString).map { String($0) }) == "u_AuthCtx" {
+            return value as? SecAuthenticationContextProviding
+        }
+        return nil
     }
 
     /// What a SecItem call hands back: NSData, NSString, NSNumber, NSDate, NSArray, NSDictionary.
@@ -152,7 +161,7 @@ enum ValueBridge {
 
 /// Implemented by LocalAuthentication's LAContext, so kSecUseAuthenticationContext can be honoured
 /// without Security depending on LocalAuthentication.
-public protocol SecAuthenticationContextProviding: AnyObject {
+public protocol SecAuthenticationContextProviding: AnyObject, Sendable {
     /// LAContext.interactionNotAllowed: fail instead of prompting.
     var interactionNotAllowed: Bool { get }
     /// What the engine reads of the context: its evaluation, reuse duration and credential

@@ -113,8 +113,47 @@ case "password-read" where arguments.count == 4:
     if let password = readLine() { _ = context.setCredential(Data(password.utf8), type: .applicationPassword) }
     print("credential \(context.isCredentialSet(.applicationPassword))")
     print(read(arguments[2], arguments[3], context: context))
+case "se-context" where arguments.count == 4:
+    // SE-KEY-TAG FLAGS: a Secure Enclave key made with FLAGS (the application password, if a line comes on stdin,
+    // set on the context it is made with); then signatures by the key as made, as found with an evaluated context
+    // (evaluated first if FLAGS ask for biometry), as found without one, and with the context invalidated.
+    let tag = Data(arguments[2].utf8)
+    let flags = SecAccessControlCreateFlags(rawValue: CFOptionFlags(arguments[3]) ?? 0)
+    let context = LAContext()
+    if let password = readLine() { _ = context.setCredential(Data(password.utf8), type: .applicationPassword) }
+    var error: Unmanaged<CFError>?
+    let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, flags, &error)!
+    let attributes: [String: Any] = [
+        kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+        kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave, kSecUseAuthenticationContext as String: context,
+        kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag,
+                                        kSecAttrAccessControl as String: access] as [String: Any],
+    ]
+    guard let made = SecKeyCreateRandomKey(attributes as CFDictionary, &error) else {
+        print("create \((error!.takeRetainedValue() as Error as NSError).code)")
+        exit(0)
+    }
+    func sign(_ key: SecKey) -> String {
+        var error: Unmanaged<CFError>?
+        let ok = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, Data("m".utf8) as CFData, &error) != nil
+        return ok ? "signed" : "sign \((error!.takeRetainedValue() as Error as NSError).code)"
+    }
+    func find(_ context: LAContext?) -> SecKey? {
+        var query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecReturnRef as String: true]
+        if let context { query[kSecUseAuthenticationContext as String] = context }
+        var item: CFTypeRef?
+        return SecItemCopyMatching(query as CFDictionary, &item) == errSecSuccess ? (item as! SecKey) : nil
+    }
+    if flags.contains(.biometryAny) { print(evaluateSync(context, .deviceOwnerAuthenticationWithBiometrics)) }
+    print("made: " + sign(made))
+    let found = find(context)!
+    print("found with the context: " + sign(found) + " " + sign(found))
+    print("found without: " + (find(nil).map(sign) ?? "not found"))
+    context.invalidate()
+    print("invalidated: " + sign(found))
 default:
     print("usage: la-probe can|evaluate|evaluate-async POLICY | save SVC ACCT SECRET FLAGS | read SVC ACCT | context-read SVC ACCT")
     print("       la-probe password-save SVC ACCT SECRET FLAGS | password-read SVC ACCT  (the application password on stdin)")
+    print("       la-probe se-context TAG FLAGS  (an application password on stdin, if any)")
     exit(2)
 }

@@ -112,6 +112,31 @@ import TestSupport
         #expect(prompts().isEmpty)
     }
 
+    /// A Secure Enclave key keeps the LAContext it was made or found with (kSecUseAuthenticationContext), as
+    /// Apple's key references do: an evaluated context signs without a second prompt until invalidated, and
+    /// an application password set on it opens the key's item.
+    @Test func enclaveKeysKeepTheirContext() throws {
+        func probe(_ arguments: [String], password: String?) -> [String] {
+            Command.run(MountedVault.builtProgram("la-probe"), arguments, stdin: password.map { $0 + "\n" } ?? "",
+                        environment: ["KEYCHAIN_VAULT": m.vault], timeout: 60).stdout.split(separator: "\n").map(String.init)
+        }
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        try expectSuccess(m.device("biometry", "enroll"))
+        try expectSuccess(m.device("prompt", "auto", "cancel"))
+        let before = m.device("biometry", "status").stdout
+        try expectSuccess(m.device("prompt", "match", "--next"))
+        let usage = String(UInt64(1) << 30 | 1 << 1)  // [.privateKeyUsage, .biometryAny]
+        #expect(probe(["se-context", "se.bio", usage], password: nil) == [
+            "ok", "made: signed", "found with the context: signed signed", "found without: sign -128", "invalidated: sign -128",
+        ], "one face for the evaluation; a key found without it asks (auto cancel); invalidate() ends it")
+        #expect(m.device("biometry", "status").stdout == before)
+        let password = String(UInt64(1) << 30 | 1 << 31)  // [.privateKeyUsage, .applicationPassword]
+        #expect(probe(["se-context", "se.pw", password], password: "open sesame") == [
+            "made: signed", "found with the context: signed signed", "found without: not found", "invalidated: signed",
+        ], "the password opens the key's item (finding it too: ours); invalidate() ends evaluations, not the credential")
+        #expect(probe(["se-context", "se.nopw", password], password: nil) == ["create -25293"])
+    }
+
     @Test func reuseDurationAfterABiometricUnlock() throws {
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
         try expectSuccess(m.device("biometry", "enroll"))

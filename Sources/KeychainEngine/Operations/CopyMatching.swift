@@ -58,7 +58,10 @@ extension Keychain {
             let row = entry.row, attributes = entry.attributes
             // Only the secret is guarded (Apple's two tiers): attribute-only results never ask.
             let returnsRefObject = q.returnsRef && Schema.classesWithRefObjects.contains(schema.code)
-            if q.returnsData || returnsRefObject, Self.needsAuthorization(attributes) {
+            // A Secure Enclave key's reference is no secret (its blob is of use only to this engine): its
+            // use is authorized when it signs, as Apple asks at SecKeyCreateSignature, not at the lookup.
+            let refNeedsAnswer = returnsRefObject && !SecureEnclaveBlob.isEnclaveKey(attributes)
+            if q.returnsData || refNeedsAnswer, Self.needsAuthorization(attributes) {
                 switch answers[row.uuid] {
                 case .granted?: break
                 case .skipped?: continue

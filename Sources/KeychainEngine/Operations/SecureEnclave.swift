@@ -18,6 +18,11 @@ public enum SecureEnclaveBlob {
         guard blob.count > publicKeySize, blob.first == 0x04 else { return nil }
         return Data(blob.prefix(publicKeySize))
     }
+
+    /// Whether an item's attributes are a Secure Enclave key's.
+    static func isEnclaveKey(_ attributes: [String: KeychainValue]) -> Bool {
+        attributes[Attributes.tokenID.code] == .string(tokenID)
+    }
 }
 
 extension Keychain {
@@ -73,6 +78,7 @@ extension Keychain {
             var query: KeychainDictionary = [SecKey.class: .string(Schema.key.code), SecKey.valuePersistentRef: .data(reference),
                                              SecKey.returnData: true, SecKey.returnAttributes: true]
             if let ui = request[SecKey.useAuthenticationUI] { query[SecKey.useAuthenticationUI] = ui }
+            if let context = request["u_AuthCtx"] { query["u_AuthCtx"] = context }  // the key's LAContext
             guard case .dictionary(let item)? = try copyMatching(query, caller: caller), item[SecKey.valueData]?.dataValue == blob,
                   item[Attributes.tokenID.code] == .string(SecureEnclaveBlob.tokenID),
                   let stored = item[Attributes.accessible.code]?.stringValue.flatMap(Accessibility.init) else {
