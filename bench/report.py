@@ -40,6 +40,8 @@ for count, e in sorted(res["scale"].items(), key=lambda kv: int(kv[0])):
         extra = f"; `ls` of 10,000 accounts {m(e['ls_10000_s']):.2f} s; find\\|xargs cat of 10,000 items {e['find_xargs_cat_10000_s']:.1f} s"
     if "ls_100000_s" in e:
         extra += f"; `ls` of 100,000 accounts {m(e['ls_100000_s']):.2f} s"
+    if "rss_after_ls_kib" in e:
+        extra += f" (RSS after it {e['rss_after_ls_kib'] / 1024:.0f} MiB)"
     ten = m(res["scale"]["10"]["random_reads"]) if "10" in res["scale"] else m(e["random_reads"])
     lines.append(f"| {int(count):,} items | {m(e['random_reads']):.0f} random reads/s ({m(e['random_reads']) / ten:.2f}× the 10-item rate); RSS {e['rss_kib'] / 1024:.0f} MiB; "
                  f"mount→first read {e['mount_to_first_read_s']:.2f} s{extra} | created at {int(count) / e['create_s']:.0f} items/s "

@@ -54,14 +54,20 @@ import TestSupport
 
     /// /etc/fuse.conf with `user_allow_other` for the length of `body`, then exactly as it was.
     func withUserAllowOther(_ body: () throws -> Void) throws {
-        let path = "/etc/fuse.conf"
-        let original = FileManager.default.contents(atPath: path)
+        try withFuseConfiguration({ text in
+            (text.isEmpty || text.hasSuffix("\n") ? text : text + "\n") + "user_allow_other\n"
+        }, body)
+    }
+
+    /// /etc/fuse.conf changed by `change` for the length of `body`, then exactly as it was. Each version
+    /// replaces the file whole (a temporary file renamed over it), so no moment leaves it half written.
+    func withFuseConfiguration(_ change: (String) -> String, _ body: () throws -> Void) throws {
+        let url = URL(fileURLWithPath: "/etc/fuse.conf")
+        let original = FileManager.default.contents(atPath: url.path)
         defer {
-            if let original { _ = FileManager.default.createFile(atPath: path, contents: original) } else { try? FileManager.default.removeItem(atPath: path) }
+            if let original { try? original.write(to: url, options: .atomic) } else { try? FileManager.default.removeItem(at: url) }
         }
-        var text = original.map { String(decoding: $0, as: UTF8.self) } ?? ""
-        if !text.hasSuffix("\n") && !text.isEmpty { text += "\n" }
-        _ = FileManager.default.createFile(atPath: path, contents: Data((text + "user_allow_other\n").utf8))
+        try Data(change(original.map { String(decoding: $0, as: UTF8.self) } ?? "").utf8).write(to: url, options: .atomic)
         try body()
     }
 
@@ -90,14 +96,10 @@ import TestSupport
     @Test func aMissingUserAllowOtherIsAClearError() throws {
         let user = try User()
         try expectSuccess(user.keychainfs(["init", user.vault, "--test-device"]))
-        let path = "/etc/fuse.conf"
-        let original = FileManager.default.contents(atPath: path)
-        defer {
-            if let original { _ = FileManager.default.createFile(atPath: path, contents: original) } else { try? FileManager.default.removeItem(atPath: path) }
+        try withFuseConfiguration({ _ in "#user_allow_other\n" }) {
+            let refused = user.keychainfs(["mount", user.vault, user.mount, "--allow-root"])
+            #expect(!refused.succeeded && refused.stderr.contains("user_allow_other") && refused.stderr.contains("/etc/fuse.conf"), "\(refused.stderr)")
+            #expect(!MountedVault.mountTable().contains(" \(user.mount) "))
         }
-        _ = FileManager.default.createFile(atPath: path, contents: Data("#user_allow_other\n".utf8))
-        let refused = user.keychainfs(["mount", user.vault, user.mount, "--allow-root"])
-        #expect(!refused.succeeded && refused.stderr.contains("user_allow_other") && refused.stderr.contains("/etc/fuse.conf"), "\(refused.stderr)")
-        #expect(!MountedVault.mountTable().contains(" \(user.mount) "))
     }
 }
