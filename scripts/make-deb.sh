@@ -27,9 +27,10 @@ rm -rf .build/deb && mkdir -p "$root/DEBIAN" dist
 make --no-print-directory install-files BINDIR="$bindir" DESTDIR="$PWD/$root" PREFIX=/usr >/dev/null
 bin="$root/usr/bin/keychainfs"
 
-# Man pages: swift-argument-parser's generate-manual plugin (it builds the package in $config, already done
-# above, and writes one page per command under the plugin's work directory).
-swift package plugin generate-manual --configuration "$config" --multi-page >/dev/null
+# Man pages: swift-argument-parser's generate-manual plugin, one page per command, always from the debug
+# build: the plugin builds every target of the package first, and a release build refuses the fuzz
+# harness's @testable imports (the pages come from the argument parser, the same in either build).
+swift package plugin generate-manual --configuration debug --multi-page >/dev/null
 pages=$(find .build/plugins -path '*GenerateManual*' -type d -name keychainfs | head -1)
 [[ -n $pages && -f $pages/keychainfs.1 ]] || { echo "make-deb: generate-manual wrote no keychainfs.1" >&2; exit 1; }
 mkdir -p "$root/usr/share/man/man1"
