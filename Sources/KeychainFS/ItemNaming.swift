@@ -52,8 +52,11 @@ struct ItemNaming: Sendable {
     /// The attributes an item's names are made of (its naming attribute and the qualifier candidates):
     /// enough to name it again, disambiguated or not, without keeping the rest of its attributes.
     func nameAttributes(_ attributes: [String: KeychainValue]) -> [String: KeychainValue] {
+        let item = schema.namingAttributes.item.code
         var kept: [String: KeychainValue] = [:]
-        for code in [schema.namingAttributes.item.code] + candidates.map(\.code) { kept[code] = attributes[code] }
+        kept[item] = attributes[item]
+        // Qualifiers at their defaults are never part of a name.
+        for qualifier in candidates { if let value = attributes[qualifier.code], value != defaultValue(qualifier) { kept[qualifier.code] = value } }
         return kept
     }
 

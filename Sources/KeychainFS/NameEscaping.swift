@@ -6,6 +6,10 @@ enum NameEscaping {
         if bytes.isEmpty { return "%" }
         if bytes == [0x2E] { return "%2E" }
         if bytes == [0x2E, 0x2E] { return "%2E%2E" }
+        // Printable ASCII but `%`, `/` and `;` stands for itself (most names): no scalar-by-scalar walk.
+        if bytes.allSatisfy({ (0x20...0x7E).contains($0) && $0 != 0x25 && $0 != 0x2F && $0 != 0x3B }) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
         return escapeScalars(bytes)
     }
 

@@ -17,15 +17,22 @@ enum ItemSealer {
         Data("keychainfs.item.v1/\(part)/\(classCode)/\(accessibility.rawValue)/".utf8) + uuid
     }
 
+    /// ``identity(_:_:_:part:)``'s bytes before the UUID for the metadata box, per class and protection class.
+    private static let metadataPrefixes: [String: [Accessibility: [UInt8]]] = Dictionary(uniqueKeysWithValues: Schema.storedClasses.map { schema in
+        (schema.code, Dictionary(uniqueKeysWithValues: Accessibility.allCases.map { ($0, Array(identity(schema.code, Data(), $0, part: "metadata"))) }))
+    })
+
     /// The metadata box also authenticates the row's lookup columns (in schema order): a column changed
     /// or swapped in the file fails decryption, so a query can never be answered with another item.
     static func metadataBinding(_ classCode: String, _ uuid: Data, _ accessibility: Accessibility,
                                 _ lookups: [Data?]) -> Data {
-        // Built as bytes: appending to Data piece by piece was a sixth of a listing's time.
-        let prefix = identity(classCode, uuid, accessibility, part: "metadata")
+        // Built as bytes: appending to Data piece by piece was a sixth of a listing's time, and the
+        // interpolated prefix (now made once per class and protection class) a tenth.
+        let prefix = metadataPrefixes[classCode]?[accessibility] ?? Array(identity(classCode, Data(), accessibility, part: "metadata"))
         var binding = [UInt8]()
-        binding.reserveCapacity(prefix.count + lookups.reduce(0) { $0 + 1 + ($1?.count ?? 0) })
+        binding.reserveCapacity(prefix.count + uuid.count + lookups.reduce(0) { $0 + 1 + ($1?.count ?? 0) })
         binding.append(contentsOf: prefix)
+        binding.append(contentsOf: uuid)
         for lookup in lookups {
             if let hash = lookup {
                 binding.append(1)

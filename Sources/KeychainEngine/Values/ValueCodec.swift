@@ -94,6 +94,7 @@ public enum ValueCodec {
                 let count = Int(try uint(4))
                 guard count <= bytes.count - offset else { throw MalformedInput(reason: "dictionary count exceeds input") }
                 var dict: [String: KeychainValue] = [:]
+                dict.reserveCapacity(count)  // growing it was a twentieth of a listing's time
                 for _ in 0..<count {
                     let key = try string()
                     dict[key] = try value(depth: depth + 1)
