@@ -26,13 +26,26 @@ extension Keychain {
             return
         }
         if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
-        let filter = try filter(for: q, caller: caller)
-        try protection.withLock { keybag throws(KeychainError) in
-            try store.read { db in
-                try ItemTable.forEach(db, schema, filter) { row in
-                    try body(try openAttributes(row, schema: schema, keybag: keybag), persistentReference(row, schema))
+        var filter = try filter(for: q, caller: caller)
+        // In chunks, each under the keybag's lock: a listing of a million items must not hold off a device
+        // lock (or every other call) for the seconds it takes. An item of a class that became unavailable
+        // between chunks fails the listing, as it would have at the start.
+        filter.rowidAbove = 0
+        var read = Self.enumerationChunk
+        while read == Self.enumerationChunk {
+            read = 0
+            try protection.withLock { keybag throws(KeychainError) in
+                try store.read { db in
+                    try ItemTable.forEach(db, schema, filter, limit: Self.enumerationChunk) { row in
+                        read += 1
+                        filter.rowidAbove = row.rowid
+                        try body(try openAttributes(row, schema: schema, keybag: keybag), persistentReference(row, schema))
+                    }
                 }
             }
         }
     }
+
+    /// Items a listing reads per hold of the keybag's lock (~2 ms of work).
+    static let enumerationChunk = 256
 }

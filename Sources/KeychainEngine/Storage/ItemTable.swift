@@ -40,6 +40,8 @@ enum ItemTable {
         var equals: [(code: String, oneOf: [Data])] = []
         var uuid: Data?
         var rowid: Int64?
+        /// Rows after this one only (a listing read in chunks).
+        var rowidAbove: Int64?
         var accessibility: Accessibility?
         /// kSecMatchItemList: the row must be one of these (persistent references' UUIDs, legacy rowids).
         var oneOf: (uuids: [Data], rowids: [Int64])?
@@ -65,6 +67,7 @@ enum ItemTable {
         }
         if let uuid = filter.uuid { clauses.append("uuid = ?"); arguments.append(uuid) }
         if let rowid = filter.rowid { clauses.append("rowid = ?"); arguments.append(rowid) }
+        if let above = filter.rowidAbove { clauses.append("rowid > ?"); arguments.append(above) }
         if let a = filter.accessibility { clauses.append("keyclass = ?"); arguments.append(a.storageIndex) }
         if let items = filter.oneOf {
             var alternatives: [String] = []
