@@ -52,9 +52,13 @@ let package = Package(
         .target(name: "KeychainClient", dependencies: ["KeychainEngine", "ControlChannel"], swiftSettings: strict),
 
         // Apple's SecItem API (source-compatible) over KeychainClient; LAContext and friends.
-        .target(name: "Security", dependencies: ["KeychainEngine", "KeychainClient", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")],
+        .target(name: "Security", dependencies: ["KeychainEngine", "KeychainClient", "COpenSSL", "ImportExport", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: strict),
         .target(name: "LocalAuthentication", dependencies: ["Security", "KeychainClient", "KeychainEngine", "ControlChannel"], swiftSettings: strict),
+
+        // Key and certificate files through libcrypto: PKCS#12, encrypted PKCS#8 (security import/export, SecPKCS12Import).
+        .target(name: "ImportExport", dependencies: ["KeychainEngine", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: strict),
 
         // The FUSE frontend: paths and errnos translated into keychain calls.
         .target(
@@ -76,6 +80,7 @@ let package = Package(
             name: "keychainfs",
             dependencies: [
                 "CSystem", "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel", "KeychainClient", "SecretReferences", "SodiumCrypto",
+                "ImportExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -121,7 +126,7 @@ let package = Package(
         .testTarget(name: "SyncTests", dependencies: ["keychainfs", "KeychainClient", "KeychainEngine", "TestSupport"], swiftSettings: strict),
         // Fuzzing (SPEC §8): one target per parser of outside bytes (fuzz/Harness), libFuzzer's driver or a replayer
         // (fuzz/Driver; fuzz/build.sh builds it with the sanitizers), and the committed corpora replayed as tests.
-        .target(name: "FuzzHarness", dependencies: ["ControlChannel", "KeychainEngine", "KeychainFS", "SodiumCrypto", "SecretReferences",
+        .target(name: "FuzzHarness", dependencies: ["ControlChannel", "KeychainEngine", "KeychainFS", "SodiumCrypto", "SecretReferences", "ImportExport",
                                                     .product(name: "Crypto", package: "swift-crypto")],
                 path: "fuzz/Harness", swiftSettings: strict),
         .executableTarget(name: "keychainfs-fuzz", dependencies: ["FuzzHarness"], path: "fuzz/Driver", swiftSettings: strict),

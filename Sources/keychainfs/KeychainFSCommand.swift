@@ -18,6 +18,6 @@ struct KeychainFSCommand: ParsableCommand {
             Run.self, Inject.self, Access.self,
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
-            DumpKeychain.self, LockKeychain.self, UnlockKeychain.self, FindCertificate.self, FindIdentity.self, Import.self,
+            DumpKeychain.self, LockKeychain.self, UnlockKeychain.self, FindCertificate.self, FindIdentity.self, Import.self, Export.self,
         ])
 }

@@ -22,6 +22,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case sync
     /// `kc://` references, inject templates, env files and access.toml (SPEC §12, §13).
     case workflow
+    /// Key and certificate files for `security import` and SecPKCS12Import: PKCS#12, PEM (encrypted keys too), DER.
+    case keyfiles
 
     /// Runs one input.
     public func run(_ data: Data) throws(PropertyViolation) {
@@ -35,6 +37,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .vault: try VaultFilesTarget.run(data)
         case .sync: try SyncFilesTarget.run(data)
         case .workflow: try WorkflowTextTarget.run(data)
+        case .keyfiles: try KeyFilesTarget.run(data)
         }
     }
 }

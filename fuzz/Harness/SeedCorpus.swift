@@ -23,6 +23,7 @@ public enum SeedCorpus {
         seeds[.names] = nameSeeds()
         seeds[.xattr] = xattrSeeds()
         seeds[.vault] = try vaultSeeds()
+        seeds[.keyfiles] = try keyFileSeeds()
         for (target, files) in seeds {
             let folder = directory + "/" + target.rawValue
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -72,6 +73,25 @@ public enum SeedCorpus {
         for name in ["ec.der", "rsa.der", "rsa-private.der", "rsa-public.der"] {
             seeds[name] = FileManager.default.contents(atPath: directory + "/" + name)
         }
+        return seeds
+    }
+
+    /// PKCS#12 files of both encryptions, an encrypted PEM key, a PEM certificate with its key (passphrase "fuzz").
+    private static func keyFileSeeds() throws -> [String: Data] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kcfs-keyfile-seeds-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", directory + "/key.pem",
+                     "-subj", "/CN=fuzz.example", "-days", "1", "-out", directory + "/cert.pem"])
+        for legacy in [false, true] {
+            try openssl(["pkcs12", "-export", "-inkey", directory + "/key.pem", "-in", directory + "/cert.pem", "-name", "fuzz",
+                         "-passout", "pass:fuzz", "-out", directory + "/\(legacy ? "legacy" : "modern").p12"] + (legacy ? ["-legacy"] : []))
+        }
+        try openssl(["pkey", "-in", directory + "/key.pem", "-aes256", "-passout", "pass:fuzz", "-out", directory + "/encrypted.pem"])
+        var seeds: [String: Data] = [:]
+        for name in ["modern.p12", "legacy.p12", "encrypted.pem"] { seeds[name] = FileManager.default.contents(atPath: directory + "/" + name) }
+        seeds["cert-and-key.pem"] = (FileManager.default.contents(atPath: directory + "/cert.pem") ?? Data())
+            + (FileManager.default.contents(atPath: directory + "/key.pem") ?? Data())
         return seeds
     }
 

@@ -6,6 +6,9 @@ import SwiftASN1
 /// into the item dictionaries the keychain stores (certificates as DER, EC private keys in Apple's x963
 /// form, RSA private keys as PKCS#1 DER). PKCS#12 is not read here yet.
 public enum PEMImport {
+    /// kSecAttrKeyType of EC and RSA keys.
+    public static let keyTypeEC: Int64 = 73, keyTypeRSA: Int64 = 42
+
     /// One item found in a file.
     public enum Item: Equatable, Sendable {
         case certificate(Data)
@@ -93,10 +96,18 @@ public enum PEMImport {
         }
     }
 
+    /// An EC private key in Apple's x9.63 form (04 ‖ X ‖ Y ‖ K) as PKCS#8 DER; nil if it is none.
+    public static func pkcs8(ecX963 data: Data) -> Data? {
+        if let key = try? P256.Signing.PrivateKey(x963Representation: data) { return key.derRepresentation }
+        if let key = try? P384.Signing.PrivateKey(x963Representation: data) { return key.derRepresentation }
+        if let key = try? P521.Signing.PrivateKey(x963Representation: data) { return key.derRepresentation }
+        return nil
+    }
+
     private static func ecKey(_ pem: String) -> Item? {
-        if let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) { return .privateKey(type: 73, bits: 256, data: key.x963Representation) }
-        if let key = try? P384.Signing.PrivateKey(pemRepresentation: pem) { return .privateKey(type: 73, bits: 384, data: key.x963Representation) }
-        if let key = try? P521.Signing.PrivateKey(pemRepresentation: pem) { return .privateKey(type: 73, bits: 521, data: key.x963Representation) }
+        if let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) { return .privateKey(type: keyTypeEC, bits: 256, data: key.x963Representation) }
+        if let key = try? P384.Signing.PrivateKey(pemRepresentation: pem) { return .privateKey(type: keyTypeEC, bits: 384, data: key.x963Representation) }
+        if let key = try? P521.Signing.PrivateKey(pemRepresentation: pem) { return .privateKey(type: keyTypeEC, bits: 521, data: key.x963Representation) }
         return nil
     }
 
@@ -115,6 +126,6 @@ public enum PEMImport {
             throw KeychainError(SecStatus.decode, "not a PKCS#1 RSA private key")
         }
         let bytes = modulus.drop { $0 == 0 }
-        return .privateKey(type: 42, bits: Int64(bytes.count * 8), data: pkcs1)
+        return .privateKey(type: keyTypeRSA, bits: Int64(bytes.count * 8), data: pkcs1)
     }
 }

@@ -49,6 +49,17 @@ public enum CertificateInterpreter {
         return derived
     }
 
+    /// The certificate's public key in Apple's external form (the subjectPublicKeyInfo's bits: an x9.63 point
+    /// for EC, PKCS#1 for RSA) and its kSecAttrKeyType; nil if the DER is not a certificate.
+    public static func publicKey(of der: Data) -> (type: Int64, bytes: Data)? {
+        guard let root = try? DER.parse([UInt8](der)), root.children.count == 3 else { return nil }
+        let fields = root.children[0].children.drop { $0.isContextSpecific(0) }
+        let tbs = Array(fields)
+        guard tbs.count >= 6, tbs[5].children.count == 2, let bits = tbs[5].children[1].primitiveBytes, bits.count > 1 else { return nil }
+        let key = Data(bits.dropFirst())
+        return (key.first == 0x04 ? PEMImport.keyTypeEC : PEMImport.keyTypeRSA, key)
+    }
+
     private static let subjectKeyIdentifierOID: ASN1ObjectIdentifier = [2, 5, 29, 14]
 
     private static func subjectKeyIdentifier(_ optionalFields: ArraySlice<ASN1Node>) throws -> ArraySlice<UInt8>? {

@@ -26,6 +26,9 @@ public enum SecConstantTable {
         "kSecUseCredentialReference": "u_CredRef", "kSecUseDataProtectionKeychain": SecKey.dataProtectionKeychain,
         "kSecUseUserIndependentKeychain": "u_UserIndependentKeychain",
         "kSecPrivateKeyAttrs": "private", "kSecPublicKeyAttrs": "public",
+        // SecImportExport.h (Apple's SecImportExport.c values).
+        "kSecImportExportPassphrase": "passphrase", "kSecImportItemLabel": "label", "kSecImportItemKeyID": "keyid",
+        "kSecImportItemTrust": "trust", "kSecImportItemCertChain": "chain", "kSecImportItemIdentity": "identity",
     ]
 
     /// The raw value of the constant called `name` (numbers as their decimal strings, as Apple's

@@ -1,20 +1,25 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import ImportExport
 import KeychainClient
 import KeychainEngine
 
-/// `security import`: certificates and private keys from PEM or DER files. A file is read whole before
-/// anything is added, and a failed add removes what this run added, so a bad file changes nothing.
+/// `security import`: certificates and private keys from PEM, DER or PKCS#12 files (encrypted PEM keys and
+/// PKCS#12 with `-P`). A file is read whole before anything is added, and a failed add removes what this
+/// run added, so a bad file changes nothing.
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "import", abstract: "Import certificates and private keys from a PEM or DER file (macOS security verb).",
-        discussion: "PKCS#12 (.p12) files are not read yet: convert with 'openssl pkcs12 -nodes' and import the PEM.")
+        commandName: "import", abstract: "Import certificates and private keys from a PEM, DER or PKCS#12 file (macOS security verb).",
+        discussion: """
+            PKCS#12 files (.p12, .pfx, or -f pkcs12) are read with the -P passphrase (empty without -P: macOS would \
+            ask for it), as are encrypted PEM private keys. A wrong passphrase is errSecAuthFailed.
+            """)
     @Argument(help: "The file to import.") var file: String
     @Option(name: .customShort("k"), help: "The vault to import into (default $KEYCHAIN_VAULT).") var keychain: String?
     @Option(name: .customShort("t"), help: "Item type: pub, priv, session, cert or agg (accepted; the file decides).") var type: String?
-    @Option(name: .customShort("f"), help: "Format: openssl, pkcs8, x509, pemseq, pkcs12, … (the file decides; pkcs12 is refused).") var format: String?
-    @Option(name: .customShort("P"), help: "Passphrase (for PKCS#12: not read yet).") var passphrase: String?
+    @Option(name: .customShort("f"), help: "Format: openssl, pkcs8, x509, pemseq, pkcs12, … (pkcs12 is told by the name .p12/.pfx too).") var format: String?
+    @Option(name: .customShort("P"), help: "The passphrase of a PKCS#12 file or an encrypted private key.") var passphrase: String?
     @Flag(name: .customShort("x"), help: "Make imported private keys non-extractable.") var nonExtractable = false
     @Flag(name: .customShort("A"), help: "Allow any application (accepted; no effect).") var anyApplication = false
     @Option(name: .customShort("T"), help: "Trusted application (accepted; no effect).") var trusted: [String] = []
@@ -25,12 +30,16 @@ struct Import: ParsableCommand {
         target.keychain = keychain.map { [$0] } ?? []
         let connection = try target.connect(for: operation)
         let items: [PEMImport.Item]
+        var keyLabel: String?
         do throws(KeychainError) {
-            guard format != "pkcs12" && !file.hasSuffix(".p12") && !file.hasSuffix(".pfx") else {
-                throw KeychainError(SecStatus.unimplemented, "PKCS#12 files are not read yet")
-            }
             guard let data = FileManager.default.contents(atPath: file) else { throw KeychainError(SecStatus.io, "cannot read \(file)") }
-            items = try PEMImport.items(in: data)
+            if format == "pkcs12" || [".p12", ".pfx"].contains(where: file.lowercased().hasSuffix) {
+                let contents = try PKCS12File.read(data, passphrase: passphrase ?? "")
+                items = [contents.privateKey, .certificate(contents.certificate)] + contents.chain.map { .certificate($0) }
+                keyLabel = contents.friendlyName
+            } else {
+                items = try PrivateKeyPEM.items(in: data, passphrase: passphrase)
+            }
         } catch {
             throw SecurityOutput.fail(operation, error)
         }
@@ -38,6 +47,7 @@ struct Import: ParsableCommand {
         do throws(KeychainError) {
             for item in items {
                 var attributes = item.attributes
+                if case .privateKey = item, let keyLabel { attributes[Attributes.label.code] = .string(keyLabel) }
                 attributes[SecKey.returnPersistentRef] = true
                 if case .privateKey = item, nonExtractable { attributes["extr"] = false }
                 if let ref = try connection.add(attributes) { added.append(ref) }

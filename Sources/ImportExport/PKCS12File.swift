@@ -1,0 +1,96 @@
+import COpenSSL
+import Foundation
+import KeychainEngine
+
+/// PKCS#12 (`.p12`, `.pfx`) through the system's OpenSSL 3 libcrypto: what `security import` and
+/// `SecPKCS12Import` read, and what `security export -f pkcs12` writes. Files made by `openssl pkcs12`
+/// with OpenSSL 3's default encryption (AES-256-CBC, PBKDF2, a SHA-256 MAC) and with `-legacy` (RC2-40 and
+/// 3DES, a SHA-1 MAC) both read.
+public enum PKCS12File {
+    /// What one file holds: an identity (a private key and its certificate) and the rest of the chain.
+    public struct Contents: Sendable {
+        /// The private key, as the keychain keeps it.
+        public var privateKey: PEMImport.Item
+        /// The key's certificate (DER).
+        public var certificate: Data
+        /// The other certificates (DER), in the file's order.
+        public var chain: [Data]
+        /// The friendlyName of the certificate's bag (kSecImportItemLabel).
+        public var friendlyName: String?
+        /// The localKeyId of the certificate's bag (kSecImportItemKeyID).
+        public var localKeyID: Data?
+    }
+
+    /// Reads `data` with `passphrase`: errSecAuthFailed for a wrong passphrase, errSecDecode for bytes that
+    /// are not PKCS#12, errSecUnknownFormat for a file without a private key and its certificate.
+    public static func read(_ data: Data, passphrase: String) throws(KeychainError) -> Contents {
+        LibCrypto.loadProviders()
+        defer { ERR_clear_error() }
+        let parsed: OpaquePointer? = data.withUnsafeBytes { raw in
+            var cursor = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            return d2i_PKCS12(nil, &cursor, raw.count)
+        }
+        guard let p12 = parsed else { throw KeychainError(SecStatus.decode, "not a PKCS#12 file") }
+        defer { PKCS12_free(p12) }
+        // The MAC tells a wrong passphrase from a damaged file (as Apple: errSecAuthFailed).
+        if PKCS12_mac_present(p12) == 1, PKCS12_verify_mac(p12, passphrase, -1) != 1,
+           !passphrase.isEmpty || PKCS12_verify_mac(p12, nil, 0) != 1 {
+            throw KeychainError(SecStatus.authFailed, "the passphrase is not the file's (its MAC does not verify)")
+        }
+        var key: OpaquePointer?, certificate: OpaquePointer?, others: OpaquePointer?
+        guard PKCS12_parse(p12, passphrase, &key, &certificate, &others) == 1 else {
+            throw KeychainError(SecStatus.decode, "the PKCS#12 file could not be decrypted: \(lastError())")
+        }
+        defer {
+            EVP_PKEY_free(key)
+            X509_free(certificate)
+            OPENSSL_sk_pop_free(others, { X509_free(OpaquePointer($0)) })
+        }
+        guard let key, let certificate, let certificateDER = LibCrypto.der(of: certificate) else {
+            throw KeychainError(SecStatus.unknownFormat, "the PKCS#12 file holds no private key with its certificate")
+        }
+        var chain: [Data] = []
+        for index in 0..<max(0, OPENSSL_sk_num(others)) {
+            if let other = OPENSSL_sk_value(others, index), let der = LibCrypto.der(of: OpaquePointer(other)) { chain.append(der) }
+        }
+        var length: Int32 = 0
+        let alias = X509_alias_get0(certificate, &length).map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(length)), as: UTF8.self) }
+        let keyID = X509_keyid_get0(certificate, &length).map { Data(bytes: $0, count: Int(length)) }
+        return Contents(privateKey: try LibCrypto.keychainKey(key), certificate: certificateDER, chain: chain, friendlyName: alias, localKeyID: keyID)
+    }
+
+    /// A PKCS#12 file of `privateKey`, its `certificate` and `chain`, encrypted with `passphrase` by OpenSSL 3's
+    /// defaults (AES-256-CBC with PBKDF2, a SHA-256 MAC); `friendlyName` names the identity.
+    public static func make(privateKey: PEMImport.Item, certificate: Data, chain: [Data] = [], passphrase: String,
+                            friendlyName: String?) throws(KeychainError) -> Data {
+        LibCrypto.loadProviders()
+        defer { ERR_clear_error() }
+        let key = try LibCrypto.privateKey(privateKey)
+        defer { EVP_PKEY_free(key) }
+        guard let x509 = LibCrypto.certificate(certificate) else { throw KeychainError(SecStatus.decode, "the certificate is not DER X.509") }
+        defer { X509_free(x509) }
+        guard X509_check_private_key(x509, key) == 1 else { throw KeychainError(SecStatus.param, "the private key is not the certificate's") }
+        let stack = OPENSSL_sk_new_null()
+        defer { OPENSSL_sk_pop_free(stack, { X509_free(OpaquePointer($0)) }) }
+        for der in chain {
+            guard let other = LibCrypto.certificate(der) else { throw KeychainError(SecStatus.decode, "a chain certificate is not DER X.509") }
+            OPENSSL_sk_push(stack, UnsafeRawPointer(other))
+        }
+        // nid 0 and iterations 0: the library's defaults (PBES2 with AES-256-CBC; 2048 iterations).
+        guard let p12 = PKCS12_create(passphrase, friendlyName, key, x509, stack, 0, 0, 0, 0, 0) else {
+            throw KeychainError(SecStatus.internalComponent, "PKCS12_create failed: \(lastError())")
+        }
+        defer { PKCS12_free(p12) }
+        var out: UnsafeMutablePointer<UInt8>?
+        let length = i2d_PKCS12(p12, &out)
+        guard length > 0, let out else { throw KeychainError(SecStatus.internalComponent, "the PKCS#12 file could not be encoded") }
+        defer { CRYPTO_free(out, #fileID, #line) }
+        return Data(bytes: out, count: Int(length))
+    }
+
+    static func lastError() -> String {
+        let code = ERR_peek_last_error()
+        guard code != 0, let reason = ERR_reason_error_string(code) else { return "libcrypto error" }
+        return String(cString: reason)
+    }
+}
