@@ -26,7 +26,12 @@ final class KernelCache: @unchecked Sendable {
     private let deferred = DispatchQueue(label: "keychainfs.invalidation")
     /// Where inode invalidations asked for on a FUSE thread are sent from (SPEC §4: from threads that do
     /// not serve FUSE requests).
-    private let notifier = DispatchQueue(label: "keychainfs.notifier")
+    private let inodeNotifier = DispatchQueue(label: "keychainfs.notifier.inodes")
+    /// Where a FUSE request's own dentry invalidations are sent from, apart from the inodes': one may wait
+    /// for a directory lock that a request in flight holds (an rmdir of a sibling), and that request's
+    /// handler may be waiting for its inode invalidations meanwhile (fsfuzz seed 951725133: a writer's close
+    /// and an rmdir in one group deadlocked when both went through one queue).
+    private let entryNotifier = DispatchQueue(label: "keychainfs.notifier.entries")
 
     /// Set while the session exists; nil before unmounting.
     /// Detaching waits for notifications under way, so the session outlives every use.
@@ -103,7 +108,7 @@ final class KernelCache: @unchecked Sendable {
                 for inode in noted { _ = fuse_lowlevel_notify_inval_inode(session, inode, 0, 0) }
             }
         }
-        if FuseThread.isCurrent { notifier.sync(execute: invalidateInodes) } else { invalidateInodes() }
+        if FuseThread.isCurrent { inodeNotifier.sync(execute: invalidateInodes) } else { invalidateInodes() }
         let invalidateEntries: @Sendable () -> Void = { [self] in
             withSession { session in
                 for (parent, name) in entries {
@@ -116,7 +121,7 @@ final class KernelCache: @unchecked Sendable {
         if FuseThread.holdsDirectoryLocks {
             deferred.async(execute: invalidateEntries)
         } else if FuseThread.isCurrent {
-            notifier.sync(execute: invalidateEntries)
+            entryNotifier.sync(execute: invalidateEntries)
         } else {
             invalidateEntries()
         }
