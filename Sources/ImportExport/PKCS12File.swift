@@ -1,4 +1,5 @@
 import COpenSSL
+import Crypto
 import Foundation
 import KeychainEngine
 
@@ -59,31 +60,62 @@ public enum PKCS12File {
         return Contents(privateKey: try LibCrypto.keychainKey(key), certificate: certificateDER, chain: chain, friendlyName: alias, localKeyID: keyID)
     }
 
-    /// A PKCS#12 file of `privateKey`, its `certificate` and `chain`, encrypted with `passphrase` by OpenSSL 3's
-    /// defaults (AES-256-CBC with PBKDF2, a SHA-256 MAC); `friendlyName` names the identity.
-    public static func make(privateKey: PEMImport.Item, certificate: Data, chain: [Data] = [], passphrase: String,
-                            friendlyName: String?) throws(KeychainError) -> Data {
+    /// One identity to write: a private key as the keychain keeps it, its certificate (DER), its name.
+    public struct Identity: Sendable {
+        public var privateKey: PEMImport.Item
+        public var certificate: Data
+        public var friendlyName: String?
+
+        public init(privateKey: PEMImport.Item, certificate: Data, friendlyName: String?) {
+            self.privateKey = privateKey
+            self.certificate = certificate
+            self.friendlyName = friendlyName
+        }
+    }
+
+    /// A PKCS#12 file of `identities` (every one, as macOS's `security export -f pkcs12` writes them) and the
+    /// `chain` certificates, sealed with `passphrase` as `openssl pkcs12 -export` seals with OpenSSL 3's
+    /// defaults: certificates in an AES-256-CBC/PBKDF2 safe, keys in shrouded bags, a SHA-256 MAC; each key
+    /// and certificate tied by a localKeyID (the certificate's SHA-1) and named by its friendlyName.
+    public static func make(_ identities: [Identity], chain: [Data] = [], passphrase: String) throws(KeychainError) -> Data {
         LibCrypto.loadProviders()
         defer { ERR_clear_error() }
-        let key = try LibCrypto.privateKey(privateKey)
-        defer { EVP_PKEY_free(key) }
-        guard let x509 = LibCrypto.certificate(certificate) else { throw KeychainError(SecStatus.decode, "the certificate is not DER X.509") }
-        defer { X509_free(x509) }
-        guard X509_check_private_key(x509, key) == 1 else { throw KeychainError(SecStatus.param, "the private key is not the certificate's") }
-        let stack = OPENSSL_sk_new_null()
-        defer { OPENSSL_sk_pop_free(stack, { X509_free(OpaquePointer($0)) }) }
+        var certificateBags: OpaquePointer?, keyBags: OpaquePointer?, safes: OpaquePointer?
+        defer {
+            for bags in [certificateBags, keyBags].compactMap({ $0 }) { OPENSSL_sk_pop_free(bags, { PKCS12_SAFEBAG_free(OpaquePointer($0)) }) }
+            if let safes { OPENSSL_sk_pop_free(safes, { PKCS7_free($0?.assumingMemoryBound(to: PKCS7.self)) }) }
+        }
+        let failed = KeychainError(SecStatus.internalComponent, "the PKCS#12 file could not be made: \(lastError())")
+        for identity in identities {
+            let key = try LibCrypto.privateKey(identity.privateKey)
+            defer { EVP_PKEY_free(key) }
+            guard let x509 = LibCrypto.certificate(identity.certificate) else { throw KeychainError(SecStatus.decode, "the certificate is not DER X.509") }
+            defer { X509_free(x509) }
+            guard X509_check_private_key(x509, key) == 1 else { throw KeychainError(SecStatus.param, "a private key is not its certificate's") }
+            var keyID = [UInt8](Insecure.SHA1.hash(data: identity.certificate))
+            let bags = [PKCS12_add_cert(&certificateBags, x509),
+                        passphrase.withCString { PKCS12_add_key(&keyBags, key, 0, PKCS12_DEFAULT_ITER, NID_aes_256_cbc, $0) }]
+            for bag in bags {
+                guard let bag, PKCS12_add_localkeyid(bag, &keyID, Int32(keyID.count)) == 1 else { throw failed }
+                if let name = identity.friendlyName, name.withCString({ PKCS12_add_friendlyname_utf8(bag, $0, -1) }) != 1 { throw failed }
+            }
+        }
         for der in chain {
-            guard let other = LibCrypto.certificate(der) else { throw KeychainError(SecStatus.decode, "a chain certificate is not DER X.509") }
-            OPENSSL_sk_push(stack, UnsafeRawPointer(other))
+            guard let x509 = LibCrypto.certificate(der) else { throw KeychainError(SecStatus.decode, "a chain certificate is not DER X.509") }
+            defer { X509_free(x509) }
+            guard PKCS12_add_cert(&certificateBags, x509) != nil else { throw failed }
         }
-        // nid 0 and iterations 0: the library's defaults (PBES2 with AES-256-CBC; 2048 iterations).
-        guard let p12 = PKCS12_create(passphrase, friendlyName, key, x509, stack, 0, 0, 0, 0, 0) else {
-            throw KeychainError(SecStatus.internalComponent, "PKCS12_create failed: \(lastError())")
+        guard let certificateBags, let keyBags else { throw KeychainError(SecStatus.itemNotFound, "no identity to export") }
+        let added = passphrase.withCString { pass in
+            PKCS12_add_safe(&safes, certificateBags, NID_aes_256_cbc, PKCS12_DEFAULT_ITER, pass) == 1
+                && PKCS12_add_safe(&safes, keyBags, -1, 0, nil) == 1
         }
+        guard added, let p12 = PKCS12_add_safes(safes, 0) else { throw failed }
         defer { PKCS12_free(p12) }
+        guard passphrase.withCString({ PKCS12_set_mac(p12, $0, -1, nil, 0, PKCS12_DEFAULT_ITER, EVP_sha256()) }) == 1 else { throw failed }
         var out: UnsafeMutablePointer<UInt8>?
         let length = i2d_PKCS12(p12, &out)
-        guard length > 0, let out else { throw KeychainError(SecStatus.internalComponent, "the PKCS#12 file could not be encoded") }
+        guard length > 0, let out else { throw failed }
         defer { CRYPTO_free(out, #fileID, #line) }
         return Data(bytes: out, count: Int(length))
     }

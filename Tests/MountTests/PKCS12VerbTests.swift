@@ -88,5 +88,30 @@ import TestSupport
             print(cert.subject.rfc4514_string(), key.key_size, len(extra))
             """, p12])
         #expect(python.stdout.hasPrefix("O=keychainfs tests,CN=Exported Leaf 2048 0"), "\(python.stdout) \(python.stderr)")
+
+        // Every identity goes into one file, as macOS writes it, with OpenSSL 3's default algorithms.
+        let second = try PKCS12Fixture(keyType: "ec", commonName: "Second Leaf")
+        #expect(s.security(["import", try second.pkcs12(legacy: true, passphrase: "q", friendlyName: "y", chain: false), "-P", "q"]).succeeded)
+        let both = fixture.directory + "/both.p12"
+        #expect(s.security(["export", "-t", "identities", "-P", "two", "-o", both]).succeeded)
+        let info = Command.run("/usr/bin/openssl", ["pkcs12", "-in", both, "-passin", "pass:two", "-info", "-nodes"], environment: [:])
+        #expect(info.succeeded, "\(info.stderr)")
+        #expect(info.stdout.components(separatedBy: "BEGIN CERTIFICATE").count - 1 == 2 && info.stdout.components(separatedBy: "BEGIN PRIVATE KEY").count - 1 == 2)
+        #expect(info.stderr.contains("MAC: sha256") && info.stderr.contains("AES-256-CBC"), "\(info.stderr)")
+    }
+
+    /// While the device is locked, secrets are not exported (36) and nothing is written; certificates
+    /// (kSecAttrAccessibleAlways by default) still are.
+    @Test func lockedKeysAreNotExported() throws {
+        let s = Setup(m: try MountedVault())
+        let fixture = try PKCS12Fixture(keyType: "ec", commonName: "Locked Leaf")
+        try expectSuccess(s.m.device("passcode", "set", passcode: "1234"))
+        #expect(s.security(["import", try fixture.pkcs12(legacy: false, passphrase: "p", friendlyName: "x", chain: false), "-P", "p"]).succeeded)
+        try expectSuccess(s.m.device("lock"))
+        let out = fixture.directory + "/locked.p12"
+        #expect(s.security(["export", "-t", "identities", "-P", "x", "-o", out]).status == 36)
+        #expect(s.security(["export", "-t", "privKeys", "-p"]).status == 36)
+        #expect(!FileManager.default.fileExists(atPath: out), "nothing written")
+        #expect(s.security(["export", "-t", "certs", "-f", "x509", "-p"]).stdout == (try fixture.openssl(["x509", "-in", fixture.leafCertificate])))
     }
 }

@@ -11,9 +11,8 @@ enum KeyFilesTarget {
         _ = try? PEMImport.items(in: data)
         guard let contents = try? PKCS12File.read(data, passphrase: "fuzz") else { return }
         do {
-            let again = try PKCS12File.read(try PKCS12File.make(privateKey: contents.privateKey, certificate: contents.certificate,
-                                                                chain: contents.chain, passphrase: "again", friendlyName: contents.friendlyName),
-                                            passphrase: "again")
+            let identity = PKCS12File.Identity(privateKey: contents.privateKey, certificate: contents.certificate, friendlyName: contents.friendlyName)
+            let again = try PKCS12File.read(try PKCS12File.make([identity], chain: contents.chain, passphrase: "again"), passphrase: "again")
             guard again.privateKey == contents.privateKey, again.certificate == contents.certificate, again.chain == contents.chain else {
                 throw PropertyViolation("a PKCS#12 identity written back reads differently")
             }

@@ -13,7 +13,7 @@ struct Export: ParsableCommand {
         commandName: "export", abstract: "Export certificates, keys and identities to a PEM, DER or PKCS#12 file (macOS security verb).",
         discussion: """
             Formats: x509 (certificates, DER; PEM with -p), pemseq (PEM, any items), openssl and pkcs8 (private keys, \\
-            DER; PEM with -p; -w with -P encrypts them with AES-256-CBC), pkcs12 (identities, with -P). The default is \\
+            DER; PEM with -p; -w with -P encrypts them with AES-256-CBC), pkcs12 (every identity in one file, with -P). The default is \\
             pkcs12 for identities, openssl for keys and pemseq otherwise. macOS asks for a missing passphrase; \\
             here it is errSecPassphraseRequired.
             """)
@@ -59,10 +59,8 @@ struct Export: ParsableCommand {
         switch chosen {
         case "pkcs12":
             guard let passphrase else { throw KeychainError(SecStatus.passphraseRequired, "a PKCS#12 file needs a passphrase: give it with -P") }
-            guard items.identities.count == 1, let identity = items.identities.first else {
-                throw KeychainError(SecStatus.param, "-f pkcs12 exports one identity; the vault holds \(items.identities.count)")
-            }
-            return try PKCS12File.make(privateKey: identity.key, certificate: identity.certificate, passphrase: passphrase, friendlyName: identity.label)
+            return try PKCS12File.make(items.identities.map { PKCS12File.Identity(privateKey: $0.key, certificate: $0.certificate, friendlyName: $0.label) },
+                                       passphrase: passphrase)
         case "x509":
             guard items.privateKeys.isEmpty, items.publicKeys.isEmpty, pem || items.certificates.count == 1 else {
                 throw KeychainError(SecStatus.param, "x509 holds one certificate in DER (use -p or pemseq for several, or other items)")
