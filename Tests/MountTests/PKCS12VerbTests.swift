@@ -98,6 +98,9 @@ import TestSupport
         #expect(info.succeeded, "\(info.stderr)")
         #expect(info.stdout.components(separatedBy: "BEGIN CERTIFICATE").count - 1 == 2 && info.stdout.components(separatedBy: "BEGIN PRIVATE KEY").count - 1 == 2)
         #expect(info.stderr.contains("MAC: sha256") && info.stderr.contains("AES-256-CBC"), "\(info.stderr)")
+        let all = fixture.directory + "/all.p12"
+        #expect(s.security(["export", "-t", "all", "-f", "pkcs12", "-P", "two", "-o", all]).succeeded, "-t all has the identities too")
+        #expect(try fixture.openssl(["pkcs12", "-in", all, "-passin", "pass:two", "-nodes"]).components(separatedBy: "BEGIN PRIVATE KEY").count - 1 == 2)
     }
 
     /// While the device is locked, secrets are not exported (36) and nothing is written; certificates

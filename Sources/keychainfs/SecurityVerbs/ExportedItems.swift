@@ -30,7 +30,7 @@ struct ExportedItems {
                 key[SecKey.valueData]?.dataValue.map { (key[Attributes.keyType.code]?.numberValue ?? 0, $0) }
             }
         }
-        if type == .identities { identities = try Self.identities(connection) }
+        if [.identities, .all].contains(type) { identities = try Self.identities(connection) }  // `-t all -f pkcs12` has them too
     }
 
     private static func all(_ classCode: String, _ connection: KeychainConnection, _ extra: KeychainDictionary = [:]) throws(KeychainError) -> [[String: KeychainValue]] {

@@ -54,7 +54,7 @@ benchmark("copyMatching by primary key, r_Attributes") {
 }
 
 benchmark("secret by persistent reference (the fs's open)") {
-    _ = try fixture.keychain.secret(persistentRef: fixture.references[fixture.nextIndex()], caller: fixture.caller)
+    _ = try fixture.keychain.read(.data, of: fixture.references[fixture.nextIndex()], caller: fixture.caller)
 }
 
 benchmark("copyMatching of 1,000 items, m_LimitAll r_Attributes") {
