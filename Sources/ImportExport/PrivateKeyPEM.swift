@@ -63,7 +63,9 @@ public enum PrivateKeyPEM {
                 switch (form, pem) {
                 case (.pkcs8, true): PEM_write_bio_PKCS8PrivateKey(bio, pkey, cipher, nil, 0, nil, cipher == nil ? nil : UnsafeMutableRawPointer(mutablePass)) == 1
                 case (.pkcs8, false): i2d_PKCS8PrivateKey_bio(bio, pkey, cipher, nil, 0, nil, cipher == nil ? nil : UnsafeMutableRawPointer(mutablePass)) == 1
-                case (.traditional, true): PEM_write_bio_PrivateKey_traditional(bio, pkey, cipher, mutablePass.withMemoryRebound(to: UInt8.self, capacity: Int(length) + 1) { $0 }, cipher == nil ? 0 : length, nil, nil) == 1
+                case (.traditional, true):
+                    PEM_write_bio_PrivateKey_traditional(bio, pkey, cipher, UnsafeMutableRawPointer(mutablePass).assumingMemoryBound(to: UInt8.self),
+                                                         cipher == nil ? 0 : length, nil, nil) == 1
                 case (.traditional, false): i2d_PrivateKey_bio(bio, pkey) == 1
                 }
             }

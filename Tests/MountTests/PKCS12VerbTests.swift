@@ -66,6 +66,9 @@ import TestSupport
         #expect(try fixture.openssl(["pkey", "-passin", "pass:wrap", "-pubout"], stdin: wrapped.stdout) == leafPublic)
         #expect(try fixture.openssl(["pkey", "-pubout"], stdin: s.security(["export", "-t", "privKeys", "-p"]).stdout) == leafPublic,
                 "openssl's traditional form by default")
+        let traditional = s.security(["export", "-t", "privKeys", "-f", "openssl", "-p", "-w", "-P", "old"]).stdout
+        #expect(traditional.contains("Proc-Type: 4,ENCRYPTED"), "traditional PEM encryption")
+        #expect(try fixture.openssl(["pkey", "-passin", "pass:old", "-pubout"], stdin: traditional) == leafPublic)
 
         // The identity as PKCS#12: needs -P; openssl and Python's cryptography read it.
         #expect(s.security(["export", "-t", "identities"]).status != 0, "no passphrase: refused (macOS would ask)")
