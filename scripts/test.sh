@@ -9,7 +9,14 @@ before=$(mounts)
 # Vaults the tests make keep their device keys in a throwaway state directory, not the machine's.
 XDG_STATE_HOME=$(mktemp -d /tmp/kcfs-test-state.XXXXXX)
 export XDG_STATE_HOME
-trap 'rm -rf "$XDG_STATE_HOME"' EXIT
+# On the way out, even when a test process crashed before its own clean-up (its daemons gone, their
+# mounts dead): detach every keychainfs mount that appeared during the run, so none is left on the machine.
+new_mounts() { comm -13 <(echo "$before") <(mounts); }
+cleanup() {
+  for m in $(new_mounts); do umount -l "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null || true; done
+  rm -rf "$XDG_STATE_HOME"
+}
+trap cleanup EXIT
 swift test --skip-build
 # Bounded fuzzing (SPEC §8; about 1.5 min): swift test replayed every committed fuzz corpus (FuzzCorpusTests);
 # now 20,000 random filesystem operations against a model, and 8 processes × 1,500 operations with a ninth
@@ -25,7 +32,7 @@ if [[ $(id -u) -eq 0 ]]; then
   scripts/deb-check.sh
 fi
 # No test may leave a mount behind, even a failing one (mounts that were there before are not ours).
-left=$(comm -13 <(echo "$before") <(mounts))
+left=$(new_mounts)
 if [[ -n "$left" ]]; then
   echo "a test left a keychainfs mount behind: $left" >&2
   exit 1

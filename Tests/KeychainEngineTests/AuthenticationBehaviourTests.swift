@@ -10,9 +10,7 @@ import Testing
     let passcode = AuthenticationTableTests.passcode
 
     init() throws {
-        v = try TestVault()
-        try v.keychain.setPasscode(passcode)
-        try v.keychain.enrollBiometry()
+        v = try TestVault.withFaceID()
         v.keychain.prompts.timeout = 5
         _ = try v.add(genp("svc", "face", ["v_Data": data("token"), "accc": .number(1 << 1)]))
         _ = try v.add(genp("svc", "plain", ["v_Data": data("open")]))
@@ -136,9 +134,7 @@ import Testing
 /// Updates of a protected item (docs/authentication-table.md, "Updates").
 @Suite struct ProtectedUpdateTests {
     @Test func aNewSecretOrProtectionNeedsTheAnswerAttributesDoNot() throws {
-        let v = try TestVault()
-        try v.keychain.setPasscode(AuthenticationTableTests.passcode)
-        try v.keychain.enrollBiometry()
+        let v = try TestVault.withFaceID()
         _ = try v.add(genp("svc", "face", ["v_Data": data("token"), "accc": .number(1 << 1)]))
         let raised = v.keychain.prompts.raisedCount
         #expect(v.status { try v.update(genp("svc", "face"), ["labl": "renamed"]) } == 0, "attributes only: no prompt")

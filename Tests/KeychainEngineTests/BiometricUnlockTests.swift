@@ -10,9 +10,7 @@ import Testing
     let passcode = AuthenticationTableTests.passcode
 
     init() throws {
-        v = try TestVault()
-        try k.setPasscode(passcode)
-        try k.enrollBiometry()
+        v = try TestVault.withFaceID()
         _ = try v.add(genp("svc", "a", ["v_Data": data("when-unlocked"), "pdmn": "ak"]))
         _ = try v.add(genp("svc", "c", ["v_Data": data("after-first"), "pdmn": "ck"]))
         try k.unlockDevice(passcode: passcode)  // the passcode unlock Face ID builds on

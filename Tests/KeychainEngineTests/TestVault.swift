@@ -15,6 +15,14 @@ final class TestVault {
         caller = Caller(accessGroups: groups)
     }
 
+    /// A vault whose device has the table's passcode and an enrolled face (the authentication tests' device).
+    static func withFaceID() throws -> TestVault {
+        let v = try TestVault()
+        try v.keychain.setPasscode(AuthenticationTableTests.passcode)
+        try v.keychain.enrollBiometry()
+        return v
+    }
+
     deinit {
         try? FileManager.default.removeItem(atPath: directory)
         try? FileManager.default.removeItem(atPath: directory + ".device.key")

@@ -14,7 +14,7 @@ public final class PKCS12Fixture: Sendable {
     public init(keyType: String, commonName: String) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kc-p12-\(UUID().uuidString)").path
         self.commonName = commonName
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", directory + "/ca.key",
                      "-out", caCertificate, "-subj", "/CN=keychainfs test CA", "-days", "2"])
         let newKey = keyType == "rsa" ? ["-newkey", "rsa:2048"] : ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"]

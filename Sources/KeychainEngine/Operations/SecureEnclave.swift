@@ -80,7 +80,7 @@ extension Keychain {
             if let ui = request[SecKey.useAuthenticationUI] { query[SecKey.useAuthenticationUI] = ui }
             if let context = request["u_AuthCtx"] { query["u_AuthCtx"] = context }  // the key's LAContext
             guard case .dictionary(let item)? = try copyMatching(query, caller: caller), item[SecKey.valueData]?.dataValue == blob,
-                  item[Attributes.tokenID.code] == .string(SecureEnclaveBlob.tokenID),
+                  SecureEnclaveBlob.isEnclaveKey(item),
                   let stored = item[Attributes.accessible.code]?.stringValue.flatMap(Accessibility.init) else {
                 throw KeychainError(SecStatus.itemNotFound, "the Secure Enclave key is not in the keychain")
             }

@@ -18,12 +18,6 @@ enum CertificateVerbs {
             throw SecurityOutput.fail("SecKeychainSearchCopyNext", error)
         }
     }
-
-
-    static func pem(_ der: Data) -> String {
-        let body = der.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
-        return "-----BEGIN CERTIFICATE-----\n\(body)\n-----END CERTIFICATE-----"
-    }
 }
 
 struct FindCertificate: ParsableCommand {
@@ -54,7 +48,7 @@ struct FindCertificate: ParsableCommand {
             }
             if showEmail { print("email addresses: " + details.emailAddresses.joined(separator: ", ")) }
             if pem {
-                print(CertificateVerbs.pem(der))
+                print(PEMImport.pem(der), terminator: "")
             } else {
                 SecurityOutput.printCertificate(item, vault: connection.vault)
             }

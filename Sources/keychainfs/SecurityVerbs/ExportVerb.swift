@@ -70,7 +70,8 @@ struct Export: ParsableCommand {
             guard items.certificates.isEmpty, items.publicKeys.isEmpty || items.privateKeys.isEmpty else {
                 throw KeychainError(SecStatus.param, "\(chosen) holds keys only (use pemseq for certificates)")
             }
-            return try keys(items, form: chosen == "pkcs8" ? .pkcs8 : .traditional, pem: pem || items.count > 1)
+            // Several DER keys in one output could not be told apart: PEM then.
+            return try keys(items, form: chosen == "pkcs8" ? .pkcs8 : .traditional, pem: pem || items.privateKeys.count + items.publicKeys.count > 1)
         case "pemseq":
             return Data(items.certificates.map { PEMImport.pem($0) }.joined().utf8) + (try keys(items, form: .pkcs8, pem: true))
         default:

@@ -17,8 +17,7 @@ struct ExportedItems {
     var publicKeys: [(type: Int64, data: Data)] = []
     var identities: [Identity] = []
 
-    var count: Int { certificates.count + privateKeys.count + publicKeys.count + identities.count }
-    var isEmpty: Bool { count == 0 }
+    var isEmpty: Bool { certificates.isEmpty && privateKeys.isEmpty && publicKeys.isEmpty && identities.isEmpty }
 
     init(connection: KeychainConnection, type: Export.ItemType) throws(KeychainError) {
         if [.certs, .all].contains(type) { certificates = try Self.all(Schema.certificate.code, connection).compactMap { $0[SecKey.valueData]?.dataValue } }
