@@ -120,11 +120,15 @@ final class InProcessEngines: @unchecked Sendable {
     /// one process would otherwise refuse each other).
     private let gate = NSLock()
     private var engines: [String: (keychain: Keychain, token: UInt64)] = [:]
+    /// How long a call waits for another process's call on the same vault (an unlock's Argon2id is ~0.6 s).
+    static let patience: TimeInterval = 10
 
     func with<T>(_ vault: Vault, _ body: (Keychain) throws(KeychainError) -> T) throws(KeychainError) -> T {
         gate.lock()
         defer { gate.unlock() }
-        let lock = try VaultLock(vault)
+        // Another process's in-process call holds the vault for that call: wait for it (two scripts using one
+        // vault without a daemon were refused at once, errSecNotAvailable, whenever their calls met).
+        let lock = try VaultLock(vault, patience: Self.patience)
         let keychain: Keychain
         if let cached = engines[vault.directory], cached.token == lock.previousToken {
             keychain = cached.keychain
