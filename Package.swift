@@ -46,7 +46,7 @@ let package = Package(
             swiftSettings: strict),
 
         // The control socket: framing, requests, client and server.
-        .target(name: "ControlChannel", dependencies: ["KeychainEngine"], swiftSettings: strict),
+        .target(name: "ControlChannel", dependencies: ["CSystem", "KeychainEngine"], swiftSettings: strict),
 
         // SecItem calls on a vault: through its daemon, or in-process when none runs.
         .target(name: "KeychainClient", dependencies: ["KeychainEngine", "ControlChannel"], swiftSettings: strict),

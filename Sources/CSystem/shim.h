@@ -12,3 +12,26 @@ static inline void keychainfs_limit_malloc_arenas(void) { mallopt(M_ARENA_MAX, 2
 
 /* Returns freed heap memory to the system (after a large listing, the daemon's RSS tracks live data). */
 static inline void keychainfs_trim_memory(void) { malloc_trim(0); }
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* SCM_CREDENTIALS and struct ucred are behind _GNU_SOURCE; the kernel's values. */
+#define KEYCHAINFS_SCM_CREDENTIALS 2
+
+/* The sender pids (struct ucred's first field) a received message carries, up to `max`; closes every
+   descriptor passed with it (SCM_RIGHTS): the daemon never takes descriptors, and one left open is a leak a
+   client could repeat until the daemon runs out. Returns how many pids were stored. */
+static inline int keychainfs_message_senders(struct msghdr *message, int *pids, int max) {
+    int count = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(message); c != NULL; c = CMSG_NXTHDR(message, c)) {
+        if (c->cmsg_level != SOL_SOCKET) continue;
+        if (c->cmsg_type == SCM_RIGHTS) {
+            int n = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            for (int i = 0; i < n; i++) { int fd; __builtin_memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd); close(fd); }
+        } else if (c->cmsg_type == KEYCHAINFS_SCM_CREDENTIALS && c->cmsg_len >= CMSG_LEN(sizeof(int)) && count < max) {
+            __builtin_memcpy(&pids[count++], CMSG_DATA(c), sizeof(int));
+        }
+    }
+    return count;
+}

@@ -39,6 +39,12 @@ public struct ControlClient: Sendable {
             throw KeychainError(SecStatus.notAvailable, "cannot reach the keychainfs daemon (\(socketPath): \(String(cString: strerror(failure))))")
         }
         try Framing.write(request.encoded, to: fd, limit: Framing.maxRequestBytes, deadline: deadline)
+        if let limit = request.command.attachmentLimit {
+            guard let attachment = request.attachment, attachment.count <= limit else {
+                throw KeychainError(SecStatus.param, "'\(request.command.rawValue)' carries at most \(limit) bytes")
+            }
+            try Framing.write(.data(attachment), to: fd, limit: limit + 64, deadline: deadline)
+        }
         guard let answer = try Framing.read(from: fd, limit: Framing.maxReplyBytes, deadline: deadline) else {
             throw KeychainError(SecStatus.notAvailable, "the daemon closed the connection")
         }

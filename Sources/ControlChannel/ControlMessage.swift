@@ -8,10 +8,14 @@ public let controlProtocolVersion: Int64 = 1
 public struct ControlRequest: Sendable {
     public var command: ControlCommand
     public var arguments: KeychainDictionary
+    /// Bytes sent in a second frame by a command that carries a file's content (``ControlCommand/attachmentLimit``):
+    /// the client reads the user's file, the daemon never opens a path a client names.
+    public var attachment: Data?
 
-    public init(_ command: ControlCommand, _ arguments: KeychainDictionary = [:]) {
+    public init(_ command: ControlCommand, _ arguments: KeychainDictionary = [:], attachment: Data? = nil) {
         self.command = command
         self.arguments = arguments
+        self.attachment = attachment
     }
 
     var encoded: KeychainValue {
@@ -53,9 +57,9 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case syncInvite = "sync.invite"
     case syncStatus = "sync.status"
     case syncMerge = "sync.merge"
-    /// `keychainfs backup`: the daemon writes the sealed file at `path` (arguments: path, password).
+    /// `keychainfs backup`: the daemon answers the sealed archive (arguments: password); the client writes the file.
     case backup = "vault.backup"
-    /// `keychainfs restore`: the daemon reads the sealed file at `path` (arguments: path, password, merge).
+    /// `keychainfs restore`: the client sends the archive it read as the attachment (arguments: password, merge).
     case restore = "vault.restore"
     // The authentication simulator (SPEC §11).
     case biometryEnroll = "device.biometry.enroll"
@@ -71,6 +75,20 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case laInvalidate = "la.invalidate"
     /// The simulated Secure Enclave: generate, sign, key exchange (arguments: `request`, SPEC §10).
     case keySecureEnclave = "key.secure-enclave"
+}
+
+extension ControlCommand {
+    /// The largest attachment the command carries after its request frame; nil for none.
+    public var attachmentLimit: Int? { self == .restore ? Keychain.maxBackupBytes : nil }
+
+    /// Whether the command waits for one of the server's workers: everything but the device, prompt and
+    /// status commands, which never queue behind other clients' calls.
+    var usesWorker: Bool {
+        switch scope {
+        case .information, .permission(.device), .permission(.prompts): false
+        case .items, .permission(.vault), .syncMerge: true
+        }
+    }
 }
 
 /// The daemon's answer: an OSStatus, a message, and a result value.

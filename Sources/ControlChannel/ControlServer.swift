@@ -4,23 +4,36 @@ import KeychainEngine
 /// Accepts connections on the control socket and answers each request with `handler`.
 /// The socket is 0600 and only peers with the daemon's uid (or root) are served.
 ///
-/// Bounded: at most ``maxConnections`` connections are served at once (more wait in the listen backlog),
-/// each has ``requestSeconds`` to send its whole request and as long again to take the reply, and a
-/// request is buffered only as it arrives, up to ``Framing/maxRequestBytes``.
+/// Who asks: the process that connected (SO_PEERCRED) must be the one that wrote the request (the kernel's
+/// per-message credentials, SO_PASSCRED) and must run the same executable when the connection was accepted,
+/// when its request is handled and when the reply goes out (``ExecutableStamp``), so neither a child given
+/// the socket, a descriptor passed on, nor an exec of an allowed binary borrows an identity.
+///
+/// Bounded, and never slow for the device: the accept loop never waits; each uid has at most
+/// ``maxWaitingPerUser`` connections waiting (to send their request, or for a worker), and a new one
+/// closes its oldest waiting one beyond that, so a flood of idle connections cannot keep `device lock` out;
+/// item, key and vault commands share ``workers`` workers, while device, prompt and status commands run at
+/// once. Each connection has ``requestSeconds`` to send its request and as long again to take the reply.
 public final class ControlServer: Sendable {
     public typealias Handler = @Sendable (ControlRequest) -> ControlResponse
-    /// A handler that is told who sent the request (SO_PEERCRED), for per-application access.
+    /// A handler that is told who sent the request, for per-application access.
     public typealias PeerHandler = @Sendable (ControlRequest, ControlPeer) -> ControlResponse
 
-    /// Connections served at once.
-    public static let maxConnections = 32
+    /// Connections of one uid waiting to send their request or for a worker.
+    public static let maxWaitingPerUser = 64
+    /// Item, key and vault requests handled at once.
+    public static let workers = 32
     /// Seconds a peer has to send its request, and again to read the reply.
     public static let requestSeconds: TimeInterval = 10
 
     public let socketPath: String
     private let listener: Int32
     private let handler: PeerHandler
-    private let slots = DispatchSemaphore(value: ControlServer.maxConnections)
+    private let connections = ConnectionTable()
+    private let workerSlots = DispatchSemaphore(value: ControlServer.workers)
+    /// One attachment (a restored backup) is read at a time.
+    private let attachmentSlot = DispatchSemaphore(value: 1)
+    private let hangups: HangupWatcher
 
     /// Binds the socket (replacing a stale one) and starts accepting on a background thread.
     public convenience init(socketPath: String, handler: @escaping Handler) throws(KeychainError) {
@@ -28,21 +41,28 @@ public final class ControlServer: Sendable {
     }
 
     /// Binds the socket and answers each request with `peerHandler`, told the peer's pid and uid.
-    public init(socketPath: String, peerHandler: @escaping PeerHandler) throws(KeychainError) {
+    /// `requesterGone` is told the ``PromptRequester`` id of a request whose peer closed its connection
+    /// while a prompt of that request was waiting.
+    public init(socketPath: String, peerHandler: @escaping PeerHandler,
+                requesterGone: @escaping @Sendable (UInt64) -> Void = { _ in }) throws(KeychainError) {
         self.socketPath = socketPath
         self.handler = peerHandler
+        hangups = HangupWatcher(onHangup: requesterGone)
         let directory = (socketPath as NSString).deletingLastPathComponent
         mkdir(directory, 0o700)
         unlink(socketPath)
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw KeychainError(SecStatus.notAvailable, "cannot create the control socket") }
+        // Inherited by every accepted connection, from connect() on: bytes sent before accept carry credentials too.
+        var on: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, PeerCredentials.soPassCred, &on, socklen_t(MemoryLayout<Int32>.size))
         var address = try ControlSocket.address(socketPath)
         let previous = umask(0o177)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         umask(previous)
-        guard bound == 0, listen(listener, 64) == 0 else {
+        guard bound == 0, listen(listener, 128) == 0 else {
             Glibc.close(listener)
             throw KeychainError(SecStatus.notAvailable, "cannot listen on \(socketPath): \(String(cString: strerror(errno)))")
         }
@@ -59,64 +79,105 @@ public final class ControlServer: Sendable {
 
     private func acceptLoop() {
         while true {
-            slots.wait()
             let connection = accept(listener, nil, nil)
             if connection < 0 {
-                slots.signal()
                 if errno == EINTR || errno == ECONNABORTED { continue }
+                if errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ENOBUFS { usleep(10_000); continue }
                 return
             }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            let peer = PeerCredentials.connector(of: connection)
+            let id = connections.admit(connection, uid: peer?.uid ?? UInt32.max, limit: Self.maxWaitingPerUser)
             let thread = Thread { [self] in
-                serve(connection)
-                slots.signal()
+                serve(connection, id: id, peer: peer)
+                connections.remove(id)
+                Glibc.close(connection)
             }
             thread.start()
         }
     }
 
-    private func serve(_ connection: Int32) {
-        defer { Glibc.close(connection) }
+    private func serve(_ connection: Int32, id: UInt64, peer connector: (pid: Int32, uid: UInt32)?) {
+        let deadline = Date().addingTimeInterval(Self.requestSeconds)
         var timeout = timeval(tv_sec: Int(Self.requestSeconds), tv_usec: 0)
         setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard let peer = allowedPeer(connection) else {
-            try? Framing.write(ControlResponse(status: SecStatus.authFailed, message: "this daemon serves only its owner").encoded, to: connection,
-                               limit: Framing.maxReplyBytes, deadline: Date().addingTimeInterval(Self.requestSeconds))
-            return
+        guard let connector, connector.uid == getuid() || connector.uid == 0 else {
+            return reply(ControlResponse(status: SecStatus.authFailed, message: "this daemon serves only its owner"), on: connection)
         }
+        let peer = ControlPeer(pid: connector.pid, uid: connector.uid)
+        // Root's processes are beyond a non-root daemon's view of /proc: root is trusted as root.
+        let stamp = ExecutableStamp(pid: peer.pid)
+        let stamped = stamp != nil || (peer.uid == 0 && getuid() != 0)
         let response: ControlResponse
         do {
-            guard let frame = try Framing.read(from: connection, limit: Framing.maxRequestBytes, deadline: Date().addingTimeInterval(Self.requestSeconds))
-            else { return }
-            response = handler(try ControlRequest(decoding: frame), peer)
+            var senders = Set<Int32>()
+            guard let frame = try Framing.read(from: connection, limit: Framing.maxRequestBytes, deadline: deadline, senders: &senders) else { return }
+            var request = try ControlRequest(decoding: frame)
+            if let limit = request.command.attachmentLimit {
+                request.attachment = try readAttachment(connection, limit: limit, deadline: deadline, senders: &senders)
+            }
+            try checkIdentity(peer, stamped: stamped, stamp: stamp, senders: senders)
+            response = try handle(request, peer: peer, id: id, connection: connection, deadline: deadline, stamp: stamp, stamped: stamped)
         } catch {
             response = ControlResponse(error: error)
         }
-        do {
-            try Framing.write(response.encoded, to: connection, limit: Framing.maxReplyBytes, deadline: Date().addingTimeInterval(Self.requestSeconds))
-        } catch where error.status == SecStatus.param {
-            // A result beyond what one frame can hold: say so rather than close without an answer.
-            try? Framing.write(ControlResponse(error: error).encoded, to: connection, limit: Framing.maxReplyBytes,
-                               deadline: Date().addingTimeInterval(Self.requestSeconds))
-        } catch {}
+        reply(response, on: connection)
     }
 
-    /// `struct ucred` (hidden behind _GNU_SOURCE in Glibc's module).
-    private struct PeerCredentials { var pid: Int32 = 0; var uid: UInt32 = 0; var gid: UInt32 = 0 }
-    private static let soPeerCred: Int32 = 17
+    /// The request comes from the process that connected, running what it ran then.
+    private func checkIdentity(_ peer: ControlPeer, stamped: Bool, stamp: ExecutableStamp?, senders: Set<Int32>) throws(KeychainError) {
+        if let other = senders.first(where: { $0 != peer.pid }) {
+            throw KeychainError(SecStatus.missingEntitlement,
+                                "the request was written by process \(other), not by process \(peer.pid) that connected: a connection cannot be handed on")
+        }
+        guard stamped, stamp == nil || ExecutableStamp(pid: peer.pid) == stamp else {
+            throw KeychainError(SecStatus.missingEntitlement, "process \(peer.pid) executed another program (or exited) since it connected")
+        }
+    }
 
-    /// The peer, if it is the daemon's user or root.
-    private func allowedPeer(_ connection: Int32) -> ControlPeer? {
-        var credentials = PeerCredentials()
-        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
-        guard getsockopt(connection, SOL_SOCKET, Self.soPeerCred, &credentials, &length) == 0,
-              credentials.uid == getuid() || credentials.uid == 0 else { return nil }
-        return ControlPeer(pid: credentials.pid, uid: credentials.uid)
+    private func handle(_ request: ControlRequest, peer: ControlPeer, id: UInt64, connection: Int32, deadline: Date,
+                        stamp: ExecutableStamp?, stamped: Bool) throws(KeychainError) -> ControlResponse {
+        if request.command.usesWorker {
+            guard workerSlots.wait(timeout: .now() + max(0, deadline.timeIntervalSinceNow)) == .success else {
+                throw KeychainError(SecStatus.notAvailable, "the daemon is busy: no worker became free within \(Int(Self.requestSeconds)) s")
+            }
+        }
+        defer { if request.command.usesWorker { workerSlots.signal() } }
+        connections.serving(id)
+        let requester = PromptRequester(id: id) { [hangups] in hangups.watch(connection, id: id) }
+        let response = PromptRequester.$current.withValue(requester) { handler(request, peer) }
+        hangups.unwatch(id)
+        // Whatever it asked, the answer goes only to the process that asked, still running what it ran.
+        try checkIdentity(peer, stamped: stamped, stamp: stamp, senders: [])
+        return response
+    }
+
+    /// The second frame of a command that carries bytes (a backup to restore): read by the one attachment slot.
+    private func readAttachment(_ connection: Int32, limit: Int, deadline: Date, senders: inout Set<Int32>) throws(KeychainError) -> Data {
+        guard attachmentSlot.wait(timeout: .now() + max(0, deadline.timeIntervalSinceNow)) == .success else {
+            throw KeychainError(SecStatus.notAvailable, "another restore is being received; try again")
+        }
+        defer { attachmentSlot.signal() }
+        guard case .data(let bytes)? = try Framing.read(from: connection, limit: limit + 64, deadline: deadline, senders: &senders),
+              bytes.count <= limit else {
+            throw KeychainError(SecStatus.param, "the request's attachment is missing or larger than \(limit) bytes")
+        }
+        return bytes
+    }
+
+    private func reply(_ response: ControlResponse, on connection: Int32) {
+        let deadline = Date().addingTimeInterval(Self.requestSeconds)
+        do {
+            try Framing.write(response.encoded, to: connection, limit: Framing.maxReplyBytes, deadline: deadline)
+        } catch where error.status == SecStatus.param {
+            // A result beyond what one frame can hold: say so rather than close without an answer.
+            try? Framing.write(ControlResponse(error: error).encoded, to: connection, limit: Framing.maxReplyBytes, deadline: deadline)
+        } catch {}
     }
 }
 
-/// Who is on the other end of a control connection (SO_PEERCRED at connect time).
+/// Who is on the other end of a control connection: the process that connected and wrote the request.
 public struct ControlPeer: Sendable, Hashable {
     public let pid: Int32
     public let uid: UInt32

@@ -40,24 +40,34 @@ public enum Framing {
 
     /// Reads one frame of at most `limit` bytes; nil at a clean end of stream.
     static func read(from fd: Int32, limit: Int, deadline: Date) throws(KeychainError) -> KeychainValue? {
-        guard let header = try readExactly(4, from: fd, deadline: deadline) else { return nil }
+        var senders = Set<Int32>()
+        return try read(from: fd, limit: limit, deadline: deadline, senders: &senders)
+    }
+
+    /// Reads one frame, adding to `senders` the pid of every process that sent a part of it, as the kernel
+    /// attaches it to each message on a socket with SO_PASSCRED (a process cannot name another pid without
+    /// CAP_SYS_ADMIN), so a request written by a child or through a passed descriptor is told apart.
+    static func read(from fd: Int32, limit: Int, deadline: Date, senders: inout Set<Int32>) throws(KeychainError) -> KeychainValue? {
+        guard let header = try readExactly(4, from: fd, deadline: deadline, senders: &senders) else { return nil }
         let length = header.reduce(0) { $0 << 8 | Int($1) }
         guard length <= limit else {
             throw KeychainError(SecStatus.param, "control frame too large (\(length) bytes; at most \(limit) bytes go in one frame)")
         }
-        guard let payload = try readExactly(length, from: fd, deadline: deadline) else { throw KeychainError(SecStatus.param, "truncated control frame") }
+        guard let payload = try readExactly(length, from: fd, deadline: deadline, senders: &senders) else {
+            throw KeychainError(SecStatus.param, "truncated control frame")
+        }
         do { return try ValueCodec.decode(payload) } catch { throw KeychainError(SecStatus.param, "malformed control frame: \(error.reason)") }
     }
 
     /// Reads `count` bytes, growing the buffer only as they arrive.
-    private static func readExactly(_ count: Int, from fd: Int32, deadline: Date) throws(KeychainError) -> Data? {
+    private static func readExactly(_ count: Int, from fd: Int32, deadline: Date, senders: inout Set<Int32>) throws(KeychainError) -> Data? {
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: min(count, chunkBytes))
         while data.count < count {
             if let failure = wait(fd, for: Int16(POLLIN), until: deadline) {
                 throw KeychainError(SecStatus.notAvailable, "control socket read failed: \(String(cString: strerror(failure)))")
             }
-            let n = Glibc.recv(fd, &chunk, min(chunk.count, count - data.count), 0)
+            let n = receive(fd, into: &chunk, count: min(chunk.count, count - data.count), senders: &senders)
             if n == 0 {
                 if data.isEmpty { return nil }
                 throw KeychainError(SecStatus.param, "truncated control frame")
@@ -69,6 +79,26 @@ public enum Framing {
             data.append(contentsOf: chunk[0..<n])
         }
         return data
+    }
+
+    /// One recvmsg: the bytes, and the sender's pid when the kernel attached credentials (SCM_CREDENTIALS).
+    private static func receive(_ fd: Int32, into chunk: inout [UInt8], count: Int, senders: inout Set<Int32>) -> Int {
+        var control = [UInt8](repeating: 0, count: 64)
+        return chunk.withUnsafeMutableBytes { bytes in
+            control.withUnsafeMutableBytes { controlBytes in
+                var vector = iovec(iov_base: bytes.baseAddress, iov_len: count)
+                return withUnsafeMutablePointer(to: &vector) { vectorPointer in
+                    var message = msghdr()
+                    message.msg_iov = vectorPointer
+                    message.msg_iovlen = 1
+                    message.msg_control = controlBytes.baseAddress
+                    message.msg_controllen = controlBytes.count
+                    let n = recvmsg(fd, &message, Int32(MSG_CMSG_CLOEXEC))
+                    if n > 0 { senders.formUnion(PeerCredentials.senders(in: &message)) }
+                    return n
+                }
+            }
+        }
     }
 
     /// Waits until `fd` is ready for `events` or the deadline passes (ETIMEDOUT).

@@ -12,22 +12,49 @@ struct ControlHandler: Sendable {
     var accessPolicy: AccessPolicy? = nil
     /// SPEC §8: every SecItem call and device command is recorded, with its outcome.
     var audit: AuditLog? = nil
+    /// Off only by a test device's test switch (``LockGuards/controlAccess``).
+    var enforcesAccess = true
 
     func handle(_ request: ControlRequest, from peer: ControlPeer) -> ControlResponse {
+        var caller: Caller?
         do {
-            let result = try perform(request, peer: peer)
-            record(request, peer, SecStatus.success)
+            caller = try authorize(request, peer)
+            let result = try perform(request, peer: peer, caller: caller!)
+            record(request, peer, caller, SecStatus.success)
             return ControlResponse(result: result)
         } catch {
-            record(request, peer, error.status)
+            record(request, peer, caller, error.status)
             return ControlResponse(error: error)
         }
     }
 
-    /// The audit line of a SecItem call or device command: the item by class and naming attributes
-    /// (as the mount names it, percent-escaped), never a value, a passcode or a query's other contents.
-    private func record(_ request: ControlRequest, _ peer: ControlPeer, _ status: OSStatus) {
-        guard let audit, Self.audited.contains(where: { request.command.rawValue.hasPrefix($0) }) else { return }
+    /// The caller of `request`, refused when the vault's access policy does not let it run the command:
+    /// under `--strict` a caller no rule matches is refused everything but information, and a command that
+    /// changes the device or answers prompts needs the matching rule's permission; whenever rules exist, the
+    /// vault's bulk commands (backup, restore, sync) need `vault`, since they reach every group's items.
+    private func authorize(_ request: ControlRequest, _ peer: ControlPeer) throws(KeychainError) -> Caller {
+        let scope = request.command.scope
+        guard enforcesAccess else { return accessPolicy?.defaultCaller ?? Caller(pid: peer.pid) }
+        guard let accessPolicy, accessPolicy.strict || accessPolicy.hasRules else { return try caller(request.arguments, peer) }
+        if scope == .information { return (try? caller(request.arguments, peer)) ?? Caller(accessGroups: [], pid: peer.pid) }
+        let caller = try caller(request.arguments, peer)
+        switch scope {
+        case .information, .items:
+            return caller
+        case .permission(let permission):
+            guard accessPolicy.strict || permission == .vault, !caller.permissions.contains(permission) else { return caller }
+            throw KeychainError(SecStatus.missingEntitlement,
+                                "access: '\(request.command.rawValue)' needs a rule of access.toml that matches this process with allow = [\"\(permission.rawValue)\"]")
+        case .syncMerge:
+            guard !caller.permissions.contains(.vault), !AccessPolicy.process(peer.pid, descendsFrom: getpid()) else { return caller }
+            throw KeychainError(SecStatus.missingEntitlement, "access: only the daemon's own sync (or a rule with allow = [\"vault\"]) merges sync files")
+        }
+    }
+
+    /// The audit line of a control command: the caller, the item by class and naming attributes (as the
+    /// mount names it, percent-escaped), never a value, a passcode or a query's other contents.
+    private func record(_ request: ControlRequest, _ peer: ControlPeer, _ caller: Caller?, _ status: OSStatus) {
+        guard let audit, request.command != .status else { return }
         var item: String?
         if let query = request.arguments["query"]?.dictionaryValue, let code = query[SecKey.class]?.stringValue,
            let schema = Schema.schema(for: code) {
@@ -40,13 +67,10 @@ struct ControlHandler: Sendable {
             }
             item = ([code] + names).joined(separator: "/")
         }
-        let rule = try? caller(request.arguments, peer).grantedBy
-        audit.record(request.command.rawValue, item: item, status: status, by: .init(pid: peer.pid, uid: peer.uid, rule: rule ?? nil))
+        audit.record(request.command.rawValue, item: item, status: status, by: .init(pid: peer.pid, uid: peer.uid, rule: caller?.grantedBy))
     }
 
-    private static let audited = ["item.", "device.", "passcode.", "vault."]
-
-    private func perform(_ request: ControlRequest, peer: ControlPeer) throws(KeychainError) -> KeychainValue? {
+    private func perform(_ request: ControlRequest, peer: ControlPeer, caller: Caller) throws(KeychainError) -> KeychainValue? {
         let args = request.arguments
         switch request.command {
         case .status:
@@ -78,28 +102,29 @@ struct ControlHandler: Sendable {
             requestUnmount()
             return nil
         case .itemAdd:
-            return try keychain.add(try dictionary(args, "query"), caller: try caller(args, peer))
+            return try keychain.add(try dictionary(args, "query"), caller: caller)
         case .itemCopyMatching:
-            return try keychain.copyMatching(try dictionary(args, "query"), caller: try caller(args, peer))
+            return try keychain.copyMatching(try dictionary(args, "query"), caller: caller)
         case .itemUpdate:
-            try keychain.update(try dictionary(args, "query"), try dictionary(args, "attributes"), caller: try caller(args, peer))
+            try keychain.update(try dictionary(args, "query"), try dictionary(args, "attributes"), caller: caller)
             return nil
         case .itemDelete:
-            try keychain.delete(try dictionary(args, "query"), caller: try caller(args, peer))
+            try keychain.delete(try dictionary(args, "query"), caller: caller)
             return nil
         case .syncNow, .syncInit, .syncJoin, .syncInvite, .syncStatus, .syncMerge:
             return try SyncCommands(keychain: keychain).perform(request.command, args)
         case .backup:
-            let count = try keychain.backup(password: try data(args, "password"), to: try path(args))
-            return .dictionary(["items": .number(Int64(count))])
+            let (archive, count) = try keychain.backup(password: try data(args, "password"))
+            return .dictionary(["items": .number(Int64(count)), "archive": .data(archive)])
         case .restore:
-            let outcome = try keychain.restore(from: try path(args), password: try data(args, "password"), merge: args["merge"] == .bool(true))
+            guard let archive = request.attachment else { throw KeychainError(SecStatus.param, "restore carries the backup's bytes, not a path") }
+            let outcome = try keychain.restore(archive, password: try data(args, "password"), merge: args["merge"] == .bool(true))
             return .dictionary(["added": .number(Int64(outcome.added)), "replaced": .number(Int64(outcome.replaced)), "kept": .number(Int64(outcome.kept))])
         case .biometryEnroll, .biometryUnenroll, .biometryStatus, .unlockBiometry, .promptAnswer, .promptAuto, .promptTimeout, .prompts,
              .laCanEvaluate, .laEvaluate, .laInvalidate:
-            return try AuthenticationCommands(keychain: keychain).perform(request.command, args, caller: try caller(args, peer))
+            return try AuthenticationCommands(keychain: keychain).perform(request.command, args, caller: caller)
         case .keySecureEnclave:
-            return try keychain.secureEnclave(try dictionary(args, "request"), caller: try caller(args, peer))
+            return try keychain.secureEnclave(try dictionary(args, "request"), caller: caller)
         }
     }
 
@@ -132,11 +157,6 @@ struct ControlHandler: Sendable {
     private func data(_ args: KeychainDictionary, _ key: String) throws(KeychainError) -> Data {
         guard let value = args[key]?.dataValue else { throw KeychainError(SecStatus.param, "missing '\(key)'") }
         return value
-    }
-
-    private func path(_ args: KeychainDictionary) throws(KeychainError) -> String {
-        guard let path = args["path"]?.stringValue, path.hasPrefix("/") else { throw KeychainError(SecStatus.param, "missing absolute 'path'") }
-        return path
     }
 
     private func dictionary(_ args: KeychainDictionary, _ key: String) throws(KeychainError) -> KeychainDictionary {

@@ -70,8 +70,9 @@ public enum Daemon {
             exitRequest.set { mount.requestExit() }
             let handler = ControlHandler(keychain: keychain, mountpoint: configuration.mountpoint, requestUnmount: {
                 DispatchQueue.global().async { exitRequest.fire() }
-            }, accessPolicy: policy, audit: audit)
-            let server = try ControlServer(socketPath: ControlSocket.path(for: configuration.vault), peerHandler: handler.handle)
+            }, accessPolicy: policy, audit: audit, enforcesAccess: guards.controlAccess)
+            let server = try ControlServer(socketPath: ControlSocket.path(for: configuration.vault), peerHandler: handler.handle,
+                                           requesterGone: { keychain.prompts.cancel(requester: $0) })
             ProcessHardening.trimMemoryPeriodically()
             if let interval = configuration.syncInterval { SyncCommands.syncPeriodically(keychain, every: interval, log: log) }
             log.info("serving \(configuration.vault.directory) at \(configuration.mountpoint) (pid \(getpid()), device \(keychain.deviceStatus().state.rawValue))")

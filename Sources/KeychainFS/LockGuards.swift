@@ -10,8 +10,11 @@ public struct LockGuards: Sendable, Equatable {
     /// What the kernel caches of items and values (pages, attributes, dentries) is invalidated on every
     /// device change and item change (``KernelCache``).
     public var invalidateKernelCache = true
+    /// Control commands obey the access policy (`--strict`, rules, their `allow`); off, the daemon answers
+    /// every control request as the mount's default caller (docs/entry-points.md's test shows it then fails).
+    public var controlAccess = true
 
-    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=wipe-writers,invalidate-kernel-cache`
+    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=wipe-writers,invalidate-kernel-cache,control-access`
     public static let environmentVariable = "KEYCHAINFS_TEST_DISABLE_GUARDS"
 
     public init() {}
@@ -22,6 +25,7 @@ public struct LockGuards: Sendable, Equatable {
         guard testDevice, let disabled = environment[environmentVariable]?.split(separator: ",") else { return guards }
         if disabled.contains("wipe-writers") { guards.wipeWriters = false }
         if disabled.contains("invalidate-kernel-cache") { guards.invalidateKernelCache = false }
+        if disabled.contains("control-access") { guards.controlAccess = false }
         return guards
     }
 }

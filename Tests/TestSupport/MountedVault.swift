@@ -10,8 +10,10 @@ public final class MountedVault {
         URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent(name).path
     }
 
-    /// The built CLI, next to the test bundle.
+    /// The built CLI, next to the test bundle; `KEYCHAINFS_TEST_BINARY` names another build (to show that
+    /// a new test fails on an earlier release: build that release and point this at its binary).
     public static let binary: String = {
+        if let other = ProcessInfo.processInfo.environment["KEYCHAINFS_TEST_BINARY"], !other.isEmpty { return other }
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
         var directory = URL(fileURLWithPath: exe).deletingLastPathComponent()
         while !directory.path.hasSuffix("/debug") && !directory.path.hasSuffix("/release") && directory.path != "/" {

@@ -53,7 +53,7 @@ public final class AccessPolicy: Sendable {
         let process = ProcessIdentity(pid: pid)
         var ancestors: [ProcessIdentity]?
         for rule in rules where matches(rule, process: process, uid: uid, ancestors: &ancestors) {
-            return Caller(accessGroups: rule.groups, grantedBy: rule.name)
+            return Caller(accessGroups: rule.groups, grantedBy: rule.name, permissions: rule.permissions)
         }
         return strict ? nil : defaultCaller
     }

@@ -6,6 +6,7 @@
 /// exe = "/usr/bin/deploy"         # or sha256 = "…", uid = 1000, unit = "backup.service"
 /// ancestor = true                 # exe and sha256 only: an ancestor process may match
 /// groups = ["deploy", "shared"]   # granted in order; the first takes new items
+/// allow = ["device", "prompts"]   # optional: control commands beyond item calls (ControlPermission)
 /// ```
 ///
 /// Rules are tried in file order; the first that matches a caller decides. ``parse(_:)`` is pure (a fuzz
@@ -60,8 +61,8 @@ public enum AccessPolicyFile {
     }
 
     private static func rule(_ fields: [String: (line: Int, value: TOMLValue)], line: Int) throws(SyntaxError) -> AccessRule {
-        if let unknown = fields.first(where: { !["name", "exe", "sha256", "uid", "unit", "ancestor", "groups"].contains($0.key) }) {
-            throw SyntaxError(line: unknown.value.line, reason: "unknown key '\(unknown.key)' (name, exe, sha256, uid, unit, ancestor, groups)")
+        if let unknown = fields.first(where: { !["name", "exe", "sha256", "uid", "unit", "ancestor", "groups", "allow"].contains($0.key) }) {
+            throw SyntaxError(line: unknown.value.line, reason: "unknown key '\(unknown.key)' (name, exe, sha256, uid, unit, ancestor, groups, allow)")
         }
         let matchers = ["exe", "sha256", "uid", "unit"].filter { fields[$0] != nil }
         guard matchers.count == 1, let which = matchers.first, let (valueLine, value) = fields[which] else {
@@ -102,7 +103,21 @@ public enum AccessPolicyFile {
             guard case .string(let given) = value, !given.isEmpty else { throw SyntaxError(line: nameLine, reason: "name must be a non-empty string") }
             name = given
         }
-        return AccessRule(name: name, match: match, ancestor: ancestor, groups: groups)
+        return AccessRule(name: name, match: match, ancestor: ancestor, groups: groups, permissions: try permissions(fields["allow"]))
+    }
+
+    private static func permissions(_ field: (line: Int, value: TOMLValue)?) throws(SyntaxError) -> Set<ControlPermission> {
+        guard let (line, value) = field else { return [] }
+        let known = ControlPermission.allCases.map(\.rawValue).joined(separator: ", ")
+        guard case .strings(let names) = value else { throw SyntaxError(line: line, reason: "allow must be an array of \(known)") }
+        var permissions = Set<ControlPermission>()
+        for name in names {
+            guard let permission = ControlPermission(rawValue: name) else {
+                throw SyntaxError(line: line, reason: "allow: unknown permission '\(name)' (\(known))")
+            }
+            permissions.insert(permission)
+        }
+        return permissions
     }
 
     /// The file's text for `rules`; ``parse(_:)`` reads it back as the same rules.
@@ -118,6 +133,7 @@ public enum AccessPolicyFile {
             }
             if rule.ancestor { out += "ancestor = true\n" }
             out += "groups = [" + rule.groups.map(quoted).joined(separator: ", ") + "]\n"
+            if !rule.permissions.isEmpty { out += "allow = [" + rule.permissions.sorted().map { quoted($0.rawValue) }.joined(separator: ", ") + "]\n" }
         }
         return out
     }

@@ -20,12 +20,16 @@ public struct AccessRule: Sendable, Hashable {
     public var ancestor: Bool
     /// The access groups granted, in order.
     public var groups: [String]
+    /// The control commands allowed beyond item calls (`allow = [...]`); needed under `--strict`, and for
+    /// the vault's bulk commands whenever rules exist.
+    public var permissions: Set<ControlPermission>
 
-    public init(name: String, match: Match, ancestor: Bool = false, groups: [String]) {
+    public init(name: String, match: Match, ancestor: Bool = false, groups: [String], permissions: Set<ControlPermission> = []) {
         self.name = name
         self.match = match
         self.ancestor = ancestor
         self.groups = groups
+        self.permissions = permissions
     }
 
     /// The default name of a rule: what it matches, e.g. `exe:/usr/bin/deploy`, `uid:1000`.

@@ -48,6 +48,7 @@ public final class PromptQueue: Sendable {
 
     private struct Pending {
         var info: PromptInfo
+        var requester: UInt64?
         var deliver: @Sendable (PromptAnswer) -> Void
     }
 
@@ -87,6 +88,7 @@ public final class PromptQueue: Sendable {
     @discardableResult
     public func raise(kind: PromptKind, reason: String, caller: Caller, item: String?,
                       deliver: @escaping @Sendable (PromptAnswer) -> Void) -> UInt64 {
+        let requester = PromptRequester.current
         let (id, immediate, timeout) = state.withLock { s -> (UInt64, PromptAnswer?, TimeInterval) in
             let id = s.nextID
             s.nextID += 1
@@ -100,13 +102,14 @@ public final class PromptQueue: Sendable {
             }
             if auto == nil {
                 let info = PromptInfo(id: id, kind: kind, reason: reason, pid: caller.pid, executable: caller.executable, item: item, raised: Date())
-                s.pending.append(Pending(info: info, deliver: deliver))
+                s.pending.append(Pending(info: info, requester: requester?.id, deliver: deliver))
             }
             return (id, auto, s.timeout)
         }
         if let immediate {
             DispatchQueue.global().async { deliver(immediate) }
         } else {
+            requester?.prompted()
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in self?.finish(id, .timeout) }
         }
         return id
@@ -132,6 +135,17 @@ public final class PromptQueue: Sendable {
 
     /// Ends a prompt whose requester went away (FUSE_INTERRUPT, a closed socket) as a user cancel.
     public func cancel(_ id: UInt64) { finish(id, .cancel) }
+
+    /// Ends, as a user cancel, every pending prompt raised for `requester`, which went away (its connection
+    /// closed): the next answer goes to a live caller's prompt, not to a dead one's.
+    public func cancel(requester: UInt64) {
+        let taken = state.withLock { s -> [Pending] in
+            let gone = s.pending.filter { $0.requester == requester }
+            s.pending.removeAll { $0.requester == requester }
+            return gone
+        }
+        for prompt in taken { prompt.deliver(.cancel) }
+    }
 
     private func finish(_ id: UInt64, _ answer: PromptAnswer) {
         let taken = state.withLock { s -> Pending? in

@@ -24,6 +24,9 @@ extension Accessibility {
 }
 
 extension Keychain {
+    /// The largest backup file: one is made and restored whole in memory, and a restore sends it to the daemon.
+    public static let maxBackupBytes = 64 << 20
+
     /// `keychainfs backup`: every item but the ThisDeviceOnly ones and token (Secure Enclave) keys, sealed
     /// under `password`. Needs every migratable class available (the device unlocked), or errSecInteractionNotAllowed.
     public func backup(password: Data) throws(KeychainError) -> (archive: Data, items: Int) {
@@ -45,20 +48,11 @@ extension Keychain {
         }
         var plaintext = items
         defer { for i in plaintext.indices { if plaintext[i].secret != nil { Sodium.wipe(&plaintext[i].secret!) } } }
-        return (try BackupArchive.seal(plaintext, password: password, hardness: hardness), items.count)
-    }
-
-    /// Writes a backup to `path` (a new file, 0600; nothing is overwritten). Returns the number of items.
-    public func backup(password: Data, to path: String) throws(KeychainError) -> Int {
-        let (archive, count) = try backup(password: password)
-        try FileIO.writeExclusively(archive, to: path, mode: 0o600)
-        return count
-    }
-
-    /// Restores the backup file at `path` (see ``restore(_:password:merge:)``).
-    public func restore(from path: String, password: Data, merge: Bool) throws(KeychainError) -> RestoreOutcome {
-        guard let archive = try FileIO.read(path) else { throw KeychainError(SecStatus.notAvailable, "no backup at \(path)") }
-        return try restore(archive, password: password, merge: merge)
+        let archive = try BackupArchive.seal(plaintext, password: password, hardness: hardness)
+        guard archive.count <= Self.maxBackupBytes else {
+            throw KeychainError(SecStatus.param, "the backup would be \(archive.count) bytes; a backup holds at most \(Self.maxBackupBytes) bytes")
+        }
+        return (archive, items.count)
     }
 
     /// `keychainfs restore`: into an empty vault, or with `merge`, item by item where the newer

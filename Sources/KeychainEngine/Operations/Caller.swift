@@ -8,10 +8,14 @@ public struct Caller: Sendable, Hashable {
     public var pid: Int32?
     /// The calling process's executable, when known.
     public var executable: String?
+    /// The control commands the granting rule allows (`access.toml`'s `allow`).
+    public var permissions: Set<ControlPermission>
 
-    public init(accessGroups: [String] = Caller.defaultAccessGroups, grantedBy: String? = nil, pid: Int32? = nil, executable: String? = nil) {
+    public init(accessGroups: [String] = Caller.defaultAccessGroups, grantedBy: String? = nil, pid: Int32? = nil, executable: String? = nil,
+                permissions: Set<ControlPermission> = []) {
         self.accessGroups = accessGroups
         self.grantedBy = grantedBy
+        self.permissions = permissions
         self.pid = pid
         self.executable = executable
     }

@@ -18,6 +18,8 @@ struct Access: ParsableCommand {
         subcommands: [AccessList.self, AccessGrant.self, AccessRevoke.self])
 }
 
+extension ControlPermission: ExpressibleByArgument {}
+
 /// The matcher flags shared by grant and revoke: exactly one.
 struct RuleMatcher: ParsableArguments {
     @Option(help: ArgumentHelp("An executable's absolute path.", valueName: "PATH")) var exe: String?
@@ -70,7 +72,8 @@ struct AccessList: ParsableCommand {
         let rules = try AccessRules.load(try address.resolveVault())
         if rules.isEmpty { print("no rules: every caller has the mount's access groups") }
         for rule in rules {
-            print("\(rule.name)\t\(AccessRules.describe(rule.match))\(rule.ancestor ? " (or an ancestor)" : "")\tgroups: \(rule.groups.joined(separator: ", "))")
+            let allowed = rule.permissions.isEmpty ? "" : "\tallow: " + rule.permissions.sorted().map(\.rawValue).joined(separator: ", ")
+            print("\(rule.name)\t\(AccessRules.describe(rule.match))\(rule.ancestor ? " (or an ancestor)" : "")\tgroups: \(rule.groups.joined(separator: ", "))\(allowed)")
         }
     }
 }
@@ -80,6 +83,8 @@ struct AccessGrant: ParsableCommand {
     @Argument(help: "The access group.") var group: String
     @OptionGroup var matcher: RuleMatcher
     @Option(help: "The rule's name (default: what it matches).") var name: String?
+    @Option(help: ArgumentHelp("Also allow these control commands (repeatable; needed under --strict, and for vault commands whenever rules exist).",
+                               valueName: "PERMISSION")) var allow: [ControlPermission] = []
     @OptionGroup var address: DaemonAddress
 
     func validate() throws {
@@ -93,9 +98,10 @@ struct AccessGrant: ParsableCommand {
             if !rules[index].groups.contains(group) { rules[index].groups.append(group) }
             if matcher.ancestor { rules[index].ancestor = true }
             if let name { rules[index].name = name }
+            rules[index].permissions.formUnion(allow)
         } else {
             rules.append(AccessRule(name: name ?? AccessRule.defaultName(for: matcher.match), match: matcher.match,
-                                    ancestor: matcher.ancestor, groups: [group]))
+                                    ancestor: matcher.ancestor, groups: [group], permissions: Set(allow)))
         }
         if Set(rules.map(\.name)).count != rules.count { throw CLIError("another rule is already named '\(name ?? "")'") }
         try AccessRules.save(rules, vault)

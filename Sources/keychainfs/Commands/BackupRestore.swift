@@ -19,8 +19,10 @@ struct Backup: ParsableCommand {
         var password = try input.newPasscode(prompt: "Backup password: ")
         defer { Sodium.wipe(&password) }
         let path = URL(fileURLWithPath: file).standardizedFileURL.path
-        let result = try address.send(.backup, ["path": .string(path), "password": .data(password)])
-        print("backed up \(result?.dictionaryValue?["items"]?.numberValue ?? 0) item(s) to \(path)")
+        let result = try address.send(.backup, ["password": .data(password)])?.dictionaryValue ?? [:]
+        guard let archive = result["archive"]?.dataValue else { throw CLIError("the daemon sent no backup") }
+        try OutsideFile.create(archive, at: path)
+        print("backed up \(result["items"]?.numberValue ?? 0) item(s) to \(path)")
     }
 }
 
@@ -37,11 +39,13 @@ struct Restore: ParsableCommand {
     @Flag(help: "Read the backup password from standard input instead of prompting.") var passwordStdin = false
 
     func run() throws {
+        // Read here, by the user who named it, before the password is asked for: a FIFO, a device or an
+        // oversized file is refused at once.
+        let archive = try OutsideFile.read(file, limit: Keychain.maxBackupBytes, what: "backup")
         var input = PasscodeInput(fromStdin: passwordStdin)
         var password = try input.next("Backup password: ")
         defer { Sodium.wipe(&password) }
-        let path = URL(fileURLWithPath: file).standardizedFileURL.path
-        let result = try address.send(.restore, ["path": .string(path), "password": .data(password), "merge": .bool(merge)])?.dictionaryValue ?? [:]
+        let result = try address.send(.restore, ["password": .data(password), "merge": .bool(merge)], attachment: archive)?.dictionaryValue ?? [:]
         let count = { (key: String) in result[key]?.numberValue ?? 0 }
         print("restored: \(count("added")) added, \(count("replaced")) replaced, \(count("kept")) kept (the vault's copy was as new)")
     }

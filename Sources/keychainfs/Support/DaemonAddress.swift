@@ -25,7 +25,7 @@ struct DaemonAddress: ParsableArguments {
     }
 
     /// Sends a request and returns the result, throwing the daemon's error.
-    func send(_ command: ControlCommand, _ arguments: KeychainDictionary = [:]) throws -> KeychainValue? {
-        try ControlClient(vault: try resolveVault()).send(ControlRequest(command, arguments)).check()
+    func send(_ command: ControlCommand, _ arguments: KeychainDictionary = [:], attachment: Data? = nil) throws -> KeychainValue? {
+        try ControlClient(vault: try resolveVault()).send(ControlRequest(command, arguments, attachment: attachment)).check()
     }
 }

@@ -1,0 +1,28 @@
+import KeychainEngine
+
+/// What a control command can reach, and so what its caller needs when the vault's access policy is in
+/// force (`mount --strict`, or rules in `access.toml`). docs/entry-points.md is the table of every entry point.
+public enum ControlScope: Sendable, Equatable {
+    /// The device's state, biometry's state, sync's configuration: no secret, no change.
+    case information
+    /// Items by the caller's access groups: SecItem calls, LAContext evaluations, Secure Enclave keys.
+    case items
+    /// Changes the device, answers prompts, or moves every item at once: needs the rule's permission.
+    case permission(ControlPermission)
+    /// The merge driver git runs during the daemon's own sync: a descendant of the daemon, or `vault`.
+    case syncMerge
+}
+
+extension ControlCommand {
+    public var scope: ControlScope {
+        switch self {
+        case .status, .deviceStatus, .biometryStatus, .syncStatus, .laCanEvaluate: .information
+        case .itemAdd, .itemCopyMatching, .itemUpdate, .itemDelete, .laEvaluate, .laInvalidate, .keySecureEnclave: .items
+        case .deviceLock, .deviceUnlock, .deviceReboot, .passcodeSet, .passcodeChange, .passcodeRemove, .autoLock,
+             .biometryEnroll, .biometryUnenroll, .unlockBiometry, .unmount: .permission(.device)
+        case .promptAnswer, .promptAuto, .promptTimeout, .prompts: .permission(.prompts)
+        case .backup, .restore, .syncNow, .syncInit, .syncJoin, .syncInvite: .permission(.vault)
+        case .syncMerge: .syncMerge
+        }
+    }
+}
