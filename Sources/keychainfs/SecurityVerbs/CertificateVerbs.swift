@@ -10,7 +10,8 @@ enum CertificateVerbs {
     static func all(_ classCode: String, keychain: KeychainArgument) throws -> (KeychainConnection, [[String: KeychainValue]]) {
         let connection = try keychain.connect(for: "SecKeychainSearchCopyNext")
         do {
-            let found = try connection.copyMatching(["class": .string(classCode), "r_Attributes": true, "r_Data": true, "m_Limit": "m_LimitAll"])
+            let query: KeychainDictionary = ["class": .string(classCode), "r_Attributes": true, "r_Data": true, "m_Limit": "m_LimitAll"]
+            let found = try connection.copyMatching(query.includingSynchronizable)
             return (connection, found?.arrayValue?.compactMap(\.dictionaryValue) ?? [])
         } catch where error.status == SecStatus.itemNotFound {
             return (connection, [])
