@@ -45,7 +45,7 @@ enum PasswordVerbs {
             return
         }
         SecurityOutput.printItem(found, classCode: attributes["class"]!.stringValue!, vault: connection.vault)
-        if showPassword { FileHandle.standardError.write(Data("password: \"\(SecurityOutput.password(secret))\"\n".utf8)) }
+        if showPassword { FileHandle.standardError.write(Data("password: \(SecurityOutput.buffer(secret))\n".utf8)) }
     }
 
     static func delete(_ attributes: KeychainDictionary, keychain: KeychainArgument) throws {
