@@ -1,3 +1,5 @@
+import KeychainEngine
+
 /// A template for `keychainfs inject` (SPEC §13): text with `{{ kc://… }}` references, rendered with each
 /// reference replaced by the item's secret or attribute. Spaces inside the braces are optional. A literal
 /// `{{` that is not a reference is kept as written; an unterminated `{{ kc://` is an error, so a typo never
@@ -35,12 +37,12 @@ public struct Template: Sendable, Equatable {
             }
             guard let close = inner.firstRange(of: "}}") else {
                 throw ReferenceSyntaxError(String(rest[open.lowerBound...].prefix(80)), "unterminated {{ reference (no closing }})",
-                                           line: line(of: open.lowerBound, in: text))
+                                           line: TextLines.line(of: open.lowerBound, in: text))
             }
             let written = inner[..<close.lowerBound].trimmingSuffix { $0 == " " || $0 == "\t" }
             let reference: SecretReference
             do { reference = try SecretReference.parse(String(written)) } catch {
-                throw ReferenceSyntaxError(error.text, error.reason, line: line(of: open.lowerBound, in: text))
+                throw ReferenceSyntaxError(error.text, error.reason, line: TextLines.line(of: open.lowerBound, in: text))
             }
             literal += rest[..<open.lowerBound]
             if !literal.isEmpty { segments.append(.text(literal)) }
@@ -63,10 +65,6 @@ public struct Template: Sendable, Equatable {
             }
         }
         return out
-    }
-
-    private static func line(of index: String.Index, in text: String) -> Int {
-        text[..<index].reduce(1) { $1.isNewline ? $0 + 1 : $0 }
     }
 }
 
