@@ -35,8 +35,9 @@ public struct EnvironmentSpec: Sendable, Equatable {
 
     /// An env file: one `NAME=VALUE` per line (ended by `\n` or `\r\n` only), optionally after `export `;
     /// blank lines and lines starting with `#` are skipped; a value may be wrapped in one pair of single or
-    /// double quotes (no escapes inside).
+    /// double quotes (no escapes inside). At most ``WorkflowText/maximumSize`` bytes.
     public static func parseFile(_ text: String) throws(ReferenceSyntaxError) -> EnvironmentSpec {
+        try WorkflowText.checkSize(text, kind: "env file")
         var spec = EnvironmentSpec()
         for (index, rawLine) in TextLines.split(text).enumerated() {
             var line = rawLine.drop { $0 == " " || $0 == "\t" }

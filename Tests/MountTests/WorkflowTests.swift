@@ -74,6 +74,16 @@ import TestSupport
         #expect(hangup.status == 0 && hangup.stdout == "alive\n", "a hangup does not kill the command: \(hangup.status)")
     }
 
+    /// Issue 22 (11): a template or env file over 1 MiB is refused before it is parsed, without reading the rest.
+    @Test func anOversizedTemplateOrEnvFileIsRefusedAtOnce() throws {
+        let start = Date()
+        let inject = Command.run(MountedVault.binary, ["inject", "-i", "/dev/zero"], timeout: 20)
+        #expect(inject.status == 64 && inject.stderr.contains("larger than 1 MiB"), "\(inject.status) \(inject.stderr)")
+        let run = Command.run(MountedVault.binary, ["run", "--env-file", "/dev/zero", "--", "/bin/true"], timeout: 20)
+        #expect(run.status == 64 && run.stderr.contains("larger than 1 MiB"), "\(run.status) \(run.stderr)")
+        #expect(Date().timeIntervalSince(start) < 10)
+    }
+
     @Test func injectWritesA0600FileAtomicallyAndOnlyOverItsOwn() throws {
         let m = try mountedWithItem()
         let template = m.root + "/app.conf.tpl", output = m.root + "/app.conf"
