@@ -9,7 +9,7 @@ import TestSupport
 @Suite struct NumericRangeTests {
     /// errSecParam (-50) as the verbs exit: the OSStatus's low byte.
     static let paramExit = Int32(UInt8(truncatingIfNeeded: SecStatus.param))
-    let root = "/tmp/kcfs-ranges-" + UUID().uuidString.prefix(8)
+    let root = TestDirectory.root + "/kcfs-ranges-" + UUID().uuidString.prefix(8)
     var vault: String { root + "/vault" }
 
     func security(_ arguments: [String]) -> CommandResult {

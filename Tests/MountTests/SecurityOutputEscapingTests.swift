@@ -8,7 +8,7 @@ import TestSupport
 /// as macOS's security tool does: `0xHEX  "octal-escaped"` when a byte is not printable ASCII, so nothing
 /// printed can move the terminal's cursor, colour it, or start a line of its own.
 @Suite struct SecurityOutputEscapingTests {
-    let root = "/tmp/kcfs-escape-" + UUID().uuidString.prefix(8)
+    let root = TestDirectory.root + "/kcfs-escape-" + UUID().uuidString.prefix(8)
     var vault: String { root + "/vault" }
 
     func security(_ arguments: [String]) -> CommandResult {

@@ -7,7 +7,7 @@ import TestSupport
 /// Issue 22 (8): the `security` verbs see every item, synchronizable ones included (macOS's
 /// kSecAttrSynchronizableAny).
 @Suite struct SynchronizableVerbTests {
-    let root = "/tmp/kcfs-syncverbs-" + UUID().uuidString.prefix(8)
+    let root = TestDirectory.root + "/kcfs-syncverbs-" + UUID().uuidString.prefix(8)
     var vault: String { root + "/vault" }
 
     func security(_ arguments: [String]) -> CommandResult {
