@@ -71,6 +71,8 @@ public enum DockerCredentialHelper {
         item.account = username
         item.label = label
         item.authenticationType = InternetProtocol.defaultAuthentication  // so that helpers before v0.9 find it
+        item.port = item.port ?? 0  // what an add stores: an update must move a kept item of another port or path
+        item.path = item.path ?? ""
         var attributes = item.dictionary
         attributes[SecKey.valueData] = .data(Data((fields["Secret"] ?? "").utf8))
         let keychain = try CredentialKeychain(creatingVault: true, environment: environment)
@@ -79,7 +81,10 @@ public enum DockerCredentialHelper {
         stored[SecKey.returnAttributes] = .bool(true)
         stored[SecKey.returnPersistentRef] = .bool(true)
         let existing = (try keychain.find(stored)?.arrayValue ?? []).compactMap(\.dictionaryValue)
-        guard let kept = existing.first(where: { $0[Attributes.account.code]?.stringValue == username }) ?? existing.first,
+        // The item that already is this login, else one of this username, else any: no update collides.
+        let identity = item.dictionary.filter { [Attributes.account.code, Attributes.port.code, Attributes.path.code].contains($0.key) }
+        let exact = existing.first { found in identity.allSatisfy { found[$0.key] == $0.value } }
+        guard let kept = exact ?? existing.first(where: { $0[Attributes.account.code]?.stringValue == username }) ?? existing.first,
               let keptRef = kept[SecKey.valuePersistentRef] else {
             try keychain.add(attributes)
             return

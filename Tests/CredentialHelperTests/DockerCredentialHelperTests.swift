@@ -111,5 +111,10 @@ import TestSupport
         try store(s, "https://registry.example.com", "bob", "b0b")
         #expect(docker(s, "get", "https://registry.example.com").stdout.contains(#""Username":"bob","Secret":"b0b""#))
         #expect(docker(s, "list").stdout == #"{"https://registry.example.com":"bob"}"# + "\n", "one login per server, as osxkeychain keeps")
+        // A URL without a port replaces the logins of every port, as osxkeychain's delete-then-add did.
+        try store(s, "other.example.com:5000", "carol", "c")
+        try store(s, "other.example.com", "dave", "d")
+        #expect(docker(s, "get", "other.example.com:5000").status == 1, "the :5000 login was replaced by the port-less one")
+        #expect(docker(s, "get", "other.example.com").stdout.contains(#""Username":"dave","Secret":"d""#))
     }
 }
