@@ -19,7 +19,7 @@ own_mounts() { awk -v dir="$run_dir/" '$3 == "fuse.keychainfs" && index($2, dir)
 # mounts dead): detach this run's mounts, so none is left on the machine.
 cleanup() {
   for m in $(own_mounts); do umount -l "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null || true; done
-  rm -rf "$run_dir"
+  rm -rf --one-file-system "$run_dir"  # never into a mount that would not detach
 }
 trap cleanup EXIT
 if [[ -n ${KEYCHAINFS_TEST_FILTER:-} ]]; then
