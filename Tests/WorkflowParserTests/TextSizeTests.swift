@@ -17,6 +17,8 @@ import Testing
         let env = #expect(throws: ReferenceSyntaxError.self) { try EnvironmentSpec.parseFile(String(repeating: "A", count: Self.limit + 1)) }
         #expect(env?.reason.contains("1 MiB") == true)
         #expect(throws: Never.self) { try Template.parse(String(repeating: "x", count: Self.limit)) }
+        let line = #expect(throws: ReferenceSyntaxError.self) { try EnvironmentSpec.parseFile(String(repeating: "A", count: Self.limit)) }
+        #expect((line?.description.count ?? .max) < 200, "a one-line file without '=' gives a short message")
     }
 
     /// Inputs of the limit's size that made the parsers slow; each must be parsed or refused quickly, and
