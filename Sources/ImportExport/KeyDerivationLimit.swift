@@ -74,7 +74,8 @@ public enum KeyDerivationLimit {
     private static func checkAlgorithm(_ oid: [UInt8], parameters: Node) throws(KeychainError) {
         guard parameters.tag == 0x30, let fields = nodes(parameters.content) else { return }
         let integers = fields.map { $0.tag == 0x02 ? integer($0.content) : nil }
-        if oid == pbkdf2 || (oid.count == 10 && (oid.starts(with: pkcs12PBE) || oid.starts(with: pkcs5) && oid[8] < 12)) {
+        let isPBE = (oid.count == 10 && oid.starts(with: pkcs12PBE)) || (oid.count == 9 && oid.starts(with: pkcs5) && oid[8] < 12)
+        if oid == pbkdf2 || isPBE {
             // PBKDF2-params and PBEParameter: salt, then the iteration count.
             if integers.count > 1, let iterations = integers[1] { try checkIterations(iterations, of: "key-derivation") }
         } else if oid == scrypt, integers.count >= 4, let n = integers[1], let r = integers[2], let p = integers[3] {

@@ -44,6 +44,13 @@ import TestSupport
         try fixture.openssl(["pkcs8", "-topk8", "-in", fixture.leafKey, "-v2", "aes-256-cbc", "-iter", "1000001", "-passout", "pass:pa55", "-out", iterations])
         let refused = importing(iterations).result
         #expect(refused.status == Self.paramExit && refused.stderr.contains("1000001"), "\(refused.status) \(refused.stderr)")
+        // PKCS#5 v1 and PKCS#12 PBEs (their parameters name the iterations directly).
+        for (scheme, provider) in [("PBE-MD5-DES", ["-provider", "legacy", "-provider", "default"]), ("PBE-SHA1-3DES", [])] {
+            let v1 = fixture.directory + "/\(scheme).pem"
+            try fixture.openssl(["pkcs8", "-topk8", "-in", fixture.leafKey, "-v1", scheme, "-iter", "1000001", "-passout", "pass:pa55", "-out", v1] + provider)
+            let refusedV1 = importing(v1).result
+            #expect(refusedV1.status == Self.paramExit && refusedV1.stderr.contains("1000001"), "\(scheme): \(refusedV1.status) \(refusedV1.stderr)")
+        }
 
         // scrypt within OpenSSL's memory but over the work limit: 2^14 · 8 · 40.
         let work = fixture.directory + "/scrypt-work.pem"
