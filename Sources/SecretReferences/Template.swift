@@ -75,7 +75,7 @@ public struct Template: Sendable, Equatable {
         return out
     }
 
-    /// Lines end at `\n` only (``TextLines``).
+    /// Lines end at `\n` only, as `TextLines` splits them.
     private static func line(ofOffset offset: Int, in bytes: [UInt8]) -> Int {
         bytes[..<offset].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
     }

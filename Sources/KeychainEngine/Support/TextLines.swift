@@ -18,9 +18,4 @@ public enum TextLines {
         lines.append(text[start...])
         return lines
     }
-
-    /// The 1-based line of `index` in `text`: one more than the `\n`s before it.
-    public static func line(of index: String.Index, in text: String) -> Int {
-        text.utf8[..<index].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
-    }
 }
