@@ -117,4 +117,14 @@ import TestSupport
         #expect(docker(s, "get", "other.example.com:5000").status == 1, "the :5000 login was replaced by the port-less one")
         #expect(docker(s, "get", "other.example.com").stdout.contains(#""Username":"dave","Secret":"d""#))
     }
+
+    /// Issue 22 (11's class): the helpers read at most 8 MiB of standard input and say so beyond it.
+    @Test func anOversizedInputIsRefused() throws {
+        let s = try HelperSandbox()
+        let huge = String(repeating: "x", count: (8 << 20) + 1)
+        let docker = docker(s, "store", huge)
+        #expect(docker.status == 1 && docker.stdout == "docker-credential-keychainfs: the input is larger than 8 MiB\n", "\(docker.stdout.prefix(200))")
+        let git = s.helper("git-credential-keychainfs", ["store"], stdin: "protocol=https\nhost=example.com\nusername=a\npassword=" + huge)
+        #expect(git.status == 1 && git.stderr == "git-credential-keychainfs: the input is larger than 8 MiB\n", "\(git.stderr.prefix(200))")
+    }
 }
