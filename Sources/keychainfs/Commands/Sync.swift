@@ -50,7 +50,8 @@ struct Sync: ParsableCommand {
         @Flag(help: "Read the invitation code from standard input (the only way: never in argv).") var codeStdin = false
         func run() throws {
             guard codeStdin else { throw ValidationError("pass --code-stdin and give the invitation code on standard input") }
-            let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            guard let input = try BoundedInput.read(.standardInput, limit: 64 << 10) else { throw CLIError("standard input is larger than 64 KiB: expected an invitation code") }
+            let text = String(decoding: input, as: UTF8.self)
             let code: InvitationCode
             do { code = try InvitationCode.parse(text) } catch { throw CLIError(error.message) }
             let remote = SyncRunner.absolute(remote)

@@ -8,20 +8,11 @@ enum WorkflowFile {
     /// The file at `path` (standard input for nil or `-`) as UTF-8; `kind` names it in errors.
     static func text(_ path: String?, kind: String) throws -> String {
         let name = path.map { $0 == "-" ? "standard input" : $0 } ?? "standard input"
-        let handle: FileHandle
-        if let path, path != "-" {
-            guard let opened = FileHandle(forReadingAtPath: path) else { throw ValidationError("cannot read the \(kind) \(name) (missing or unreadable)") }
-            handle = opened
-        } else {
-            handle = .standardInput
+        let read: Data?
+        do { read = try BoundedInput.read(path: path, limit: WorkflowText.maximumSize) } catch {
+            throw ValidationError("cannot read the \(kind) \(name) (missing or unreadable)")
         }
-        var data = Data()
-        do {
-            while data.count <= WorkflowText.maximumSize, let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty { data += chunk }
-        } catch {
-            throw ValidationError("cannot read the \(kind) \(name): \(error.localizedDescription)")
-        }
-        guard data.count <= WorkflowText.maximumSize else {
+        guard let data = read else {
             throw ValidationError("the \(kind) \(name) is larger than 1 MiB (\(WorkflowText.maximumSize) bytes), the limit of a \(kind)")
         }
         guard let text = String(validating: data, as: UTF8.self) else { throw ValidationError("the \(kind) \(name) is not UTF-8") }
