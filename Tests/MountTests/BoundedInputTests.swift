@@ -26,4 +26,17 @@ import TestSupport
         #expect(refused.status != 0 && refused.stderr.contains("larger than 65536 bytes"), "\(refused.status) \(refused.stderr.prefix(200))")
         #expect(m.device("status").stdout.contains("passcode: not set"))
     }
+
+    /// The sync merge driver reads the two versions git hands it (from the remote) with a limit too.
+    @Test func theMergeDriverRefusesAVersionOver16MiB() throws {
+        let root = TestDirectory.root + "/kcfs-bounded-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let ours = root + "/ours", theirs = root + "/theirs"
+        #expect(FileManager.default.createFile(atPath: ours, contents: Data("x".utf8)) && FileManager.default.createFile(atPath: theirs, contents: nil))
+        #expect(truncate(theirs, (16 << 20) + 1) == 0)
+        let refused = Command.run(MountedVault.binary, ["sync", "merge-driver", ours, ours, theirs, "items/x", "--vault", root + "/vault"], timeout: 20)
+        #expect(refused.status != 0 && refused.stderr.contains("larger than 16 MiB"), "\(refused.status) \(refused.stderr.prefix(200))")
+        #expect(FS.text(ours) == "x", "ours is left as it was")
+    }
 }
