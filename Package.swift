@@ -73,7 +73,7 @@ let package = Package(
             swiftSettings: strict),
 
         // `kc://` references, `{{ }}` templates and env files of `keychainfs run` / `inject`: pure parsers.
-        .target(name: "SecretReferences", swiftSettings: strict),
+        .target(name: "SecretReferences", dependencies: ["KeychainEngine"], swiftSettings: strict),
 
         // The command line: a thin client.
         .executableTarget(

@@ -1,38 +1,47 @@
 #!/usr/bin/env bash
 # Runs every test: engine rules, naming rules, and the filesystem through real FUSE mounts.
+# KEYCHAINFS_TEST_FILTER=REGEX runs only the matching tests (swift test --filter), without the fuzzers and
+# the package check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 swift build --build-tests
-mounts() { awk '$3 == "fuse.keychainfs" {print $2}' /proc/self/mounts | sort; }
-before=$(mounts)
-# Vaults the tests make keep their device keys in a throwaway state directory, not the machine's.
-XDG_STATE_HOME=$(mktemp -d /tmp/kcfs-test-state.XXXXXX)
-export XDG_STATE_HOME
+# The run's own directory: the tests make their vaults, mounts and device keys under $TMPDIR (TestSupport's
+# TestDirectory, the fuzzers' tempfile), so the clean-up below touches only mounts under it, never another
+# user's or another test run's. 0711: the throwaway users of AllowRootTests reach their homes inside it.
+run_dir=$(mktemp -d /tmp/kcfs-run.XXXXXX)
+chmod 711 "$run_dir"
+export TMPDIR=$run_dir
+export XDG_STATE_HOME=$run_dir/state
+mkdir -m 700 "$XDG_STATE_HOME"
+own_mounts() { awk -v dir="$run_dir/" '$3 == "fuse.keychainfs" && index($2, dir) == 1 {print $2}' /proc/self/mounts; }
 # On the way out, even when a test process crashed before its own clean-up (its daemons gone, their
-# mounts dead): detach every keychainfs mount that appeared during the run, so none is left on the machine.
-new_mounts() { comm -13 <(echo "$before") <(mounts); }
+# mounts dead): detach this run's mounts, so none is left on the machine.
 cleanup() {
-  for m in $(new_mounts); do umount -l "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null || true; done
-  rm -rf "$XDG_STATE_HOME"
+  for m in $(own_mounts); do umount -l "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null || true; done
+  rm -rf --one-file-system "$run_dir"  # never into a mount that would not detach
 }
 trap cleanup EXIT
-swift test --skip-build
-# Bounded fuzzing (SPEC §8; about 1.5 min): swift test replayed every committed fuzz corpus (FuzzCorpusTests);
-# now 20,000 random filesystem operations against a model, and 8 processes × 1,500 operations with a ninth
-# locking and unlocking, on real mounts. A failure prints the seed that replays it. `make fuzz` / `make soak`
-# run the long versions.
-python3 fuzz/fsfuzz.py --binary "$(swift build --show-bin-path)/keychainfs" --ops 20000
-python3 fuzz/soak.py --binary "$(swift build --show-bin-path)/keychainfs" --processes 8 --ops 1500
-# The package (root only: it installs for real; CI is root): built from the debug build above (on the
-# toolchain's Swift runtime; a full release build does not fit CI's budget on 2 cores; `make deb` makes the
-# self-contained release one), installed with dpkg -i, used (--help, man, a completion), removed.
-if [[ $(id -u) -eq 0 ]]; then
-  make --no-print-directory deb DEB_CONFIG=debug
-  scripts/deb-check.sh
+if [[ -n ${KEYCHAINFS_TEST_FILTER:-} ]]; then
+  swift test --skip-build --filter "$KEYCHAINFS_TEST_FILTER"
+else
+  swift test --skip-build
+  # Bounded fuzzing (SPEC §8; about 1.5 min): swift test replayed every committed fuzz corpus (FuzzCorpusTests);
+  # now 20,000 random filesystem operations against a model, and 8 processes × 1,500 operations with a ninth
+  # locking and unlocking, on real mounts. A failure prints the seed that replays it. `make fuzz` / `make soak`
+  # run the long versions.
+  python3 fuzz/fsfuzz.py --binary "$(swift build --show-bin-path)/keychainfs" --ops 20000
+  python3 fuzz/soak.py --binary "$(swift build --show-bin-path)/keychainfs" --processes 8 --ops 1500
+  # The package (root only: it installs for real; CI is root): built from the debug build above (on the
+  # toolchain's Swift runtime; a full release build does not fit CI's budget on 2 cores; `make deb` makes the
+  # self-contained release one), installed with dpkg -i, used (--help, man, a completion), removed.
+  if [[ $(id -u) -eq 0 ]]; then
+    make --no-print-directory deb DEB_CONFIG=debug
+    scripts/deb-check.sh
+  fi
 fi
-# No test may leave a mount behind, even a failing one (mounts that were there before are not ours).
-left=$(new_mounts)
+# No test may leave a mount behind, even a failing one.
+left=$(own_mounts)
 if [[ -n "$left" ]]; then
   echo "a test left a keychainfs mount behind: $left" >&2
   exit 1

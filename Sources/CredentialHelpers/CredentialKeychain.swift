@@ -33,6 +33,12 @@ public struct CredentialKeychain {
         }
     }
 
+    /// SecItemUpdate: `changes` on the items `query` matches, in one transaction.
+    public func update(_ query: KeychainDictionary, _ changes: KeychainDictionary) throws(KeychainError) {
+        guard let connection else { throw KeychainError(SecStatus.notAvailable, "no vault is open for writing") }
+        try connection.update(query, changes)
+    }
+
     /// SecItemAdd.
     public func add(_ item: KeychainDictionary) throws(KeychainError) {
         guard let connection else { throw KeychainError(SecStatus.notAvailable, "no vault is open for writing") }

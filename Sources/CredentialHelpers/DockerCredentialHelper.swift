@@ -57,22 +57,43 @@ public enum DockerCredentialHelper {
                                      protocolCode: InternetProtocol.code(url.scheme == "http" ? "HTTP" : "HTTPS"))
     }
 
-    /// Deletes what is stored for the URL, then adds the item (osxkeychain's `Add`).
+    /// Stores the login for the URL, leaving one item for it, as osxkeychain's `Add` does; but in one
+    /// transaction: the stored item (the one of this username if there is one) is updated in place, or the
+    /// first one added, and only then are other items of the URL deleted. A login the keychain refuses (a
+    /// secret over its value limit, a locked device) leaves what was stored as it was.
     static func store(_ input: Data, _ environment: [String: String]) throws {
         let fields = try GoJSON.decodeStrings(Data(input.filter { $0 != UInt8(ascii: "\n") }), fields: ["ServerURL", "Username", "Secret"],
                                               type: "credentials.Credentials")
         guard let url = fields["ServerURL"], !url.isEmpty else { throw DockerError("no credentials server URL") }
         guard let username = fields["Username"], !username.isEmpty else { throw DockerError("no credentials username") }
-        var item = try query(url)
-        let keychain = try CredentialKeychain(creatingVault: true, environment: environment)
-        _ = try keychain.find(item.dictionary)  // a locked device fails here, before anything is deleted
-        _ = try? keychain.delete(item.dictionary)
+        let server = try query(url)
+        var item = server
         item.account = username
         item.label = label
         item.authenticationType = InternetProtocol.defaultAuthentication  // so that helpers before v0.9 find it
+        item.port = item.port ?? 0  // what an add stores: an update must move a kept item of another port or path
+        item.path = item.path ?? ""
         var attributes = item.dictionary
         attributes[SecKey.valueData] = .data(Data((fields["Secret"] ?? "").utf8))
-        try keychain.add(attributes)
+        let keychain = try CredentialKeychain(creatingVault: true, environment: environment)
+        var stored = server.dictionary
+        stored[SecKey.matchLimit] = .string(SecKey.matchLimitAll)
+        stored[SecKey.returnAttributes] = .bool(true)
+        stored[SecKey.returnPersistentRef] = .bool(true)
+        let existing = (try keychain.find(stored)?.arrayValue ?? []).compactMap(\.dictionaryValue)
+        // The item that already is this login, else one of this username, else any: no update collides.
+        let identity = item.dictionary.filter { [Attributes.account.code, Attributes.port.code, Attributes.path.code].contains($0.key) }
+        let exact = existing.first { found in identity.allSatisfy { found[$0.key] == $0.value } }
+        guard let kept = exact ?? existing.first(where: { $0[Attributes.account.code]?.stringValue == username }) ?? existing.first,
+              let keptRef = kept[SecKey.valuePersistentRef] else {
+            try keychain.add(attributes)
+            return
+        }
+        attributes[SecKey.class] = nil
+        try keychain.update([SecKey.valuePersistentRef: keptRef], attributes)
+        for other in existing.compactMap({ $0[SecKey.valuePersistentRef] }) where other != keptRef {
+            try keychain.delete([SecKey.valuePersistentRef: other])
+        }
     }
 
     /// `{"ServerURL","Username","Secret"}` of the first item for the URL.

@@ -10,10 +10,20 @@ public enum HelperProcess {
         _ = keychainfs_set_nondumpable()
     }
 
-    /// Everything on standard input.
-    public static func readInput() -> Data {
-        FileHandle.standardInput.readDataToEndOfFile()
+    /// The most a helper reads from standard input: 8 MiB (a secret at the 1 MiB value limit, JSON-escaped
+    /// by Docker, fits; git and Docker send a few hundred bytes).
+    public static let maximumInput = 8 << 20
+
+    /// Standard input to its end; nil when it is longer than ``maximumInput`` (the rest is not read, so
+    /// `< /dev/zero` ends at once).
+    public static func readInput() -> Data? {
+        var input = Data()
+        while input.count <= maximumInput, let chunk = try? FileHandle.standardInput.read(upToCount: 1 << 16), !chunk.isEmpty { input += chunk }
+        return input.count <= maximumInput ? input : nil
     }
+
+    /// What a helper says of an input over ``maximumInput``.
+    public static let inputTooLarge = "the input is larger than 8 MiB"
 
     /// Writes the outcome and exits with its status.
     public static func finish(_ outcome: HelperOutcome) -> Never {

@@ -23,7 +23,8 @@ public enum PKCS12File {
     }
 
     /// Reads `data` with `passphrase`: errSecAuthFailed for a wrong passphrase, errSecDecode for bytes that
-    /// are not PKCS#12, errSecUnknownFormat for a file without a private key and its certificate.
+    /// are not PKCS#12, errSecUnknownFormat for a file without a private key and its certificate,
+    /// errSecParam for a file asking more key-derivation work than ``KeyDerivationLimit`` allows.
     public static func read(_ data: Data, passphrase: String) throws(KeychainError) -> Contents {
         LibCrypto.loadProviders()
         defer { ERR_clear_error() }
@@ -33,11 +34,21 @@ public enum PKCS12File {
         }
         guard let p12 = parsed else { throw KeychainError(SecStatus.decode, "not a PKCS#12 file") }
         defer { PKCS12_free(p12) }
+        // Every derivation is checked before it runs: the MAC's and the plaintext parts' first, then
+        // the bags inside encrypted safes once their (checked) derivation has opened them.
+        try KeyDerivationLimit.check(der: data)
+        var macIterations: UnsafePointer<ASN1_INTEGER>?
+        PKCS12_get0_mac(nil, nil, nil, &macIterations, p12)
+        if let macIterations {
+            var iterations: Int64 = 0
+            try KeyDerivationLimit.checkIterations(ASN1_INTEGER_get_int64(&iterations, macIterations) == 1 ? iterations : .max, of: "MAC")
+        }
         // The MAC tells a wrong passphrase from a damaged file (as Apple: errSecAuthFailed).
         if PKCS12_mac_present(p12) == 1, PKCS12_verify_mac(p12, passphrase, -1) != 1,
            !passphrase.isEmpty || PKCS12_verify_mac(p12, nil, 0) != 1 {
             throw KeychainError(SecStatus.authFailed, "the passphrase is not the file's (its MAC does not verify)")
         }
+        try checkEncryptedSafes(p12, passphrase: passphrase)
         var key: OpaquePointer?, certificate: OpaquePointer?, others: OpaquePointer?
         guard PKCS12_parse(p12, passphrase, &key, &certificate, &others) == 1 else {
             throw KeychainError(SecStatus.decode, "the PKCS#12 file could not be decrypted: \(lastError())")
@@ -58,6 +69,27 @@ public enum PKCS12File {
         let alias = X509_alias_get0(certificate, &length).map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(length)), as: UTF8.self) }
         let keyID = X509_keyid_get0(certificate, &length).map { Data(bytes: $0, count: Int(length)) }
         return Contents(privateKey: try LibCrypto.keychainKey(key), certificate: certificateDER, chain: chain, friendlyName: alias, localKeyID: keyID)
+    }
+
+    /// The bags of each encrypted safe that `passphrase` opens, checked against ``KeyDerivationLimit``
+    /// (a safe it does not open is left to PKCS12_parse to report).
+    private static func checkEncryptedSafes(_ p12: OpaquePointer, passphrase: String) throws(KeychainError) {
+        guard let safes = PKCS12_unpack_authsafes(p12) else { return }
+        defer { OPENSSL_sk_pop_free(safes, { PKCS7_free($0?.assumingMemoryBound(to: PKCS7.self)) }) }
+        for index in 0..<max(0, OPENSSL_sk_num(safes)) {
+            guard let p7 = OPENSSL_sk_value(safes, index)?.assumingMemoryBound(to: PKCS7.self),
+                  OBJ_obj2nid(p7.pointee.type) == NID_pkcs7_encrypted else { continue }
+            let opened = PKCS12_unpack_p7encdata(p7, passphrase, -1) ?? (passphrase.isEmpty ? PKCS12_unpack_p7encdata(p7, nil, 0) : nil)
+            guard let bags = opened else { continue }
+            defer { OPENSSL_sk_pop_free(bags, { PKCS12_SAFEBAG_free(OpaquePointer($0)) }) }
+            for bag in 0..<max(0, OPENSSL_sk_num(bags)) {
+                var out: UnsafeMutablePointer<UInt8>?
+                let length = i2d_PKCS12_SAFEBAG(OpaquePointer(OPENSSL_sk_value(bags, bag)), &out)
+                guard length > 0, let out else { continue }
+                defer { CRYPTO_free(out, #fileID, #line) }
+                try KeyDerivationLimit.check(der: Data(bytes: out, count: Int(length)))
+            }
+        }
     }
 
     /// One identity to write: a private key as the keychain keeps it, its certificate (DER), its name.

@@ -26,8 +26,12 @@ public enum PrivateKeyPEM {
         return try PEMImport.items(in: Data(plain.utf8))
     }
 
-    /// One encrypted PKCS#8 block, decrypted, as an unencrypted PKCS#8 PEM block.
+    /// One encrypted PKCS#8 block, decrypted, as an unencrypted PKCS#8 PEM block; its key derivation is
+    /// checked against ``KeyDerivationLimit`` first.
     static func decrypt(_ block: String, passphrase: String) throws(KeychainError) -> String {
+        // The block is BEGIN line, base64 (no headers in PKCS#8), END line.
+        let body = block.utf8.dropFirst("-----BEGIN ENCRYPTED PRIVATE KEY-----".utf8.count).dropLast("-----END ENCRYPTED PRIVATE KEY-----".utf8.count)
+        if let der = Data(base64Encoded: Data(body), options: .ignoreUnknownCharacters) { try KeyDerivationLimit.check(der: der) }
         LibCrypto.loadProviders()
         defer { ERR_clear_error() }
         let key = passphrase.withCString { pass in

@@ -1,3 +1,5 @@
+import KeychainEngine
+
 /// The environment `keychainfs run` gives its command (SPEC §13): `NAME=VALUE` pairs from `--env` and
 /// `--env-file`, where a value that is a `kc://` reference is resolved and any other value is kept as
 /// written (as `op run` and `sops exec-env` files mix both).
@@ -31,11 +33,13 @@ public struct EnvironmentSpec: Sendable, Equatable {
         }
     }
 
-    /// An env file: one `NAME=VALUE` per line, optionally after `export `; blank lines and lines starting
-    /// with `#` are skipped; a value may be wrapped in one pair of single or double quotes (no escapes inside).
+    /// An env file: one `NAME=VALUE` per line (ended by `\n` or `\r\n` only), optionally after `export `;
+    /// blank lines and lines starting with `#` are skipped; a value may be wrapped in one pair of single or
+    /// double quotes (no escapes inside). At most ``WorkflowText/maximumSize`` bytes.
     public static func parseFile(_ text: String) throws(ReferenceSyntaxError) -> EnvironmentSpec {
+        try WorkflowText.checkSize(text, kind: "env file")
         var spec = EnvironmentSpec()
-        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+        for (index, rawLine) in TextLines.split(text).enumerated() {
             var line = rawLine.drop { $0 == " " || $0 == "\t" }
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("export ") { line = line.dropFirst("export ".count).drop { $0 == " " } }

@@ -78,7 +78,9 @@ public struct ReferenceSyntaxError: Error, Sendable, Equatable, CustomStringConv
         self.line = line
     }
 
+    /// The reason and the text, cut at 80 characters (a line of a large file stays a readable message).
     public var description: String {
-        (line.map { "line \($0): " } ?? "") + "\(reason): \(text.debugDescription)"
+        let shown = text.utf8.count > 80 ? String(text.prefix(80)) + "…" : text
+        return (line.map { "line \($0): " } ?? "") + "\(reason): \(shown.debugDescription)"
     }
 }

@@ -20,36 +20,46 @@ public struct Template: Sendable, Equatable {
         }
     }
 
-    /// Parses a template (fuzz entry point).
+    /// Parses a template (fuzz entry point): at most ``WorkflowText/maximumSize`` bytes, in one pass over
+    /// its UTF-8 (each byte is looked at a bounded number of times, whatever the text).
     public static func parse(_ text: String) throws(ReferenceSyntaxError) -> Template {
+        try WorkflowText.checkSize(text, kind: "template")
+        let bytes = Array(text.utf8), scheme = Array(SecretReference.scheme.utf8)
+        // The first i ≥ start with c at i and i + 1; when i + 1 is not c, neither i nor i + 1 starts a pair.
+        func pair(_ c: UInt8, from start: Int) -> Int? {
+            var i = start
+            while i + 1 < bytes.count {
+                if bytes[i + 1] != c { i += 2 } else if bytes[i] == c { return i } else { i += 1 }
+            }
+            return nil
+        }
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        func string(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
         var segments: [Segment] = []
-        var literal = ""
-        var rest = Substring(text)
-        while let open = rest.firstRange(of: "{{") {
-            let afterOpen = rest[open.upperBound...]
-            let inner = afterOpen.drop { $0 == " " || $0 == "\t" }
-            guard inner.hasPrefix(SecretReference.scheme) else {
-                literal += rest[..<open.upperBound]
-                rest = afterOpen
+        var literalStart = 0, searchFrom = 0
+        while let open = pair(UInt8(ascii: "{"), from: searchFrom) {
+            var inner = open + 2
+            while inner < bytes.count, isBlank(bytes[inner]) { inner += 1 }
+            guard bytes[inner...].starts(with: scheme) else {
+                searchFrom = open + 2  // a literal `{{`, kept as written
                 continue
             }
-            guard let close = inner.firstRange(of: "}}") else {
-                throw ReferenceSyntaxError(String(rest[open.lowerBound...].prefix(80)), "unterminated {{ reference (no closing }})",
-                                           line: line(of: open.lowerBound, in: text))
+            guard let close = pair(UInt8(ascii: "}"), from: inner) else {
+                throw ReferenceSyntaxError(string(open..<min(open + 80, bytes.count)), "unterminated {{ reference (no closing }})",
+                                           line: line(ofOffset: open, in: bytes))
             }
-            let written = inner[..<close.lowerBound].trimmingSuffix { $0 == " " || $0 == "\t" }
+            var end = close
+            while end > inner, isBlank(bytes[end - 1]) { end -= 1 }
             let reference: SecretReference
-            do { reference = try SecretReference.parse(String(written)) } catch {
-                throw ReferenceSyntaxError(error.text, error.reason, line: line(of: open.lowerBound, in: text))
+            do { reference = try SecretReference.parse(string(inner..<end)) } catch {
+                throw ReferenceSyntaxError(error.text, error.reason, line: line(ofOffset: open, in: bytes))
             }
-            literal += rest[..<open.lowerBound]
-            if !literal.isEmpty { segments.append(.text(literal)) }
-            literal = ""
+            if open > literalStart { segments.append(.text(string(literalStart..<open))) }
             segments.append(.reference(reference))
-            rest = inner[close.upperBound...]
+            literalStart = close + 2
+            searchFrom = literalStart
         }
-        literal += rest
-        if !literal.isEmpty { segments.append(.text(literal)) }
+        if literalStart < bytes.count { segments.append(.text(string(literalStart..<bytes.count))) }
         return Template(segments: segments)
     }
 
@@ -65,15 +75,8 @@ public struct Template: Sendable, Equatable {
         return out
     }
 
-    private static func line(of index: String.Index, in text: String) -> Int {
-        text[..<index].reduce(1) { $1.isNewline ? $0 + 1 : $0 }
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingSuffix(while predicate: (Character) -> Bool) -> Substring {
-        var end = endIndex
-        while end > startIndex, predicate(self[index(before: end)]) { end = index(before: end) }
-        return self[startIndex..<end]
+    /// Lines end at `\n` only, as `TextLines` splits them.
+    private static func line(ofOffset offset: Int, in bytes: [UInt8]) -> Int {
+        bytes[..<offset].reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
     }
 }

@@ -96,4 +96,35 @@ import TestSupport
         try expectSuccess(m.device("unlock", passcode: "1234"))
         #expect(docker(s, "get", "registry.example.com").stdout.contains(#""Secret":"s3cret""#), "a store refused while locked deleted nothing")
     }
+
+    /// Issue 22 (6): a store the keychain refuses (a secret over the 1 MiB value limit) leaves the stored
+    /// login as it was; a store that succeeds replaces it in one update, whatever the username.
+    @Test func aRefusedStoreKeepsTheStoredLogin() throws {
+        let s = try HelperSandbox()
+        try store(s, "https://registry.example.com", "alice", "s3cret")
+        let oversized = String(repeating: "x", count: (1 << 20) + 1)
+        for username in ["alice", "mallory"] {
+            let refused = docker(s, "store", #"{"ServerURL":"https://registry.example.com","Username":"\#(username)","Secret":"\#(oversized)"}"#)
+            #expect(refused.status == 1 && refused.stdout.contains("1 MiB"), "\(refused.stdout.prefix(200))")
+            #expect(docker(s, "get", "https://registry.example.com").stdout.contains(#""Username":"alice","Secret":"s3cret""#), "the old login is kept")
+        }
+        try store(s, "https://registry.example.com", "bob", "b0b")
+        #expect(docker(s, "get", "https://registry.example.com").stdout.contains(#""Username":"bob","Secret":"b0b""#))
+        #expect(docker(s, "list").stdout == #"{"https://registry.example.com":"bob"}"# + "\n", "one login per server, as osxkeychain keeps")
+        // A URL without a port replaces the logins of every port, as osxkeychain's delete-then-add did.
+        try store(s, "other.example.com:5000", "carol", "c")
+        try store(s, "other.example.com", "dave", "d")
+        #expect(docker(s, "get", "other.example.com:5000").status == 1, "the :5000 login was replaced by the port-less one")
+        #expect(docker(s, "get", "other.example.com").stdout.contains(#""Username":"dave","Secret":"d""#))
+    }
+
+    /// Issue 22 (11's class): the helpers read at most 8 MiB of standard input and say so beyond it.
+    @Test func anOversizedInputIsRefused() throws {
+        let s = try HelperSandbox()
+        let huge = String(repeating: "x", count: (8 << 20) + 1)
+        let docker = docker(s, "store", huge)
+        #expect(docker.status == 1 && docker.stdout == "docker-credential-keychainfs: the input is larger than 8 MiB\n", "\(docker.stdout.prefix(200))")
+        let git = s.helper("git-credential-keychainfs", ["store"], stdin: "protocol=https\nhost=example.com\nusername=a\npassword=" + huge)
+        #expect(git.status == 1 && git.stderr == "git-credential-keychainfs: the input is larger than 8 MiB\n", "\(git.stderr.prefix(200))")
+    }
 }

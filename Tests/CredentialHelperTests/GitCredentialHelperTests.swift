@@ -126,4 +126,14 @@ import TestSupport
         try expectSuccess(m.device("unlock", passcode: "1234"))
         #expect(s.fill("https://example.com")?["password"] == "s3cret")
     }
+
+    /// Issue 22 (6), git's side: a store the keychain refuses (over the 1 MiB value limit) keeps the stored password.
+    @Test func aRefusedStoreKeepsTheStoredPassword() throws {
+        let s = try HelperSandbox()
+        try s.tell("approve", "https://alice@example.com", password: "s3cret")
+        let refused = s.helper("git-credential-keychainfs", ["store"],
+                               stdin: "protocol=https\nhost=example.com\nusername=alice\npassword=\(String(repeating: "x", count: (1 << 20) + 1))\n\n")
+        #expect(!refused.succeeded || refused.stderr.contains("1 MiB"), "\(refused.stderr.prefix(200))")
+        #expect(s.fill("https://alice@example.com")?["password"] == "s3cret")
+    }
 }

@@ -10,7 +10,7 @@ final class HelperSandbox {
     let vault: String
 
     init(vault: String? = nil) throws {
-        root = "/tmp/kcfs-cred-" + UUID().uuidString.prefix(8)
+        root = TestDirectory.root + "/kcfs-cred-" + UUID().uuidString.prefix(8)
         self.vault = vault ?? root + "/vault"
         try FileManager.default.createDirectory(atPath: root + "/home", withIntermediateDirectories: true)
         try expectSuccess(git(["config", "--global", "credential.helper", "keychainfs"]))

@@ -12,7 +12,7 @@ import TestSupport
         let home: String
         init() throws {
             try expectSuccess(Command.run("/usr/sbin/useradd", ["--create-home", "--shell", "/bin/sh", name]))
-            home = "/tmp/kcfs-allowroot-" + name
+            home = TestDirectory.root + "/kcfs-allowroot-" + name
             try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
             try expectSuccess(Command.run("/bin/chown", [name, home]))
             try expectSuccess(Command.run("/bin/chmod", ["0755", home]))

@@ -14,7 +14,7 @@ import TestSupport
     }
 
     @Test func opensCallsAndDeviceCommandsAreRecordedWithoutValues() throws {
-        let root = "/tmp/kcfs-audit-" + UUID().uuidString.prefix(8)
+        let root = TestDirectory.root + "/kcfs-audit-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let log = root + "/audit.jsonl"

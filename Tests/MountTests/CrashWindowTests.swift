@@ -10,7 +10,7 @@ import TestSupport
 @Suite(.serialized) struct CrashWindowTests {
     /// A test-device vault whose daemon dies at `point`; returns it and the file the point's name is written to.
     static func vaultDying(at point: String) throws -> (MountedVault, String) {
-        let report = "/tmp/kcfs-crash-" + UUID().uuidString.prefix(8)
+        let report = TestDirectory.root + "/kcfs-crash-" + UUID().uuidString.prefix(8)
         let m = try MountedVault(mountEnvironment: ["KEYCHAINFS_CRASH_AT": point, "KEYCHAINFS_CRASH_REPORT": report])
         return (m, report)
     }

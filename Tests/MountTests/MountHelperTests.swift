@@ -59,7 +59,7 @@ import TestSupport
 
     /// Issue 16 #19: the options fstab lines carry are left to mount(8), not refused.
     @Test func mountHelperAcceptsGenericFstabOptions() throws {
-        let root = "/tmp/kcfs-helper-" + UUID().uuidString.prefix(8)
+        let root = TestDirectory.root + "/kcfs-helper-" + UUID().uuidString.prefix(8)
         defer {
             _ = Command.run(MountedVault.binary, ["unmount", root + "/mnt"])
             try? FileManager.default.removeItem(atPath: root)
@@ -72,7 +72,7 @@ import TestSupport
     }
 
     @Test func mountHelperTranslatesMountOptions() throws {
-        let root = "/tmp/kcfs-helper-" + UUID().uuidString.prefix(8)
+        let root = TestDirectory.root + "/kcfs-helper-" + UUID().uuidString.prefix(8)
         defer {
             _ = Command.run(MountedVault.binary, ["unmount", root + "/mnt"])
             try? FileManager.default.removeItem(atPath: root)

@@ -9,7 +9,7 @@ import TestSupport
     /// 200 tmpfs mounts in a private mount namespace (nothing reaches the host's table), then a real
     /// keychainfs mount there, `device … --mount`, and unmount.
     @Test func mountsAndIsFoundOnAHostWith200Mounts() throws {
-        let root = "/tmp/kcfs-many-" + UUID().uuidString.prefix(8)
+        let root = TestDirectory.root + "/kcfs-many-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let script = """
@@ -100,7 +100,7 @@ import TestSupport
     }
 
     @Test func securityVerbsReportAVaultThatCannotBeOpenedTheirWay() throws {
-        let missing = "/tmp/kcfs-missing-" + UUID().uuidString.prefix(8)
+        let missing = TestDirectory.root + "/kcfs-missing-" + UUID().uuidString.prefix(8)
         for verb in [["find-generic-password", "-s", "x"], ["delete-internet-password", "-s", "x"], ["add-generic-password", "-s", "x", "-a", "y", "-w", "z"]] {
             let result = Self.cli(verb + [missing])
             #expect(result.status == Int32(UInt8(truncatingIfNeeded: -25291)), "errSecNotAvailable's exit code for \(verb[0]): \(result.status)")

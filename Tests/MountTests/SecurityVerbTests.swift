@@ -9,7 +9,7 @@ import TestSupport
     }
 
     @Test func genericPasswordsInProcess() throws {
-        let root = "/tmp/kcfs-verbs-" + UUID().uuidString.prefix(8)
+        let root = TestDirectory.root + "/kcfs-verbs-" + UUID().uuidString.prefix(8)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let vault = root + "/vault"
         try expectSuccess(security(["add-generic-password", "-a", "alice", "-s", "com.example.api", "-w", "s3cret", "-l", "API", "-j", "note"], vault: vault))

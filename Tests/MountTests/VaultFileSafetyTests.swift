@@ -26,7 +26,7 @@ import TestSupport
     }
 
     static func scratch() throws -> String {
-        let root = "/tmp/kcfs-links-" + UUID().uuidString.prefix(8)
+        let root = TestDirectory.root + "/kcfs-links-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         return root
     }

@@ -58,6 +58,32 @@ import TestSupport
         #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
     }
 
+    /// Issue 22 (3): `nohup keychainfs run -- CMD` leaves CMD's SIGHUP ignored, as `nohup env CMD` does;
+    /// the signal mask is emptied (this test's thread blocks every signal, and so would its children).
+    @Test func runKeepsTheSignalsItsParentIgnored() throws {
+        let show = ["grep", "-E", "^Sig(Ign|Blk)", "/proc/self/status"]
+        for parent in ["trap '' HUP INT;", ""] {
+            let viaEnv = Command.run("/bin/sh", ["-c", parent + " exec env \"$@\"", "sh"] + show)
+            let viaRun = Command.run("/bin/sh", ["-c", parent + " exec \"$@\"", "sh", MountedVault.binary, "run", "--env", "A=1", "--"] + show)
+            try expectSuccess(viaEnv)
+            let ignored = { (result: CommandResult) in result.stdout.split(separator: "\n").filter { $0.hasPrefix("SigIgn") } }
+            #expect(viaRun.succeeded && ignored(viaRun) == ignored(viaEnv), "parent \(parent.debugDescription): \(viaRun.stdout) \(viaRun.stderr)")
+            #expect(viaRun.stdout.contains("SigBlk:\t0000000000000000"), "\(viaRun.stdout)")
+        }
+        let hangup = Command.run("/bin/sh", ["-c", "trap '' HUP; exec \"$0\" run -- /bin/sh -c 'kill -HUP $$; echo alive'", MountedVault.binary])
+        #expect(hangup.status == 0 && hangup.stdout == "alive\n", "a hangup does not kill the command: \(hangup.status)")
+    }
+
+    /// Issue 22 (11): a template or env file over 1 MiB is refused before it is parsed, without reading the rest.
+    @Test func anOversizedTemplateOrEnvFileIsRefusedAtOnce() throws {
+        let start = Date()
+        let inject = Command.run(MountedVault.binary, ["inject", "-i", "/dev/zero"], timeout: 20)
+        #expect(inject.status == 64 && inject.stderr.contains("larger than 1 MiB"), "\(inject.status) \(inject.stderr)")
+        let run = Command.run(MountedVault.binary, ["run", "--env-file", "/dev/zero", "--", "/bin/true"], timeout: 20)
+        #expect(run.status == 64 && run.stderr.contains("larger than 1 MiB"), "\(run.status) \(run.stderr)")
+        #expect(Date().timeIntervalSince(start) < 10)
+    }
+
     @Test func injectWritesA0600FileAtomicallyAndOnlyOverItsOwn() throws {
         let m = try mountedWithItem()
         let template = m.root + "/app.conf.tpl", output = m.root + "/app.conf"

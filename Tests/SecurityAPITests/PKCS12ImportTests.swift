@@ -54,3 +54,18 @@ import TestSupport
         #expect(SecKeyVerifySignature(publicKey, algorithm, Data("m".utf8) as CFData, signature, nil))
     }
 }
+
+/// Issue 22 (4): SecPKCS12Import shares import's cap on key-derivation work (errSecParam, at once).
+@Suite struct PKCS12ImportWorkLimitTests {
+    @Test func aFileOverTheIterationLimitIsRefusedAtOnce() throws {
+        let fixture = try PKCS12Fixture(keyType: "ec", commonName: uniqueService("p12-work"))
+        let over = fixture.directory + "/over.p12"
+        try fixture.openssl(["pkcs12", "-export", "-inkey", fixture.leafKey, "-in", fixture.leafCertificate, "-iter", "1000001",
+                             "-passout", "pass:pa55", "-out", over])
+        let file = try Data(contentsOf: URL(fileURLWithPath: over))
+        var items: CFArray?
+        let start = Date()
+        #expect(SecPKCS12Import(file as CFData, [kSecImportExportPassphrase: "pa55"] as CFDictionary, &items) == errSecParam)
+        #expect(Date().timeIntervalSince(start) < 1, "refused before deriving")
+    }
+}

@@ -11,7 +11,7 @@ import TestSupport
     // MARK: helpers
 
     final class Scratch {
-        let directory = "/tmp/kcfs-interop-" + UUID().uuidString.prefix(8)
+        let directory = TestDirectory.root + "/kcfs-interop-" + UUID().uuidString.prefix(8)
         init() { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         deinit { try? FileManager.default.removeItem(atPath: directory) }
         func write(_ name: String, _ data: Data) -> String {

@@ -12,7 +12,7 @@ final class SyncGroup {
     private(set) var vaults: [String] = []
 
     init() throws {
-        root = "/tmp/kcfs-sync-\(getpid())-\(UUID().uuidString.prefix(8))"
+        root = TestDirectory.root + "/kcfs-sync-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         remote = root + "/remote.git"
         try expectSuccess(Command.run("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", remote]))

@@ -10,10 +10,10 @@ public enum InProcessVault {
     public static var path: String { shared }
 
     private static let shared: String = {
-        let path = "/tmp/kcfs-security-\(getpid())"
+        let path = TestDirectory.root + "/kcfs-security-\(getpid())"
         // setenv may move `environ` under a Process.run() copying it in another test: hold them apart.
         ProcessEnvironment.lock.withLock { _ = setenv("KEYCHAIN_VAULT", path, 1) }
-        atexit { try? FileManager.default.removeItem(atPath: "/tmp/kcfs-security-\(getpid())") }
+        atexit { try? FileManager.default.removeItem(atPath: TestDirectory.root + "/kcfs-security-\(getpid())") }
         return path
     }()
 }

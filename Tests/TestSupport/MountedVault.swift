@@ -29,7 +29,7 @@ public final class MountedVault {
 
     /// `mountEnvironment` is added to the daemon's environment (test-only switches).
     public init(mountArguments: [String] = [], initArguments: [String] = ["--test-device"], mountEnvironment: [String: String]? = nil) throws {
-        root = "/tmp/kcfs-test-" + UUID().uuidString.prefix(8)
+        root = TestDirectory.root + "/kcfs-test-" + UUID().uuidString.prefix(8)
         vault = root + "/vault"
         mount = root + "/mnt"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)

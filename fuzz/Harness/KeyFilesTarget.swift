@@ -4,9 +4,11 @@ import KeychainEngine
 
 /// The files `security import` and `SecPKCS12Import` take: PKCS#12 (through libcrypto), PEM with
 /// certificates and (encrypted) private keys, DER certificates. Seeds use the passphrase "fuzz". Each either
-/// reads or fails with an OSStatus; what reads as a PKCS#12 identity must be written back and read again.
+/// reads or fails with an OSStatus (a file asking more key-derivation work than the cap, at once); what reads
+/// as a PKCS#12 identity must be written back and read again.
 enum KeyFilesTarget {
     static func run(_ data: Data) throws(PropertyViolation) {
+        _ = try? KeyDerivationLimit.check(der: data)
         _ = try? PrivateKeyPEM.items(in: data, passphrase: "fuzz")
         _ = try? PEMImport.items(in: data)
         guard let contents = try? PKCS12File.read(data, passphrase: "fuzz") else { return }

@@ -25,7 +25,7 @@ public enum AccessPolicyFile {
     /// The rules of a file's text.
     public static func parse(_ text: String) throws(SyntaxError) -> [AccessRule] {
         var tables: [(line: Int, fields: [String: (line: Int, value: TOMLValue)])] = []
-        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+        for (index, raw) in TextLines.split(text).enumerated() {
             let number = index + 1
             var scanner = TOMLScanner(Substring(raw), line: number)
             scanner.skipSpace()

@@ -28,12 +28,18 @@ enum ValueCoercion {
             default: throw bad
             }
         case .number:
+            let number: KeychainValue
             switch value {
-            case .number: return value
-            case .bool(let b): return .number(b ? 1 : 0)
-            case .string(let s): return Int64(s).map(KeychainValue.number) ?? value
+            case .number: number = value
+            case .bool(let b): number = .number(b ? 1 : 0)
+            case .string(let s): number = Int64(s).map(KeychainValue.number) ?? value
             default: throw bad
             }
+            // Every way in (SecItem calls, the control socket, the CLI's options) comes through here.
+            if case .number(let n) = number, !attribute.range.contains(n) {
+                throw .param("attribute '\(attribute.code)' (\(attribute.name)) takes \(attribute.range); \(n) is out of range")
+            }
+            return number
         case .date:
             guard case .date(let date) = value else { throw bad }
             guard DateRange.contains(date) else { throw .param("attribute '\(attribute.code)' takes dates in years 1 through 9999") }

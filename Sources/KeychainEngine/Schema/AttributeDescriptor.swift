@@ -59,7 +59,8 @@ public struct AttributeDescriptor: Sendable, Hashable {
     public let defaultValue: KeychainValue?
     /// Named values shown instead of raw ones (pdmn → kSecAttrAccessible…), if any.
     public let enumeration: Enumeration?
-    /// The numbers the filesystem accepts for it (SecItem calls take any number, as Apple's do).
+    /// The numbers it takes, on every way in (SecItem calls, the control socket, the CLI, the mount): a
+    /// number outside is errSecParam (EINVAL on the mount), never stored wrapped or clamped.
     public let range: NumberRange
 
     public init(_ code: String, _ name: String, _ kind: AttributeKind, _ flags: AttributeFlags = [],
@@ -79,9 +80,9 @@ public struct AttributeDescriptor: Sendable, Hashable {
     public func hash(into h: inout Hasher) { h.combine(code) }
 }
 
-/// What a number attribute means, for the filesystem's parsing of xattrs and names (SPEC §4: booleans
-/// are 0/1): a value outside it is EINVAL rather than stored wrapped or clamped.
-public enum NumberRange: Sendable {
+/// What a number attribute means (SPEC §4: booleans are 0/1): a value outside it is refused (errSecParam,
+/// EINVAL on the mount) rather than stored wrapped or clamped.
+public enum NumberRange: Sendable, CustomStringConvertible {
     case any
     /// kSecAttrIsInvisible, kSecAttrCanSign, …: 0 or 1.
     case boolean
@@ -96,6 +97,15 @@ public enum NumberRange: Sendable {
         case .boolean: n == 0 || n == 1
         case .fourCharCode: (0...Int64(UInt32.max)).contains(n)
         case .port: (0...Int64(UInt16.max)).contains(n)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .any: "any number"
+        case .boolean: "0 or 1"
+        case .fourCharCode: "a four-character code, 0 to \(UInt32.max)"
+        case .port: "a port, 0 to \(UInt16.max)"
         }
     }
 }

@@ -52,7 +52,7 @@ struct Prompt: ParsableCommand {
             var args: KeychainDictionary = ["answer": .string(answer), "next": .bool(next)]
             args.merge(extra) { $1 }
             if let prompt = try address.send(.promptAnswer, args)?.dictionaryValue {
-                print("answered prompt \(prompt["id"]?.numberValue ?? 0) (\(prompt["item"]?.stringValue ?? "")): \(answer)")
+                print("answered prompt \(prompt["id"]?.numberValue ?? 0) (\(TerminalText.escaped(prompt["item"]?.stringValue ?? ""))): \(answer)")
             }
         }
     }
@@ -110,8 +110,10 @@ struct Prompts: ParsableCommand {
     func run() throws {
         for prompt in try address.send(.prompts)?.arrayValue ?? [] {
             let d = prompt.dictionaryValue ?? [:]
-            let caller = d["pid"]?.numberValue.map { "pid \($0) \(d["executable"]?.stringValue ?? "")" } ?? "unknown caller"
-            print("\(d["id"]?.numberValue ?? 0)\t\(d["kind"]?.stringValue ?? "")\t\(d["item"]?.stringValue ?? "")\t\(caller)\t\(d["reason"]?.stringValue ?? "")")
+            // The item, the executable and the reason come from callers: escaped for the terminal.
+            let text = { (key: String) in TerminalText.escaped(d[key]?.stringValue ?? "") }
+            let caller = d["pid"]?.numberValue.map { "pid \($0) \(text("executable"))" } ?? "unknown caller"
+            print("\(d["id"]?.numberValue ?? 0)\t\(text("kind"))\t\(text("item"))\t\(caller)\t\(text("reason"))")
         }
     }
 }

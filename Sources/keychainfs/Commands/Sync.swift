@@ -50,7 +50,8 @@ struct Sync: ParsableCommand {
         @Flag(help: "Read the invitation code from standard input (the only way: never in argv).") var codeStdin = false
         func run() throws {
             guard codeStdin else { throw ValidationError("pass --code-stdin and give the invitation code on standard input") }
-            let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            guard let input = try BoundedInput.read(.standardInput, limit: 64 << 10) else { throw CLIError("standard input is larger than 64 KiB: expected an invitation code") }
+            let text = String(decoding: input, as: UTF8.self)
             let code: InvitationCode
             do { code = try InvitationCode.parse(text) } catch { throw CLIError(error.message) }
             let remote = SyncRunner.absolute(remote)
@@ -82,9 +83,16 @@ struct Sync: ParsableCommand {
         @Argument(help: "%P: the file's path in the repository.") var path: String
         func run() throws {
             let name = (path as NSString).lastPathComponent
-            guard let a = FileManager.default.contents(atPath: ours), let b = FileManager.default.contents(atPath: theirs) else {
+            // The versions come from the sync remote: read with a limit (an item file is far smaller).
+            let limit = 16 << 20
+            let readA: Data?, readB: Data?
+            do {
+                readA = try BoundedInput.read(path: ours, limit: limit)
+                readB = try BoundedInput.read(path: theirs, limit: limit)
+            } catch {
                 throw CLIError("merge driver: cannot read the versions of \(path)")
             }
+            guard let a = readA, let b = readB else { throw CLIError("merge driver: a version of \(path) is larger than 16 MiB") }
             let vault = try address.resolveVault()
             let request = ControlRequest(.syncMerge, ["name": .string(name), "ours": .data(a), "theirs": .data(b)])
             let merged: Data

@@ -10,7 +10,8 @@ enum CertificateVerbs {
     static func all(_ classCode: String, keychain: KeychainArgument) throws -> (KeychainConnection, [[String: KeychainValue]]) {
         let connection = try keychain.connect(for: "SecKeychainSearchCopyNext")
         do {
-            let found = try connection.copyMatching(["class": .string(classCode), "r_Attributes": true, "r_Data": true, "m_Limit": "m_LimitAll"])
+            let query: KeychainDictionary = ["class": .string(classCode), "r_Attributes": true, "r_Data": true, "m_Limit": "m_LimitAll"]
+            let found = try connection.copyMatching(query.includingSynchronizable)
             return (connection, found?.arrayValue?.compactMap(\.dictionaryValue) ?? [])
         } catch where error.status == SecStatus.itemNotFound {
             return (connection, [])
@@ -46,7 +47,7 @@ struct FindCertificate: ParsableCommand {
                 print("SHA-256 hash: \(SecurityOutput.hex(details.sha256))")
                 print("SHA-1 hash: \(SecurityOutput.hex(details.sha1))")
             }
-            if showEmail { print("email addresses: " + details.emailAddresses.joined(separator: ", ")) }
+            if showEmail { print("email addresses: " + details.emailAddresses.map { SecurityOutput.escaped($0.utf8) }.joined(separator: ", ")) }
             if pem {
                 print(PEMImport.pem(der), terminator: "")
             } else {
@@ -85,7 +86,7 @@ struct FindIdentity: ParsableCommand {
         let details = identities.compactMap { $0[SecKey.valueData]?.dataValue.flatMap(CertificateDetails.init(der:)) }
         let now = Date()
         func line(_ index: Int, _ d: CertificateDetails, withReason: Bool) -> String {
-            var text = "  \(index)) \(SecurityOutput.hex(d.sha1)) \"\(d.name)\""
+            var text = "  \(index)) \(SecurityOutput.hex(d.sha1)) \(SecurityOutput.quoted(d.name.utf8))"
             if withReason, !d.isValid(at: now) {
                 text += (d.notBefore.map { $0 > now } ?? false) ? " (CSSMERR_TP_CERT_NOT_VALID_YET)" : " (CSSMERR_TP_CERT_EXPIRED)"
             }

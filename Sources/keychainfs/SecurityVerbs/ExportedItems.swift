@@ -36,7 +36,7 @@ struct ExportedItems {
         let query: KeychainDictionary = [SecKey.class: .string(classCode), SecKey.returnAttributes: true, SecKey.returnData: true,
                                          SecKey.matchLimit: .string(SecKey.matchLimitAll)]
         do {
-            return try connection.copyMatching(query.merging(extra) { $1 })?.arrayValue?.compactMap(\.dictionaryValue) ?? []
+            return try connection.copyMatching(query.merging(extra) { $1 }.includingSynchronizable)?.arrayValue?.compactMap(\.dictionaryValue) ?? []
         } catch where error.status == SecStatus.itemNotFound {
             return []
         }

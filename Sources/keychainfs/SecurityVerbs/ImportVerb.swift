@@ -24,6 +24,9 @@ struct Import: ParsableCommand {
     @Flag(name: .customShort("A"), help: "Allow any application (accepted; no effect).") var anyApplication = false
     @Option(name: .customShort("T"), help: "Trusted application (accepted; no effect).") var trusted: [String] = []
 
+    /// The largest file read (a PKCS#12 with its chain or a PEM bundle of CA certificates is far smaller).
+    static let maximumFileSize = 16 << 20
+
     func run() throws {
         let operation = "SecKeychainItemImport"
         var target = KeychainArgument()
@@ -32,7 +35,11 @@ struct Import: ParsableCommand {
         let items: [PEMImport.Item]
         var keyLabel: String?
         do throws(KeychainError) {
-            guard let data = FileManager.default.contents(atPath: file) else { throw KeychainError(SecStatus.io, "cannot read \(file)") }
+            let bounded: Data?
+            do { bounded = try BoundedInput.read(path: file, limit: Self.maximumFileSize) } catch { throw KeychainError(SecStatus.io, "cannot read \(file)") }
+            guard let data = bounded else {
+                throw KeychainError(SecStatus.param, "\(file) is larger than \(BoundedInput.describe(Self.maximumFileSize)), the limit of an imported file")
+            }
             if format == "pkcs12" || [".p12", ".pfx"].contains(where: file.lowercased().hasSuffix) {
                 let contents = try PKCS12File.read(data, passphrase: passphrase ?? "")
                 items = [contents.privateKey, .certificate(contents.certificate)] + contents.chain.map { .certificate($0) }

@@ -53,6 +53,7 @@ struct DumpKeychain: ParsableCommand {
         let connection = try keychain.connect(for: "SecKeychainSearchCopyNext")
         for classCode in ["inet", "genp"] {
             var query: KeychainDictionary = [SecKey.class: .string(classCode), SecKey.returnAttributes: true, SecKey.matchLimit: .string(SecKey.matchLimitAll)]
+                .includingSynchronizable
             if data { query[SecKey.returnData] = true }
             let items: [KeychainValue]
             do { items = try connection.copyMatching(query)?.arrayValue ?? [] } catch where error.status == SecStatus.itemNotFound {

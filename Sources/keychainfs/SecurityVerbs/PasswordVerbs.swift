@@ -30,7 +30,7 @@ enum PasswordVerbs {
 
     static func find(_ attributes: KeychainDictionary, showPassword: Bool, onlyPassword: Bool, keychain: KeychainArgument) throws {
         let connection = try keychain.connect(for: "SecKeychainSearchCopyNext")
-        var query = attributes
+        var query = attributes.includingSynchronizable
         query["r_Attributes"] = true
         if showPassword || onlyPassword { query["r_Data"] = true }
         let found: [String: KeychainValue]
@@ -45,12 +45,12 @@ enum PasswordVerbs {
             return
         }
         SecurityOutput.printItem(found, classCode: attributes["class"]!.stringValue!, vault: connection.vault)
-        if showPassword { FileHandle.standardError.write(Data("password: \"\(SecurityOutput.password(secret))\"\n".utf8)) }
+        if showPassword { FileHandle.standardError.write(Data("password: \(SecurityOutput.buffer(secret))\n".utf8)) }
     }
 
     static func delete(_ attributes: KeychainDictionary, keychain: KeychainArgument) throws {
         let connection = try keychain.connect(for: "SecKeychainSearchCopyNext")
-        var query = attributes
+        var query = attributes.includingSynchronizable
         query["r_Attributes"] = true
         query["r_PersistentRef"] = true
         do throws(KeychainError) {
@@ -60,7 +60,7 @@ enum PasswordVerbs {
             } catch where error.status == SecStatus.interactionNotAllowed {
                 // Locked: the item cannot be shown, but Delete needs no key (SPEC §2), so it goes by the
                 // attributes given, as SecItemDelete does.
-                try connection.delete(attributes)
+                try connection.delete(attributes.includingSynchronizable)
                 print("password has been deleted.")
                 return
             }

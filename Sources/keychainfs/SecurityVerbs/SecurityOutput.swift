@@ -18,7 +18,7 @@ enum SecurityOutput {
 
     /// `keychain: … / version: 512 / class: … / attributes: …` as macOS prints an item.
     static func printItem(_ attributes: [String: KeychainValue], classCode: String, vault: Vault, withVersion: Bool = true) {
-        print("keychain: \"\(vault.directory)\"")
+        print("keychain: " + buffer(vault.directory.utf8))
         if withVersion { print("version: 512") }
         print("class: \"\(classCode)\"")
         print("attributes:")
@@ -31,7 +31,7 @@ enum SecurityOutput {
 
     /// A certificate as `find-certificate` prints it (class 0x80001000, its attributes by four-char code).
     static func printCertificate(_ attributes: [String: KeychainValue], vault: Vault) {
-        print("keychain: \"\(vault.directory)\"")
+        print("keychain: " + buffer(vault.directory.utf8))
         print("version: 256")
         print("class: 0x80001000 ")
         print("attributes:")
@@ -46,8 +46,8 @@ enum SecurityOutput {
     static func format(_ value: KeychainValue?, type: String) -> String {
         switch value {
         case nil: return "<NULL>"
-        case .string(let s)?: return quoted(Array(s.utf8))
-        case .data(let d)?: return d.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? quoted(Array(d)) : "0x" + hex(d)
+        case .string(let s)?: return buffer(s.utf8)
+        case .data(let d)?: return buffer(d)
         case .number(let n)?: return String(format: "0x%08X ", UInt32(truncatingIfNeeded: n))
         case .bool(let b)?: return String(format: "0x%08X ", b ? 1 : 0)
         case .date(let date)?:
@@ -60,9 +60,28 @@ enum SecurityOutput {
         }
     }
 
-    private static func quoted(_ bytes: [UInt8]) -> String {
-        "\"" + bytes.map { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C ? String(UnicodeScalar($0)) : String(format: "\\%03o", $0) }.joined() + "\""
+    /// Bytes from outside (a secret, an attribute, a certificate's name, a path) as macOS's security tool
+    /// prints them (`print_buffer`): `0x` and upper-case hex first when a byte is not printable ASCII, then,
+    /// if any byte is, the ``quoted(_:)`` form. The one way the verbs print an outside string: nothing
+    /// printed can move the terminal's cursor, colour it or start a line of its own.
+    static func buffer(_ bytes: some Collection<UInt8>) -> String {
+        guard !bytes.isEmpty else { return "\"\"" }
+        let hasPlain = bytes.contains(where: isPlain), hasOther = bytes.contains { !isPlain($0) }
+        let hexPart = hasOther ? "0x" + hex(Data(bytes)) + (hasPlain ? "  " : " ") : ""
+        return hexPart + (hasPlain ? quoted(bytes) : "")
     }
+
+    /// In quotes, with ``escaped(_:)``.
+    static func quoted(_ bytes: some Collection<UInt8>) -> String { "\"" + escaped(bytes) + "\"" }
+
+    /// Printable ASCII as it is; every other byte, `\` and `"` as a three-digit octal escape (`\033`).
+    /// macOS leaves `"` as it is; escaping it keeps the quoted text's end unambiguous.
+    static func escaped(_ bytes: some Collection<UInt8>) -> String {
+        bytes.map { isPlain($0) && $0 != UInt8(ascii: "\"") ? String(UnicodeScalar($0)) : String(format: "\\%03o", $0) }.joined()
+    }
+
+    /// What macOS prints as itself: printable ASCII but the backslash.
+    private static func isPlain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte <= 0x7E && byte != UInt8(ascii: "\\") }
 
     /// Upper-case hex, as `security` prints blobs and hashes.
     static func hex(_ data: Data) -> String { data.map { String(format: "%02X", $0) }.joined() }

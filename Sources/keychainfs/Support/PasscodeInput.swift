@@ -7,13 +7,18 @@ struct PasscodeInput {
     let fromStdin: Bool
     private var stdinLines: [Data]?
 
+    /// The most read from standard input: a few passcode lines.
+    static let maximumInput = 64 << 10
+
     init(fromStdin: Bool) { self.fromStdin = fromStdin }
 
     /// The next passcode; `prompt` is shown on the terminal.
     mutating func next(_ prompt: String) throws -> Data {
         if fromStdin {
             if stdinLines == nil {
-                var all = FileHandle.standardInput.readDataToEndOfFile()
+                guard var all = try BoundedInput.read(.standardInput, limit: Self.maximumInput) else {
+                    throw CLIError("standard input is larger than \(BoundedInput.describe(Self.maximumInput)): expected passcode lines")
+                }
                 defer { Sodium.wipe(&all) }  // the lines are copies: the whole input is wiped here
                 stdinLines = all.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
                     Data(line.last == 0x0D ? line.dropLast() : line)

@@ -30,11 +30,7 @@ struct Inject: ParsableCommand {
     @OptionGroup var vault: WorkflowVault
 
     func run() throws {
-        let data: Data?
-        if let input, input != "-" { data = FileManager.default.contents(atPath: input) } else { data = FileHandle.standardInput.readDataToEndOfFile() }
-        guard let data, let text = String(validating: data, as: UTF8.self) else {
-            throw ValidationError("cannot read the template \(input ?? "from standard input") (missing, unreadable or not UTF-8)")
-        }
+        let text = try WorkflowFile.text(input, kind: "template")
         let template: Template
         do { template = try Template.parse(text) } catch { throw ValidationError("\(input ?? "template"): \(error)") }
         if let output, !force, !RenderedFile.mayReplace(output) {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 /// Becoming another program with execvp: nothing of keychainfs stays between the command and its terminal,
-/// its parent or its signals.
+/// its parent or its signals; the signals the parent ignored stay ignored, as with `env`.
 enum ProcessReplacement {
     /// Replaces this process with `command` in `environment`; returns only by throwing (126 / 127 as shells do).
     static func exec(_ command: [String], environment: [String: String]) throws -> Never {
@@ -10,11 +10,12 @@ enum ProcessReplacement {
         clearenv()
         for (name, value) in environment { setenv(name, value, 1) }
         let arguments = command.map { strdup($0) } + [nil]
-        // Signal mask and ignored signals survive exec: the command gets the defaults, not what keychainfs set up.
+        // Ignored signals are left as keychainfs got them (it ignores none itself): exec keeps them, so
+        // `nohup keychainfs run -- CMD` leaves SIGHUP ignored in CMD, as `nohup env CMD` does. The mask is
+        // emptied: a spawner's thread pool blocks every signal, and CMD must still stop on SIGTERM.
         var none = sigset_t()
         sigemptyset(&none)
         sigprocmask(SIG_SETMASK, &none, nil)
-        for signal in Int32(1)..<32 where signal != SIGKILL && signal != SIGSTOP { Glibc.signal(signal, SIG_DFL) }
         // Buffered output of ours must not follow the command's.
         fflush(nil)
         execvp(command[0], arguments)

@@ -68,9 +68,7 @@ struct Run: ParsableCommand {
         var spec = EnvironmentSpec()
         do {
             for file in envFile {
-                guard let data = FileManager.default.contents(atPath: file), let text = String(validating: data, as: UTF8.self) else {
-                    throw ValidationError("cannot read the env file \(file) (missing, unreadable or not UTF-8)")
-                }
+                let text = try WorkflowFile.text(file, kind: "env file")
                 do { spec.variables += try EnvironmentSpec.parseFile(text).variables } catch {
                     throw ValidationError("\(file): \(error)")
                 }

@@ -1,0 +1,21 @@
+import ArgumentParser
+import Foundation
+import SecretReferences
+
+/// The text of a template or env file: read up to the size limit (README: 1 MiB) and refused beyond it,
+/// before any parsing and without reading the rest (`--env-file /dev/zero` ends at once).
+enum WorkflowFile {
+    /// The file at `path` (standard input for nil or `-`) as UTF-8; `kind` names it in errors.
+    static func text(_ path: String?, kind: String) throws -> String {
+        let name = path.map { $0 == "-" ? "standard input" : $0 } ?? "standard input"
+        let read: Data?
+        do { read = try BoundedInput.read(path: path, limit: WorkflowText.maximumSize) } catch {
+            throw ValidationError("cannot read the \(kind) \(name) (missing or unreadable)")
+        }
+        guard let data = read else {
+            throw ValidationError("the \(kind) \(name) is larger than 1 MiB (\(WorkflowText.maximumSize) bytes), the limit of a \(kind)")
+        }
+        guard let text = String(validating: data, as: UTF8.self) else { throw ValidationError("the \(kind) \(name) is not UTF-8") }
+        return text
+    }
+}
