@@ -44,24 +44,49 @@ enum ItemSealer {
         return Data(binding)
     }
 
+    /// The metadata box's binding with the row's shape: whether it has a sealed secret, and its length. A
+    /// secret column nulled, emptied or cut in the file then fails the metadata box (errSecDecode) instead
+    /// of reading as "no data" (issue 22, 23). Rows sealed before this binding carry
+    /// ``metadataBinding(_:_:_:_:)`` alone and are opened with it (see ``openAttributes(_:schema:metadataKey:)``).
+    static func shapedBinding(_ classCode: String, _ uuid: Data, _ accessibility: Accessibility,
+                              _ lookups: [Data?], sealedSecret: Data?) -> Data {
+        var binding = metadataBinding(classCode, uuid, accessibility, lookups)
+        binding.append(contentsOf: Array("/shape/".utf8))
+        if let sealedSecret {
+            binding.append(1)
+            withUnsafeBytes(of: UInt64(sealedSecret.count).littleEndian) { binding.append(contentsOf: $0) }
+        } else {
+            binding.append(0)
+        }
+        return binding
+    }
+
     static func seal(attributes: [String: KeychainValue], lookups: [Data?], secret: Data?, schema: ItemClassSchema, uuid: Data,
                      accessibility: Accessibility, keys: Keys) -> (metadata: Data, rowKey: Data, secret: Data?) {
         let classCode = schema.code
-        let metadata = AEAD.seal(ValueCodec.encode(.dictionary(attributes)), key: keys.metadataKey,
-                                 associatedData: metadataBinding(classCode, uuid, accessibility, lookups))
         let rowKey = keys.rowKey
         rowKey.randomize()
         defer { rowKey.zero() }
         let wrapped = rowKey.withBytes { AEAD.seal($0, key: keys.classKey, associatedData: identity(classCode, uuid, accessibility, part: "rowkey")) }
         let sealedSecret = secret.map { AEAD.seal($0, key: rowKey, associatedData: identity(classCode, uuid, accessibility, part: "secret")) }
+        let metadata = AEAD.seal(ValueCodec.encode(.dictionary(attributes)), key: keys.metadataKey,
+                                 associatedData: shapedBinding(classCode, uuid, accessibility, lookups, sealedSecret: sealedSecret))
         return (metadata, wrapped, sealedSecret)
     }
 
     static func openAttributes(_ row: StoredRow, schema: ItemClassSchema, metadataKey: GuardedKey) throws(KeychainError) -> [String: KeychainValue] {
         let classCode = schema.code
         do {
-            let plain = try AEAD.open(row.metadata, key: metadataKey,
+            let plain: Data
+            do {
+                plain = try AEAD.open(row.metadata, key: metadataKey,
+                                      associatedData: shapedBinding(classCode, row.uuid, row.accessibility, row.lookups, sealedSecret: row.secret))
+            } catch {
+                // A row of an earlier release (format 2 and before): its box binds no shape. A row sealed
+                // with the shape never opens this way, so its damage cannot pass as an older row.
+                plain = try AEAD.open(row.metadata, key: metadataKey,
                                       associatedData: metadataBinding(classCode, row.uuid, row.accessibility, row.lookups))
+            }
             guard case .dictionary(let attributes) = try ValueCodec.decode(plain) else { throw ValueCodec.MalformedInput(reason: "not a dictionary") }
             return attributes
         } catch {
