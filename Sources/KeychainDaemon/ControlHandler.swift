@@ -16,17 +16,18 @@ struct ControlHandler: Sendable {
     func handle(_ request: ControlRequest, from peer: ControlPeer) -> ControlResponse {
         do {
             let result = try perform(request, peer: peer)
-            record(request, peer, SecStatus.success)
+            // Fails closed (issue 22, 17): an answer whose audit line cannot be written is withheld.
+            try record(request, peer, SecStatus.success)
             return ControlResponse(result: result)
         } catch {
-            record(request, peer, error.status)
+            try? record(request, peer, error.status)
             return ControlResponse(error: error)
         }
     }
 
     /// The audit line of a SecItem call or device command: the item by class and naming attributes
     /// (as the mount names it, percent-escaped), never a value, a passcode or a query's other contents.
-    private func record(_ request: ControlRequest, _ peer: ControlPeer, _ status: OSStatus) {
+    private func record(_ request: ControlRequest, _ peer: ControlPeer, _ status: OSStatus) throws(KeychainError) {
         guard let audit, Self.audited.contains(where: { request.command.rawValue.hasPrefix($0) }) else { return }
         var item: String?
         if let query = request.arguments["query"]?.dictionaryValue, let code = query[SecKey.class]?.stringValue,
@@ -41,7 +42,7 @@ struct ControlHandler: Sendable {
             item = ([code] + names).joined(separator: "/")
         }
         let rule = try? caller(request.arguments, peer).grantedBy
-        audit.record(request.command.rawValue, item: item, status: status, by: .init(pid: peer.pid, uid: peer.uid, rule: rule ?? nil))
+        try audit.record(request.command.rawValue, item: item, status: status, by: .init(pid: peer.pid, uid: peer.uid, rule: rule ?? nil))
     }
 
     private static let audited = ["item.", "device.", "passcode.", "vault."]

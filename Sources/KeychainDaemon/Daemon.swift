@@ -42,7 +42,9 @@ public enum Daemon {
         ProcessHardening.disableCoreDumps()
         let exitRequest = ExitRequest()
         let audit: AuditLog?
-        do { audit = try configuration.auditLogPath.map { path throws(KeychainError) in try AuditLog(path: path) } } catch {
+        do { audit = try configuration.auditLogPath.map { path throws(KeychainError) in
+            try AuditLog(path: path) { problem in log.error("\(problem)") }
+        } } catch {
             log.error("\(error)")
             return 1
         }

@@ -91,13 +91,15 @@ public final class AccessPolicy: Sendable {
 
     // MARK: The file
 
-    /// The rules of the file at `path`; none when it does not exist. Never follows a link.
+    /// The rules of the file at `path`; none when it does not exist. Never follows a link; refuses
+    /// anything but a regular file.
     public static func read(_ path: String) throws(KeychainError) -> [AccessRule] {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return [] }
-            throw KeychainError(SecStatus.param, "cannot read \(path): \(String(cString: strerror(errno)))")
+        // Never a hang on a FIFO, never through a link (issue 22, 18).
+        let opened: Int32?
+        do { opened = try FileIO.openRegularIfPresent(path, flags: O_RDONLY, verb: "read") } catch {
+            throw KeychainError(SecStatus.param, error.message)
         }
+        guard let fd = opened else { return [] }
         let data = FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
         guard data.count <= 1 << 20, let text = String(validating: data, as: UTF8.self) else {
             throw KeychainError(SecStatus.param, "\(path) is not UTF-8 text of at most 1 MiB")

@@ -36,13 +36,58 @@ enum FileIO {
         close(fd)
     }
 
-    /// The content of `path`, nil if it does not exist; refuses a symlink.
-    static func read(_ path: String) throws(KeychainError) -> Data? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    /// Opens `path` without ever blocking on it or following a link (issue 22, 18): O_NONBLOCK (a FIFO
+    /// with no writer or reader cannot hang the open), O_NOFOLLOW, and the opened file must be a regular
+    /// file (a FIFO, device, socket or directory is an error); blocking mode is restored for the caller.
+    /// Throws errSecNotAvailable naming the path and what it is.
+    static func openRegular(_ path: String, flags: Int32, mode: mode_t = 0) throws(KeychainError) -> Int32 {
+        guard let fd = try openRegularIfPresent(path, flags: flags, mode: mode) else { throw failed("open", path, ENOENT) }
+        return fd
+    }
+
+    /// ``openRegular(_:flags:mode:)``, or nil when nothing is at `path`.
+    static func openRegularIfPresent(_ path: String, flags: Int32, mode: mode_t = 0, verb: String = "open") throws(KeychainError) -> Int32? {
+        let fd = open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, mode)
         if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw failed("read", path, errno)
+            let failure = errno
+            if failure == ENOENT { return nil }
+            // A FIFO without a reader refuses a non-blocking writer (ENXIO): name what is there.
+            var st = stat()
+            if failure != ELOOP, lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG {
+                throw KeychainError(SecStatus.notAvailable, "cannot \(verb) \(path): it is \(kind(st.st_mode)), not a regular file")
+            }
+            throw failed(verb, path, failure)
         }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let failure = errno
+            close(fd)
+            throw failed(verb, path, failure)
+        }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw KeychainError(SecStatus.notAvailable, "cannot \(verb) \(path): it is \(kind(st.st_mode)), not a regular file")
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return fd
+    }
+
+    /// What a file that is not regular is, for an error message.
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFDIR: "a directory"
+        case S_IFLNK: "a symlink"
+        default: "not a regular file"
+        }
+    }
+
+    /// The content of `path`, nil if it does not exist; refuses a symlink and anything not a regular file.
+    static func read(_ path: String) throws(KeychainError) -> Data? {
+        guard let fd = try openRegularIfPresent(path, flags: O_RDONLY, verb: "read") else { return nil }
         defer { close(fd) }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 16384)
