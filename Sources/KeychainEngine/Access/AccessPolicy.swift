@@ -61,7 +61,8 @@ public final class AccessPolicy: Sendable {
     private func matches(_ rule: AccessRule, process: ProcessIdentity, uid: UInt32, ancestors: inout [ProcessIdentity]?) -> Bool {
         switch rule.match {
         case .uid(let wanted): return uid == wanted
-        case .unit(let unit): return process.isInUnit(unit)
+        case .unit(let unit): return process.isInUnit(unit, user: nil)
+        case .userUnit(let unit): return process.isInUnit(unit, user: uid)
         case .executable, .sha256:
             if matchesExecutable(rule.match, process) { return true }
             guard rule.ancestor else { return false }
@@ -70,10 +71,13 @@ public final class AccessPolicy: Sendable {
         }
     }
 
+    /// The executable is compared as a file (device and inode of what the process runs, against the
+    /// rule's path in the daemon's view), never by the path the process's namespace shows; and a process
+    /// whose executable does not vouch for its code (``ProcessIdentity/unverifiable()``) matches no such rule.
     private func matchesExecutable(_ match: AccessRule.Match, _ process: ProcessIdentity) -> Bool {
         switch match {
-        case .executable(let path): process.executable == path
-        case .sha256(let hex): process.executable != nil && digests.digest(pid: process.pid) == hex
+        case .executable(let path): process.runs(path) && process.unverifiable() == nil
+        case .sha256(let hex): process.executableFile != nil && digests.digest(pid: process.pid) == hex && process.unverifiable() == nil
         default: false
         }
     }
