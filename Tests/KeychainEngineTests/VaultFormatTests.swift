@@ -50,7 +50,28 @@ import Testing
         let applied = try DatabaseQueue(path: copy + "/items.sqlite").read { db in
             (try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier"), try Int.fetchOne(db, sql: "SELECT version FROM vault_format"))
         }
-        #expect(applied.0 == ["v1-item-tables", "v2-vault-format"] && applied.1 == 2)
+        #expect(applied.0 == ["v1-item-tables", "v2-vault-format", "v3-row-shapes"] && applied.1 == 3)
+    }
+
+    /// Issue 22 (23): the rows of an older vault are sealed again with their shape once their class is
+    /// available (at open, and at the first unlock for the rest), so a secret column nulled later is
+    /// errSecDecode there too, never an empty secret.
+    @Test func theRowsOfAnOlderVaultGainTheirShape() throws {
+        let copy = try Self.fixtureCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let keychain = try Keychain(vault: Vault(directory: copy))
+        try keychain.unlockDevice(passcode: Self.fixturePasscode)
+        let pending = try DatabaseQueue(path: copy + "/items.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM row_shapes_pending") }
+        #expect(pending == 0, "every row was sealed again")
+        try DatabaseQueue(path: copy + "/items.sqlite").write { db in try db.execute(sql: "UPDATE genp SET secret = NULL") }
+        for (service, account, _, _) in Self.fixtureItems {
+            do {
+                let value = try keychain.copyMatching(genp(service, account, ["r_Data": true]), caller: Caller())
+                Issue.record("\(service)/\(account): a nulled secret read as \(String(describing: value))")
+            } catch {
+                #expect(error.status == SecStatus.decode, "\(service)/\(account)")
+            }
+        }
     }
 
     @Test func aNewerFormatIsRefusedWithAClearError() throws {

@@ -94,6 +94,17 @@ enum ItemSealer {
         }
     }
 
+    /// The metadata box of `row` sealed again with its shape, for a row sealed before the shape was bound;
+    /// nil when it already binds its shape. Throws errSecDecode when it opens with neither binding.
+    static func resealedWithShape(_ row: StoredRow, classCode: String, metadataKey: GuardedKey) throws(KeychainError) -> Data? {
+        if (try? AEAD.open(row.metadata, key: metadataKey, associatedData: shapedBinding(classCode, row.uuid, row.accessibility, row.lookups,
+                                                                                        sealedSecret: row.secret))) != nil { return nil }
+        guard let plain = try? AEAD.open(row.metadata, key: metadataKey, associatedData: metadataBinding(classCode, row.uuid, row.accessibility, row.lookups)) else {
+            throw KeychainError(SecStatus.decode, "item \(row.rowid) of class '\(classCode)' failed to decrypt (the vault was modified?)")
+        }
+        return AEAD.seal(plain, key: metadataKey, associatedData: shapedBinding(classCode, row.uuid, row.accessibility, row.lookups, sealedSecret: row.secret))
+    }
+
     static func openSecret(_ row: StoredRow, classCode: String, keys: Keys) throws(KeychainError) -> Data? {
         guard let sealed = row.secret else { return nil }
         do {
