@@ -5,12 +5,10 @@ import Foundation
 /// (from `/proc`). Read at the moment of the request; a process that has exited has no identity.
 struct ProcessIdentity: Sendable {
     let pid: Int32
-    /// `/proc/PID/exe`, or nil when it cannot be read (a kernel thread, another user's process). The
-    /// path as the kernel names it, which a process in its own mount namespace chooses: never matched
-    /// as such (see ``executableFile``).
-    let executable: String?
     /// The executed file itself: `stat` of `/proc/PID/exe` follows the kernel's link to the file the
-    /// process runs, in whatever namespace it runs; nil when it cannot be read.
+    /// process runs, in whatever namespace it runs; nil when it cannot be read (a kernel thread, another
+    /// user's process). Never the path `/proc/PID/exe` reads as: a process in a mount namespace of its
+    /// own chooses what is at that path.
     let executableFile: FileIdentity?
     let parent: Int32?
     /// The cgroup v2 path (`0::/system.slice/backup.service`), or "" when unknown.
@@ -18,7 +16,6 @@ struct ProcessIdentity: Sendable {
 
     init(pid: Int32) {
         self.pid = pid
-        executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
         executableFile = FileIdentity(path: "/proc/\(pid)/exe")
         parent = Self.parent(of: pid)
         cgroup = (try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? ""
