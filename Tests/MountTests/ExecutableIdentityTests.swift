@@ -9,8 +9,18 @@ import TestSupport
 @Suite struct ExecutableIdentityTests {
     typealias Fixture = AccessRulesTests.Fixture
 
-    /// `unshare -Urm`: the caller's own user and mount namespace, where it may bind-mount over any path.
-    static let unshare = "/usr/bin/unshare"
+    /// `unshare -Urm`: the caller's own user and mount namespace, where it may bind-mount over any path
+    /// (what any user can do where unprivileged user namespaces are allowed); as root without them,
+    /// `unshare -m`, a mount namespace alone (the daemon refuses both alike).
+    static let unshare: [String] = {
+        if Command.run("/usr/bin/unshare", ["-Urm", "/bin/true"], timeout: 10).status == 0 { return ["/usr/bin/unshare", "-Urm"] }
+        return ["/usr/bin/unshare", "-m"]
+    }()
+
+    /// Runs `script` with /bin/sh in a namespace of its own.
+    static func inOwnNamespace(_ script: String, environment: [String: String]? = nil) -> CommandResult {
+        Command.run(unshare[0], Array(unshare.dropFirst()) + ["/bin/sh", "-c", script], environment: environment)
+    }
 
     @Test func aBinaryBindMountedOverTheAllowedPathIsNotTheAllowedBinary() throws {
         let f = try Fixture()
@@ -18,7 +28,7 @@ import TestSupport
         let value = f.m.path("genp/svc/acct/value")
         #expect(f.read(f.catA, "genp/svc/acct/value").stdout == "secret-a", "the allowed binary reads")
         // The attacker's program (catB) at the allowed path, in a namespace of its own.
-        let attack = Command.run(Self.unshare, ["-Urm", "/bin/sh", "-c", "mount --bind \(f.catB) \(f.catA) && exec \(f.catA) \(value)"])
+        let attack = Self.inOwnNamespace("mount --bind \(f.catB) \(f.catA) && exec \(f.catA) \(value)")
         #expect(attack.stdout != "secret-a")
         #expect(attack.stderr.contains("No such file"), "cat ran and the item of group a did not exist for it: \(attack.stderr)")
 
@@ -29,9 +39,8 @@ import TestSupport
         try f.access(["grant", "a", "--exe", clientA])
         let environment = ["KEYCHAIN_VAULT": f.m.vault, "KEYCHAIN_ACCESS_GROUPS": "a"]
         #expect(Command.run(clientA, ["find-generic-password", "-s", "svc", "-w"], environment: environment).stdout == "secret-a\n")
-        let overSocket = Command.run(Self.unshare, ["-Urm", "/bin/sh", "-c",
-                                                    "mount --bind \(clientB) \(clientA) && exec \(clientA) find-generic-password -s svc -w"],
-                                     environment: environment)
+        let overSocket = Self.inOwnNamespace("mount --bind \(clientB) \(clientA) && exec \(clientA) find-generic-password -s svc -w",
+                                             environment: environment)
         #expect(overSocket.stdout != "secret-a\n")
         #expect(overSocket.status == 44, "errSecItemNotFound: the default groups: \(overSocket.stderr)")
     }
