@@ -61,6 +61,8 @@ import TestSupport
                 #expect(injected.stdout != "secret-a" && injected.stderr.contains("No such file"), "\(program) with \(variable.key): \(injected.stderr)")
             }
         }
+        let daemonLog = (try? String(contentsOfFile: f.m.vault + "/daemon.log", encoding: .utf8)) ?? ""
+        #expect(daemonLog.contains("access rule 'exe:\(f.catA)' not applied") && daemonLog.contains("LD_PRELOAD"), "flagged in daemon.log: \(daemonLog)")
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") {
             let traced = Command.run("/usr/bin/strace", ["-o", "/dev/null", f.catA, f.m.path(value)])
             #expect(traced.stdout != "secret-a" && traced.stderr.contains("No such file"), "traced: \(traced.stderr)")

@@ -17,15 +17,19 @@ public final class AccessPolicy: Sendable {
     private struct Loaded { var stamp: FileStamp?; var rules: [AccessRule] }
     private let loaded = Mutex(Loaded(stamp: nil, rules: []))
     private let digests = ExecutableDigests()
+    /// Hears why a process running a rule's executable was not granted it (for the daemon's log).
+    private let unverified: UnverifiedCallers
     /// How far up the process tree an ancestor rule looks.
     static let maxAncestors = 64
 
     /// The policy of `vault`. Throws when its `access.toml` is malformed (a daemon must not start with a
-    /// policy it cannot read).
-    public init(vault: Vault, defaultCaller: Caller, strict: Bool) throws(KeychainError) {
+    /// policy it cannot read). `report` hears, at most once a minute per rule and reason, that a process
+    /// running a rule's executable was refused it (``ProcessIdentity/unverifiable()``).
+    public init(vault: Vault, defaultCaller: Caller, strict: Bool, report: @escaping @Sendable (String) -> Void = { _ in }) throws(KeychainError) {
         self.vault = vault
         self.defaultCaller = defaultCaller
         self.strict = strict
+        unverified = UnverifiedCallers(report: report)
         _ = try rules()
     }
 
@@ -64,22 +68,28 @@ public final class AccessPolicy: Sendable {
         case .unit(let unit): return process.isInUnit(unit, user: nil)
         case .userUnit(let unit): return process.isInUnit(unit, user: uid)
         case .executable, .sha256:
-            if matchesExecutable(rule.match, process) { return true }
+            if matchesExecutable(rule, process) { return true }
             guard rule.ancestor else { return false }
             if ancestors == nil { ancestors = Self.ancestors(of: process) }
-            return ancestors!.contains { matchesExecutable(rule.match, $0) }
+            return ancestors!.contains { matchesExecutable(rule, $0) }
         }
     }
 
     /// The executable is compared as a file (device and inode of what the process runs, against the
     /// rule's path in the daemon's view), never by the path the process's namespace shows; and a process
     /// whose executable does not vouch for its code (``ProcessIdentity/unverifiable()``) matches no such rule.
-    private func matchesExecutable(_ match: AccessRule.Match, _ process: ProcessIdentity) -> Bool {
-        switch match {
-        case .executable(let path): process.runs(path) && process.unverifiable() == nil
-        case .sha256(let hex): process.executableFile != nil && digests.digest(pid: process.pid) == hex && process.unverifiable() == nil
+    private func matchesExecutable(_ rule: AccessRule, _ process: ProcessIdentity) -> Bool {
+        let runsIt = switch rule.match {
+        case .executable(let path): process.runs(path)
+        case .sha256(let hex): process.executableFile != nil && digests.digest(pid: process.pid) == hex
         default: false
         }
+        guard runsIt else { return false }
+        if let reason = process.unverifiable() {
+            unverified.note(rule: rule.name, reason: reason, pid: process.pid)
+            return false
+        }
+        return true
     }
 
     private static func ancestors(of process: ProcessIdentity) -> [ProcessIdentity] {

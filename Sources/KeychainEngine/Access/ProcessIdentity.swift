@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// What the kernel says about a process, as access rules need it: its executable, parent and cgroup
 /// (from `/proc`). Read at the moment of the request; a process that has exited has no identity.
@@ -117,5 +118,26 @@ final class ExecutableDigests: Sendable {
         let hex = hasher.finalize().map { String(format: "%02x", $0) }.joined()
         digests.store(hex, for: key, generation: 0)
         return hex
+    }
+}
+
+/// Reports processes that run a rule's executable but were refused it, once a minute per rule and
+/// reason at most (a refused reader in a loop must not flood the log).
+final class UnverifiedCallers: Sendable {
+    private let reported = Mutex<[String: Date]>([:])
+    private let report: @Sendable (String) -> Void
+
+    init(report: @escaping @Sendable (String) -> Void) { self.report = report }
+
+    func note(rule: String, reason: String, pid: Int32) {
+        let key = rule + "\u{0}" + reason
+        let now = Date()
+        let due = reported.withLock { seen -> Bool in
+            if let last = seen[key], now.timeIntervalSince(last) < 60 { return false }
+            if seen.count > 256 { seen.removeAll() }
+            seen[key] = now
+            return true
+        }
+        if due { report("access rule '\(rule)' not applied to pid \(pid), which runs its executable: \(reason)") }
     }
 }
