@@ -47,18 +47,17 @@ enum FileIO {
 
     /// ``openRegular(_:flags:mode:)``, or nil when nothing is at `path`.
     static func openRegularIfPresent(_ path: String, flags: Int32, mode: mode_t = 0, verb: String = "open") throws(KeychainError) -> Int32? {
+        // Not even opened when it is seen to be something else (opening a device can act on it); a
+        // symlink is left to O_NOFOLLOW's error, and what is swapped in meanwhile to fstat below.
+        var st = stat()
+        if lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG, st.st_mode & S_IFMT != S_IFLNK {
+            throw KeychainError(SecStatus.notAvailable, "cannot \(verb) \(path): it is \(kind(st.st_mode)), not a regular file")
+        }
         let fd = open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, mode)
         if fd < 0 {
-            let failure = errno
-            if failure == ENOENT { return nil }
-            // A FIFO without a reader refuses a non-blocking writer (ENXIO): name what is there.
-            var st = stat()
-            if failure != ELOOP, lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG {
-                throw KeychainError(SecStatus.notAvailable, "cannot \(verb) \(path): it is \(kind(st.st_mode)), not a regular file")
-            }
-            throw failed(verb, path, failure)
+            if errno == ENOENT { return nil }
+            throw failed(verb, path, errno)
         }
-        var st = stat()
         guard fstat(fd, &st) == 0 else {
             let failure = errno
             close(fd)
