@@ -31,6 +31,7 @@ import Testing
 
     @Test func theV1SystemdHierarchyIsReadWhenThereIsNoV2Line() {
         #expect(unit("12:pids:/\n1:name=systemd:/system.slice/backup.service\n")?.name == "backup.service")
+        #expect(unit("1:name=systemd:/system.slice/backup.service\n0::/\n")?.name == "backup.service", "a legacy system's v2 line shows only /")
     }
 
     @Test func aRuleWithoutAUnitTypeIsAService() {

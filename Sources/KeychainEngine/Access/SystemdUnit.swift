@@ -15,14 +15,16 @@ struct SystemdUnit: Equatable, Sendable {
         self.userManager = userManager
     }
 
-    /// From the text of `/proc/PID/cgroup`: the cgroup v2 line (`0::/…`), else the v1 `name=systemd` one.
+    /// From the text of `/proc/PID/cgroup`: the cgroup v2 line (`0::/…`), else (a legacy or hybrid
+    /// system, where v2 may show only `/`) the v1 `name=systemd` one. Either is a tree only root and
+    /// systemd write outside a user's delegated part.
     init?(cgroupFile text: String) {
         let lines = text.split(separator: "\n")
-        if let unified = lines.first(where: { $0.hasPrefix("0::") }) {
-            self.init(cgroupPath: String(unified.dropFirst(3)))
+        if let unified = lines.first(where: { $0.hasPrefix("0::") }), let unit = SystemdUnit(cgroupPath: String(unified.dropFirst(3))) {
+            self = unit
         } else if let named = lines.first(where: { $0.contains(":name=systemd:") }),
-                  let range = named.range(of: ":name=systemd:") {
-            self.init(cgroupPath: String(named[range.upperBound...]))
+                  let range = named.range(of: ":name=systemd:"), let unit = SystemdUnit(cgroupPath: String(named[range.upperBound...])) {
+            self = unit
         } else {
             return nil
         }
