@@ -17,6 +17,13 @@ import TestSupport
         return ["/usr/bin/unshare", "-m"]
     }()
 
+    /// A C compiler: the system's, else the clang that comes with the Swift toolchain.
+    static let compiler: String = {
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/cc") { return "/usr/bin/cc" }
+        let swift = Command.run("/bin/sh", ["-c", "readlink -f \"$(command -v swift)\""]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        return URL(fileURLWithPath: swift).deletingLastPathComponent().appendingPathComponent("clang").path
+    }()
+
     /// Runs `script` with /bin/sh in a namespace of its own.
     static func inOwnNamespace(_ script: String, environment: [String: String]? = nil) -> CommandResult {
         Command.run(unshare[0], Array(unshare.dropFirst()) + ["/bin/sh", "-c", script], environment: environment)
@@ -52,7 +59,7 @@ import TestSupport
         try f.access(["grant", "a", "--sha256", String(digest)])
         let source = f.m.root + "/inject.c", library = f.m.root + "/inject.so"
         try "void kcfs_injected(void) {}\n".write(toFile: source, atomically: true, encoding: .utf8)
-        try expectSuccess(Command.run("/usr/bin/cc", ["-shared", "-fPIC", "-o", library, source]))
+        try expectSuccess(Command.run(Self.compiler, ["-shared", "-fPIC", "-o", library, source]))
         let value = "genp/svc/acct/value"
         for program in [f.catA, f.catB] {
             #expect(f.read(program, value).stdout == "secret-a", "\(program) alone reads (by exe, by sha256)")
