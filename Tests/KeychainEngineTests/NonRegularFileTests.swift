@@ -68,4 +68,19 @@ import Testing
             #expect(refusal?.contains("FIFO") == true, "\(name): \(refusal ?? "opened")")
         }
     }
+
+    /// An access.toml over 1 MiB is refused (it is read only a byte past that limit).
+    @Test func anAccessTomlOverItsLimitIsRefused() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kc-huge-\(UUID().uuidString).toml").path
+        defer { unlink(path) }
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        #expect(ftruncate(fd, 4 << 20) == 0)
+        close(fd)
+        do {
+            _ = try AccessPolicy.read(path)
+            Issue.record("a 4 MiB access.toml was read")
+        } catch {
+            #expect(error.message.contains("at most 1 MiB"))
+        }
+    }
 }

@@ -114,7 +114,10 @@ public final class AccessPolicy: Sendable {
             throw KeychainError(SecStatus.param, error.message)
         }
         guard let fd = opened else { return [] }
-        let data = FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
+        // At most one byte past the limit is read: a huge file is refused, not loaded.
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var data = Data()
+        while data.count <= 1 << 20, let chunk = try? handle.read(upToCount: (1 << 20) + 1 - data.count), !chunk.isEmpty { data.append(chunk) }
         guard data.count <= 1 << 20, let text = String(validating: data, as: UTF8.self) else {
             throw KeychainError(SecStatus.param, "\(path) is not UTF-8 text of at most 1 MiB")
         }
