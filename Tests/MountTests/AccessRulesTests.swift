@@ -10,8 +10,9 @@ import TestSupport
         let m: MountedVault
         let catA: String, catB: String
 
-        init() throws {
-            m = try MountedVault()
+        /// `mountEnvironment`: the daemon's test-only switches.
+        init(mountEnvironment: [String: String]? = nil) throws {
+            m = try MountedVault(mountEnvironment: mountEnvironment)
             for group in ["a", "b"] {
                 try expectSuccess(Command.run(MountedVault.binary, ["add-generic-password", "-s", "svc", "-a", "acct", "-w", "secret-\(group)"],
                                               environment: ["KEYCHAIN_VAULT": m.vault, "KEYCHAIN_ACCESS_GROUPS": group]))

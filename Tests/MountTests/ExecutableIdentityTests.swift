@@ -75,4 +75,17 @@ import TestSupport
             #expect(traced.stdout != "secret-a" && traced.stderr.contains("No such file"), "traced: \(traced.stderr)")
         }
     }
+
+    /// The tests above can fail: with the protection switched off (test devices only), the bind-mounted
+    /// program and the preloaded allowed one read the secret, as they did before issue 22.
+    @Test func withExecutableIdentitySwitchedOffTheAttacksRead() throws {
+        let f = try Fixture(mountEnvironment: ["KEYCHAINFS_TEST_DISABLE_GUARDS": "executable-identity"])
+        try f.access(["grant", "a", "--exe", f.catA])
+        let value = f.m.path("genp/svc/acct/value")
+        #expect(Self.inOwnNamespace("mount --bind \(f.catB) \(f.catA) && exec \(f.catA) \(value)").stdout == "secret-a")
+        let source = f.m.root + "/inject.c", library = f.m.root + "/inject.so"
+        try "void kcfs_injected(void) {}\n".write(toFile: source, atomically: true, encoding: .utf8)
+        try expectSuccess(Command.run(Self.compiler, ["-shared", "-fPIC", "-o", library, source]))
+        #expect(Command.run(f.catA, [value], environment: ["LD_PRELOAD": library]).stdout == "secret-a")
+    }
 }

@@ -19,13 +19,27 @@ public final class AccessPolicy: Sendable {
     private let digests = ExecutableDigests()
     /// Hears why a process running a rule's executable was not granted it (for the daemon's log).
     private let unverified: UnverifiedCallers
+    /// Whether executables are matched by what they are (issue 22, 14); off only by ``testSwitch``.
+    private let verifiesExecutables: Bool
+
+    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=executable-identity` (the lock guards' variable): for a test
+    /// device only, exe rules match the path `/proc/PID/exe` reads as and no process is refused as
+    /// unverifiable, as before issue 22, so that the tests of that protection show they can fail.
+    public static let testSwitch = "executable-identity"
+
+    /// Whether a daemon of a vault that is (`testDevice`) or is not a test device verifies executables.
+    public static func verifiesExecutables(testDevice: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        !(testDevice && (environment["KEYCHAINFS_TEST_DISABLE_GUARDS"]?.split(separator: ",").contains { $0 == testSwitch } ?? false))
+    }
     /// How far up the process tree an ancestor rule looks.
     static let maxAncestors = 64
 
     /// The policy of `vault`. Throws when its `access.toml` is malformed (a daemon must not start with a
     /// policy it cannot read). `report` hears, at most once a minute per rule and reason, that a process
     /// running a rule's executable was refused it (``ProcessIdentity/unverifiable()``).
-    public init(vault: Vault, defaultCaller: Caller, strict: Bool, report: @escaping @Sendable (String) -> Void = { _ in }) throws(KeychainError) {
+    public init(vault: Vault, defaultCaller: Caller, strict: Bool, verifiesExecutables: Bool = true,
+                report: @escaping @Sendable (String) -> Void = { _ in }) throws(KeychainError) {
+        self.verifiesExecutables = verifiesExecutables
         self.vault = vault
         self.defaultCaller = defaultCaller
         self.strict = strict
@@ -80,11 +94,12 @@ public final class AccessPolicy: Sendable {
     /// whose executable does not vouch for its code (``ProcessIdentity/unverifiable()``) matches no such rule.
     private func matchesExecutable(_ rule: AccessRule, _ process: ProcessIdentity) -> Bool {
         let runsIt = switch rule.match {
-        case .executable(let path): process.runs(path)
+        case .executable(let path): verifiesExecutables ? process.runs(path) : process.executablePath() == path
         case .sha256(let hex): process.executableFile != nil && digests.digest(pid: process.pid) == hex
         default: false
         }
         guard runsIt else { return false }
+        guard verifiesExecutables else { return true }
         if let reason = process.unverifiable() {
             unverified.note(rule: rule.name, reason: reason, pid: process.pid)
             return false

@@ -34,6 +34,10 @@ struct ProcessIdentity: Sendable {
         return line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
     }
 
+    /// The path `/proc/PID/exe` reads as, which a process in its own mount namespace chooses: matched
+    /// only with the test switch ``AccessPolicy/testSwitch`` on.
+    func executablePath() -> String? { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe") }
+
     /// Whether the process runs the file at `path` as the daemon sees it: the same device and inode.
     func runs(_ path: String) -> Bool {
         guard let executableFile, let wanted = FileIdentity(path: path) else { return false }
