@@ -59,11 +59,20 @@ import Testing
     @Test func theRowsOfAnOlderVaultGainTheirShape() throws {
         let copy = try Self.fixtureCopy()
         defer { try? FileManager.default.removeItem(atPath: copy) }
+        // The rows as the older release sealed them, to put back afterwards.
+        let older = try DatabaseQueue(path: copy + "/items.sqlite").read { db in
+            try Row.fetchAll(db, sql: "SELECT rowid, metadata FROM genp").map { (rowid: $0[0] as Int64, metadata: $0[1] as Data) }
+        }
         let keychain = try Keychain(vault: Vault(directory: copy))
         try keychain.unlockDevice(passcode: Self.fixturePasscode)
         let pending = try DatabaseQueue(path: copy + "/items.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM row_shapes_pending") }
         #expect(pending == 0, "every row was sealed again")
         try DatabaseQueue(path: copy + "/items.sqlite").write { db in try db.execute(sql: "UPDATE genp SET secret = NULL") }
+        // Half the rows get their older box back: once every row has its shape, the old binding opens nothing.
+        try DatabaseQueue(path: copy + "/items.sqlite").write { db in
+            for row in older where row.rowid % 2 == 0 { try db.execute(sql: "UPDATE genp SET metadata = ? WHERE rowid = ?", arguments: [row.metadata, row.rowid]) }
+        }
+        #expect(older.count == Self.fixtureItems.count && older.contains { $0.rowid % 2 == 0 })
         for (service, account, _, _) in Self.fixtureItems {
             do {
                 let value = try keychain.copyMatching(genp(service, account, ["r_Data": true]), caller: Caller())

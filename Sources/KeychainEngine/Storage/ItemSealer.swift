@@ -74,7 +74,10 @@ enum ItemSealer {
         return (metadata, wrapped, sealedSecret)
     }
 
-    static func openAttributes(_ row: StoredRow, schema: ItemClassSchema, metadataKey: GuardedKey) throws(KeychainError) -> [String: KeychainValue] {
+    /// `acceptingUnshaped`: whether a row sealed before the shape binding may still open (false once the
+    /// vault has sealed every row again: a row that then opens only the old way was put back from an old copy).
+    static func openAttributes(_ row: StoredRow, schema: ItemClassSchema, metadataKey: GuardedKey,
+                               acceptingUnshaped: Bool = true) throws(KeychainError) -> [String: KeychainValue] {
         let classCode = schema.code
         do {
             let plain: Data
@@ -84,6 +87,7 @@ enum ItemSealer {
             } catch {
                 // A row of an earlier release (format 2 and before): its box binds no shape. A row sealed
                 // with the shape never opens this way, so its damage cannot pass as an older row.
+                guard acceptingUnshaped else { throw error }
                 plain = try AEAD.open(row.metadata, key: metadataKey,
                                       associatedData: metadataBinding(classCode, row.uuid, row.accessibility, row.lookups))
             }
