@@ -20,10 +20,11 @@ struct ControlHandler: Sendable {
         do {
             caller = try authorize(request, peer)
             let result = try perform(request, peer: peer, caller: caller!)
-            record(request, peer, caller, SecStatus.success)
+            // Fails closed (issue 22, 17): an answer whose audit line cannot be written is withheld.
+            try record(request, peer, caller, SecStatus.success)
             return ControlResponse(result: result)
         } catch {
-            record(request, peer, caller, error.status)
+            try? record(request, peer, caller, error.status)
             return ControlResponse(error: error)
         }
     }
@@ -53,7 +54,7 @@ struct ControlHandler: Sendable {
 
     /// The audit line of a control command: the caller, the item by class and naming attributes (as the
     /// mount names it, percent-escaped), never a value, a passcode or a query's other contents.
-    private func record(_ request: ControlRequest, _ peer: ControlPeer, _ caller: Caller?, _ status: OSStatus) {
+    private func record(_ request: ControlRequest, _ peer: ControlPeer, _ caller: Caller?, _ status: OSStatus) throws(KeychainError) {
         guard let audit, request.command != .status else { return }
         var item: String?
         if let query = request.arguments["query"]?.dictionaryValue, let code = query[SecKey.class]?.stringValue,
@@ -67,7 +68,7 @@ struct ControlHandler: Sendable {
             }
             item = ([code] + names).joined(separator: "/")
         }
-        audit.record(request.command.rawValue, item: item, status: status, by: .init(pid: peer.pid, uid: peer.uid, rule: caller?.grantedBy))
+        try audit.record(request.command.rawValue, item: item, status: status, by: .init(pid: peer.pid, uid: peer.uid, rule: caller?.grantedBy))
     }
 
     private func perform(_ request: ControlRequest, peer: ControlPeer, caller: Caller) throws(KeychainError) -> KeychainValue? {

@@ -42,7 +42,9 @@ public enum Daemon {
         ProcessHardening.disableCoreDumps()
         let exitRequest = ExitRequest()
         let audit: AuditLog?
-        do { audit = try configuration.auditLogPath.map { path throws(KeychainError) in try AuditLog(path: path) } } catch {
+        do { audit = try configuration.auditLogPath.map { path throws(KeychainError) in
+            try AuditLog(path: path) { problem in log.error("\(problem)") }
+        } } catch {
             log.error("\(error)")
             return 1
         }
@@ -62,7 +64,10 @@ public enum Daemon {
             keychain.prompts.timeout = configuration.promptTimeout
             let guards = LockGuards.inForce(testDevice: try configuration.vault.config().testDevice)
             if guards != LockGuards() { log.warning("test device: lock guards switched off by \(LockGuards.environmentVariable)") }
-            let policy = try AccessPolicy(vault: configuration.vault, defaultCaller: configuration.caller, strict: configuration.strictAccess)
+            let verifiesExecutables = AccessPolicy.verifiesExecutables(testDevice: try configuration.vault.config().testDevice)
+            if !verifiesExecutables { log.warning("test device: executable identity switched off by \(LockGuards.environmentVariable)") }
+            let policy = try AccessPolicy(vault: configuration.vault, defaultCaller: configuration.caller, strict: configuration.strictAccess,
+                                          verifiesExecutables: verifiesExecutables) { log.warning("\($0)") }
             let view = KeychainView(keychain: keychain, caller: configuration.caller, defaultAccessible: configuration.defaultAccessible,
                                     guards: guards, accessPolicy: policy, audit: audit)
             let mount = try FuseMount(view: view, mountpoint: configuration.mountpoint, source: configuration.vault.directory, log: log,

@@ -191,6 +191,13 @@ extension KeychainView {
         if let (item, data, authorization) = pending { try commit(data, to: item, authorization: authorization) }
     }
 
+    /// Closes a handle without committing anything: an open refused after the fact (its audit line failed).
+    func discard(_ handle: UInt64) {
+        guard var h = openFiles.remove(handle) else { return }
+        if h.buffer != nil { Sodium.wipe(&h.buffer!) }
+        if let token = h.authorization { endAuthorization(token) }
+    }
+
     func release(_ handle: UInt64) throws(FSError) {
         guard var h = openFiles.remove(handle) else { return }
         defer {

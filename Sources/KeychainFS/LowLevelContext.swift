@@ -71,13 +71,16 @@ final class LowLevelContext: Sendable {
         fuse_reply_attr(req, &st, cacheSeconds)
     }
 
-    /// The audit line of an open of a secret: who, which file, and how it ended (SPEC §8).
-    func recordOpen(_ req: fuse_req_t?, _ path: FSPath, _ failure: FSError?, rule: String?) {
+    /// The audit line of an open of a secret: who, which file, and how it ended (SPEC §8). Throws (EIO)
+    /// when the line cannot be written: the open is then refused (issue 22, 17).
+    func recordOpen(_ req: fuse_req_t?, _ path: FSPath, _ failure: FSError?, rule: String?) throws(FSError) {
         guard let audit = view.audit else { return }
         let context = fuse_req_ctx(req)!.pointee
         let status = failure.map { $0.status ?? ErrnoTable.status(for: $0.errno) } ?? SecStatus.success
-        audit.record("open", item: String(decoding: path.bytes.dropFirst(), as: UTF8.self), status: status,
-                     by: .init(pid: context.pid, uid: context.uid, rule: rule))
+        do {
+            try audit.record("open", item: String(decoding: path.bytes.dropFirst(), as: UTF8.self), status: status,
+                             by: .init(pid: context.pid, uid: context.uid, rule: rule))
+        } catch { throw FSError(error) }
     }
 
     /// xattr protocol: size 0 asks for the length; a short buffer is ERANGE.

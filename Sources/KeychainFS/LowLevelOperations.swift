@@ -122,9 +122,12 @@ enum LowLevelOperations {
                 let pageCached: Bool
                 do throws(FSError) {
                     (info!.pointee.fh, pageCached) = try c.view.open(path, flags: file.flags, mayPageCache: true)
-                    c.recordOpen(req, path, nil, rule: KeychainView.requestCaller?.grantedBy)
                 } catch {
-                    c.recordOpen(req, path, error, rule: KeychainView.requestCaller?.grantedBy)
+                    try? c.recordOpen(req, path, error, rule: KeychainView.requestCaller?.grantedBy)
+                    throw error
+                }
+                do throws(FSError) { try c.recordOpen(req, path, nil, rule: KeychainView.requestCaller?.grantedBy) } catch {
+                    c.view.discard(info!.pointee.fh)  // an open that cannot be recorded is refused
                     throw error
                 }
                 // Unprotected readers keep the value in the page cache (SPEC §4 gatekeeper path): later

@@ -51,7 +51,7 @@ extension LowLevelOperations {
         let handle = c.view.authorizeOpen(item, pid: pid) { result in
             switch result {
             case .failure(let error):
-                c.recordOpen(request, path, error, rule: caller?.grantedBy)
+                try? c.recordOpen(request, path, error, rule: caller?.grantedBy)
                 fuse_reply_err(request, error.errno)
             case .success(let token):
                 do throws(FSError) {
@@ -59,7 +59,10 @@ extension LowLevelOperations {
                         Result { () throws(FSError) in try c.view.open(path, flags: file.flags, authorization: token) }
                     }
                     file.fh = try opened.get().handle
-                    c.recordOpen(request, path, nil, rule: caller?.grantedBy)
+                    do throws(FSError) { try c.recordOpen(request, path, nil, rule: caller?.grantedBy) } catch {
+                        c.view.discard(file.fh)  // an open that cannot be recorded is refused
+                        throw error
+                    }
                     file.direct_io = 1  // never served from the kernel's cache: every read reaches the policy
                     file.keep_cache = 0
                     file.noflush = file.flags & O_ACCMODE == O_RDONLY ? 1 : 0

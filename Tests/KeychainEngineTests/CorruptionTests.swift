@@ -101,4 +101,23 @@ import Testing
         }
         print("corruption outcomes:\n" + report.joined(separator: "\n"))
     }
+
+    /// Issue 22 (23): a damaged secret column never reads as an empty secret. The row's shape (whether it
+    /// has data, and the sealed length) is authenticated with its attributes, so a NULL, empty or cut
+    /// `secret` is errSecDecode, and so is data planted into a row stored without any.
+    @Test func aNulledOrCutSecretColumnIsDecodeNeverEmpty() throws {
+        for damage in ["NULL", "x''", "substr(secret, 1, length(secret) - 1)"] {
+            let v = try TestVault()
+            _ = try v.add(genp("svc", "a", ["v_Data": data("the password")]))
+            _ = try v.add(genp("svc", "b", ["v_Data": data("another")]))
+            try v.withDatabase { db in try db.exec("UPDATE genp SET secret = \(damage) WHERE rowid = 1") }
+            #expect(v.status { _ = try v.copy(genp("svc", "a", ["r_Data": true])) } == SecStatus.decode, "secret = \(damage)")
+            #expect(try v.copy(genp("svc", "b", ["r_Data": true])) == data("another"), "the intact item still reads")
+        }
+        let v = try TestVault()
+        _ = try v.add(genp("svc", "empty"))
+        _ = try v.add(genp("svc", "full", ["v_Data": data("x")]))
+        try v.withDatabase { db in try db.exec("UPDATE genp SET secret = (SELECT secret FROM genp WHERE rowid = 2) WHERE rowid = 1") }
+        #expect(v.status { _ = try v.copy(genp("svc", "empty", ["r_Data": true])) } == SecStatus.decode, "data planted in a row without any")
+    }
 }

@@ -50,7 +50,37 @@ import Testing
         let applied = try DatabaseQueue(path: copy + "/items.sqlite").read { db in
             (try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier"), try Int.fetchOne(db, sql: "SELECT version FROM vault_format"))
         }
-        #expect(applied.0 == ["v1-item-tables", "v2-vault-format"] && applied.1 == 2)
+        #expect(applied.0 == ["v1-item-tables", "v2-vault-format", "v3-row-shapes"] && applied.1 == 3)
+    }
+
+    /// Issue 22 (23): the rows of an older vault are sealed again with their shape once their class is
+    /// available (at open, and at the first unlock for the rest), so a secret column nulled later is
+    /// errSecDecode there too, never an empty secret.
+    @Test func theRowsOfAnOlderVaultGainTheirShape() throws {
+        let copy = try Self.fixtureCopy()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        // The rows as the older release sealed them, to put back afterwards.
+        let older = try DatabaseQueue(path: copy + "/items.sqlite").read { db in
+            try Row.fetchAll(db, sql: "SELECT rowid, metadata FROM genp").map { (rowid: $0[0] as Int64, metadata: $0[1] as Data) }
+        }
+        let keychain = try Keychain(vault: Vault(directory: copy))
+        try keychain.unlockDevice(passcode: Self.fixturePasscode)
+        let pending = try DatabaseQueue(path: copy + "/items.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM row_shapes_pending") }
+        #expect(pending == 0, "every row was sealed again")
+        try DatabaseQueue(path: copy + "/items.sqlite").write { db in try db.execute(sql: "UPDATE genp SET secret = NULL") }
+        // Half the rows get their older box back: once every row has its shape, the old binding opens nothing.
+        try DatabaseQueue(path: copy + "/items.sqlite").write { db in
+            for row in older where row.rowid % 2 == 0 { try db.execute(sql: "UPDATE genp SET metadata = ? WHERE rowid = ?", arguments: [row.metadata, row.rowid]) }
+        }
+        #expect(older.count == Self.fixtureItems.count && older.contains { $0.rowid % 2 == 0 })
+        for (service, account, _, _) in Self.fixtureItems {
+            do {
+                let value = try keychain.copyMatching(genp(service, account, ["r_Data": true]), caller: Caller())
+                Issue.record("\(service)/\(account): a nulled secret read as \(String(describing: value))")
+            } catch {
+                #expect(error.status == SecStatus.decode, "\(service)/\(account)")
+            }
+        }
     }
 
     @Test func aNewerFormatIsRefusedWithAClearError() throws {

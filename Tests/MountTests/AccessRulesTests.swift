@@ -10,8 +10,9 @@ import TestSupport
         let m: MountedVault
         let catA: String, catB: String
 
-        init() throws {
-            m = try MountedVault()
+        /// `mountEnvironment`: the daemon's test-only switches.
+        init(mountEnvironment: [String: String]? = nil) throws {
+            m = try MountedVault(mountEnvironment: mountEnvironment)
             for group in ["a", "b"] {
                 try expectSuccess(Command.run(MountedVault.binary, ["add-generic-password", "-s", "svc", "-a", "acct", "-w", "secret-\(group)"],
                                               environment: ["KEYCHAIN_VAULT": m.vault, "KEYCHAIN_ACCESS_GROUPS": group]))
@@ -72,20 +73,57 @@ import TestSupport
         #expect(Command.run("/bin/cat", [value]).status != 0)
     }
 
-    @Test func aUnitRuleMatchesAProcessInTheUnitsCgroup() throws {
+    /// Cgroups made for a test under the cgroup v2 hierarchy, as systemd names them; on the way out each
+    /// is removed (deepest first), and only those it made.
+    final class TestCgroups {
+        let root: String
+        private var made: [String] = []
+
+        init() throws {
+            let mounts = try String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)
+            let fields: [[Substring]] = mounts.split(separator: "\n").map { $0.split(separator: " ") }
+            let entry = try #require(fields.first { $0.count > 2 && $0[2] == "cgroup2" }, "a cgroup2 hierarchy is mounted")
+            root = String(entry[1])
+        }
+
+        /// The directory of cgroup `path` (`/system.slice/x.service`), made with the parents it lacks.
+        func make(_ path: String) throws -> String {
+            var current = root
+            for component in path.split(separator: "/") {
+                current += "/" + component
+                if mkdir(current, 0o755) == 0 { made.append(current) } else if errno != EEXIST { throw CocoaError(.fileWriteNoPermission) }
+            }
+            return current
+        }
+
+        deinit { for directory in made.reversed() { rmdir(directory) } }
+    }
+
+    /// Issue 22 (15): `unit = NAME` is a unit of the system manager (/system.slice/…/NAME); a user's own
+    /// cgroup of that name under its user manager does not match it, and `user-unit = NAME` is that one.
+    @Test func unitRulesTellSystemUnitsFromAUsersOwnCgroups() throws {
         let f = try Fixture()
-        let mounts = try String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)
-        let fields: [[Substring]] = mounts.split(separator: "\n").map { $0.split(separator: " ") }
-        let entry = try #require(fields.first { $0.count > 2 && $0[2] == "cgroup2" }, "a cgroup2 hierarchy is mounted")
-        let cgroup2 = String(entry[1])
+        let cgroups = try TestCgroups()
         let unit = "kcfs-test-\(UUID().uuidString.prefix(8).lowercased()).service"
-        let directory = cgroup2 + "/" + unit
-        #expect(mkdir(directory, 0o755) == 0)
-        defer { rmdir(directory) }
-        try f.access(["grant", "b", "--unit", unit])
+        let uid = getuid()
+        let system = try cgroups.make("/system.slice/\(unit)")
+        let user = try cgroups.make("/user.slice/user-\(uid).slice/user@\(uid).service/app.slice/\(unit)")
+        let elsewhere = try cgroups.make("/kcfs-test-\(UUID().uuidString.prefix(8).lowercased()).slice/\(unit)")
         let value = f.m.path("genp/svc/acct/value")
-        #expect(Command.run("/bin/sh", ["-c", "echo $$ > \(directory)/cgroup.procs && exec /bin/cat \(value)"]).stdout == "secret-b")
+        func read(in directory: String) -> CommandResult {
+            // The shell joins the cgroup, then becomes cat: the reader is in the cgroup when it opens.
+            Command.run("/bin/sh", ["-c", "echo $$ > \(directory)/cgroup.procs && exec /bin/cat \(value)"])
+        }
+        try f.access(["grant", "b", "--unit", unit])
+        #expect(read(in: system).stdout == "secret-b", "the system unit")
+        #expect(read(in: user).status != 0, "a user's cgroup of the same name is not the system unit")
+        #expect(read(in: elsewhere).status != 0, "nor a cgroup of that name anywhere else")
         #expect(Command.run("/bin/cat", [value]).status != 0, "outside the unit: the default group")
+        try f.access(["revoke", "b", "--unit", unit])
+        try f.access(["grant", "b", "--user-unit", unit])
+        #expect(read(in: user).stdout == "secret-b", "the user unit of the caller's own manager")
+        #expect(read(in: system).status != 0, "a user-unit rule is not the system unit")
+        #expect(f.m.cli(["access", "list", "--vault", f.m.vault]).stdout.contains("user-unit \(unit)"))
     }
 
     @Test func strictRefusesAnUnknownBinary() throws {

@@ -39,7 +39,7 @@ enum VaultFilesTarget {
     /// A row in the shape ``StoredRowCoding`` gives it; opening must fail with errSecDecode or give a dictionary.
     private static func openRow(_ content: Data) throws(PropertyViolation) {
         guard let (row, schema) = StoredRowCoding.decode(content), let keys = try? keybag.keys(for: row.accessibility) else { return }
-        do { _ = try ItemSealer.openAttributes(row, schema: schema, metadataKey: keys.metadataKey) } catch {
+        do { _ = try ItemSealer.openAttributes(row, schema: schema, metadataKey: keys.metadataKey, acceptingUnshaped: true) } catch {
             guard error.status == SecStatus.decode else { throw PropertyViolation("a damaged row gave \(error.status), not errSecDecode") }
         }
         do { _ = try ItemSealer.openSecret(row, classCode: schema.code, keys: keys) } catch {

@@ -17,15 +17,33 @@ public final class AccessPolicy: Sendable {
     private struct Loaded { var stamp: FileStamp?; var rules: [AccessRule] }
     private let loaded = Mutex(Loaded(stamp: nil, rules: []))
     private let digests = ExecutableDigests()
+    /// Hears why a process running a rule's executable was not granted it (for the daemon's log).
+    private let unverified: UnverifiedCallers
+    /// Whether executables are matched by what they are (issue 22, 14); off only by ``testSwitch``.
+    private let verifiesExecutables: Bool
+
+    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=executable-identity` (the lock guards' variable): for a test
+    /// device only, exe rules match the path `/proc/PID/exe` reads as and no process is refused as
+    /// unverifiable, as before issue 22, so that the tests of that protection show they can fail.
+    public static let testSwitch = "executable-identity"
+
+    /// Whether a daemon of a vault that is (`testDevice`) or is not a test device verifies executables.
+    public static func verifiesExecutables(testDevice: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        !(testDevice && (environment["KEYCHAINFS_TEST_DISABLE_GUARDS"]?.split(separator: ",").contains { $0 == testSwitch } ?? false))
+    }
     /// How far up the process tree an ancestor rule looks.
     static let maxAncestors = 64
 
     /// The policy of `vault`. Throws when its `access.toml` is malformed (a daemon must not start with a
-    /// policy it cannot read).
-    public init(vault: Vault, defaultCaller: Caller, strict: Bool) throws(KeychainError) {
+    /// policy it cannot read). `report` hears, at most once a minute per rule and reason, that a process
+    /// running a rule's executable was refused it (``ProcessIdentity/unverifiable()``).
+    public init(vault: Vault, defaultCaller: Caller, strict: Bool, verifiesExecutables: Bool = true,
+                report: @escaping @Sendable (String) -> Void = { _ in }) throws(KeychainError) {
+        self.verifiesExecutables = verifiesExecutables
         self.vault = vault
         self.defaultCaller = defaultCaller
         self.strict = strict
+        unverified = UnverifiedCallers(report: report)
         _ = try rules()
     }
 
@@ -61,21 +79,32 @@ public final class AccessPolicy: Sendable {
     private func matches(_ rule: AccessRule, process: ProcessIdentity, uid: UInt32, ancestors: inout [ProcessIdentity]?) -> Bool {
         switch rule.match {
         case .uid(let wanted): return uid == wanted
-        case .unit(let unit): return process.isInUnit(unit)
+        case .unit(let unit): return process.isInUnit(unit, user: nil)
+        case .userUnit(let unit): return process.isInUnit(unit, user: uid)
         case .executable, .sha256:
-            if matchesExecutable(rule.match, process) { return true }
+            if matchesExecutable(rule, process) { return true }
             guard rule.ancestor else { return false }
             if ancestors == nil { ancestors = Self.ancestors(of: process) }
-            return ancestors!.contains { matchesExecutable(rule.match, $0) }
+            return ancestors!.contains { matchesExecutable(rule, $0) }
         }
     }
 
-    private func matchesExecutable(_ match: AccessRule.Match, _ process: ProcessIdentity) -> Bool {
-        switch match {
-        case .executable(let path): process.executable == path
-        case .sha256(let hex): process.executable != nil && digests.digest(pid: process.pid) == hex
+    /// The executable is compared as a file (device and inode of what the process runs, against the
+    /// rule's path in the daemon's view), never by the path the process's namespace shows; and a process
+    /// whose executable does not vouch for its code (``ProcessIdentity/unverifiable()``) matches no such rule.
+    private func matchesExecutable(_ rule: AccessRule, _ process: ProcessIdentity) -> Bool {
+        let runsIt = switch rule.match {
+        case .executable(let path): verifiesExecutables ? process.runs(path) : process.executablePath() == path
+        case .sha256(let hex): process.executableFile != nil && digests.digest(pid: process.pid) == hex
         default: false
         }
+        guard runsIt else { return false }
+        guard verifiesExecutables else { return true }
+        if let reason = process.unverifiable() {
+            unverified.note(rule: rule.name, reason: reason, pid: process.pid)
+            return false
+        }
+        return true
     }
 
     private static func ancestors(of process: ProcessIdentity) -> [ProcessIdentity] {
@@ -91,14 +120,19 @@ public final class AccessPolicy: Sendable {
 
     // MARK: The file
 
-    /// The rules of the file at `path`; none when it does not exist. Never follows a link.
+    /// The rules of the file at `path`; none when it does not exist. Never follows a link; refuses
+    /// anything but a regular file.
     public static func read(_ path: String) throws(KeychainError) -> [AccessRule] {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return [] }
-            throw KeychainError(SecStatus.param, "cannot read \(path): \(String(cString: strerror(errno)))")
+        // Never a hang on a FIFO, never through a link (issue 22, 18).
+        let opened: Int32?
+        do { opened = try FileIO.openRegularIfPresent(path, flags: O_RDONLY, verb: "read") } catch {
+            throw KeychainError(SecStatus.param, error.message)
         }
-        let data = FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
+        guard let fd = opened else { return [] }
+        // At most one byte past the limit is read: a huge file is refused, not loaded.
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var data = Data()
+        while data.count <= 1 << 20, let chunk = try? handle.read(upToCount: (1 << 20) + 1 - data.count), !chunk.isEmpty { data.append(chunk) }
         guard data.count <= 1 << 20, let text = String(validating: data, as: UTF8.self) else {
             throw KeychainError(SecStatus.param, "\(path) is not UTF-8 text of at most 1 MiB")
         }

@@ -3,7 +3,8 @@
 /// ```toml
 /// [[rule]]
 /// name = "deploy"                 # optional; default: what it matches (exe:/usr/bin/deploy)
-/// exe = "/usr/bin/deploy"         # or sha256 = "…", uid = 1000, unit = "backup.service"
+/// exe = "/usr/bin/deploy"         # or sha256 = "…", uid = 1000, unit = "backup.service" (system),
+///                                 # user-unit = "backup.service" (the caller's user manager)
 /// ancestor = true                 # exe and sha256 only: an ancestor process may match
 /// groups = ["deploy", "shared"]   # granted in order; the first takes new items
 /// allow = ["device", "prompts"]   # optional: control commands beyond item calls (ControlPermission)
@@ -61,12 +62,12 @@ public enum AccessPolicyFile {
     }
 
     private static func rule(_ fields: [String: (line: Int, value: TOMLValue)], line: Int) throws(SyntaxError) -> AccessRule {
-        if let unknown = fields.first(where: { !["name", "exe", "sha256", "uid", "unit", "ancestor", "groups", "allow"].contains($0.key) }) {
-            throw SyntaxError(line: unknown.value.line, reason: "unknown key '\(unknown.key)' (name, exe, sha256, uid, unit, ancestor, groups, allow)")
+        if let unknown = fields.first(where: { !["name", "exe", "sha256", "uid", "unit", "user-unit", "ancestor", "groups", "allow"].contains($0.key) }) {
+            throw SyntaxError(line: unknown.value.line, reason: "unknown key '\(unknown.key)' (name, exe, sha256, uid, unit, user-unit, ancestor, groups, allow)")
         }
-        let matchers = ["exe", "sha256", "uid", "unit"].filter { fields[$0] != nil }
+        let matchers = ["exe", "sha256", "uid", "unit", "user-unit"].filter { fields[$0] != nil }
         guard matchers.count == 1, let which = matchers.first, let (valueLine, value) = fields[which] else {
-            throw SyntaxError(line: line, reason: "a rule matches exactly one of exe, sha256, uid, unit")
+            throw SyntaxError(line: line, reason: "a rule matches exactly one of exe, sha256, uid, unit, user-unit")
         }
         let match: AccessRule.Match
         switch (which, value) {
@@ -82,16 +83,18 @@ public enum AccessPolicyFile {
         case ("uid", .integer(let uid)):
             guard let uid = UInt32(exactly: uid) else { throw SyntaxError(line: valueLine, reason: "uid must be 0…4294967295") }
             match = .uid(uid)
-        case ("unit", .string(let unit)):
-            guard !unit.isEmpty, !unit.contains("/"), !unit.contains("\0") else { throw SyntaxError(line: valueLine, reason: "unit must be a unit name") }
-            match = .unit(unit)
+        case ("unit", .string(let unit)), ("user-unit", .string(let unit)):
+            guard !unit.isEmpty, !unit.contains("/"), !unit.contains("\0"), !unit.hasSuffix(".slice") else {
+                throw SyntaxError(line: valueLine, reason: "\(which) must be a unit name (backup.service), not a path or a slice")
+            }
+            match = which == "unit" ? .unit(unit) : .userUnit(unit)
         default:
             throw SyntaxError(line: valueLine, reason: which == "uid" ? "uid must be an integer" : "\(which) must be a string")
         }
         var ancestor = false
         if let (ancestorLine, value) = fields["ancestor"] {
             guard case .boolean(let flag) = value else { throw SyntaxError(line: ancestorLine, reason: "ancestor must be true or false") }
-            if flag, which == "uid" || which == "unit" { throw SyntaxError(line: ancestorLine, reason: "ancestor applies to exe and sha256 rules") }
+            if flag, ["uid", "unit", "user-unit"].contains(which) { throw SyntaxError(line: ancestorLine, reason: "ancestor applies to exe and sha256 rules") }
             ancestor = flag
         }
         guard let (groupsLine, groupsValue) = fields["groups"] else { throw SyntaxError(line: line, reason: "a rule needs groups = [\"…\"]") }
@@ -130,6 +133,7 @@ public enum AccessPolicyFile {
             case .sha256(let hex): out += "sha256 = \(quoted(hex))\n"
             case .uid(let uid): out += "uid = \(uid)\n"
             case .unit(let unit): out += "unit = \(quoted(unit))\n"
+            case .userUnit(let unit): out += "user-unit = \(quoted(unit))\n"
             }
             if rule.ancestor { out += "ancestor = true\n" }
             out += "groups = [" + rule.groups.map(quoted).joined(separator: ", ") + "]\n"

@@ -9,8 +9,12 @@ public struct AccessRule: Sendable, Hashable {
         case sha256(String)
         /// The caller's real uid.
         case uid(UInt32)
-        /// A systemd unit in the caller's cgroup path (`deploy.service`).
+        /// A unit of the system manager (`deploy.service`: the caller's cgroup is
+        /// `/system.slice/…/deploy.service`; see ``SystemdUnit``).
         case unit(String)
+        /// A unit of the caller's own user manager (`deploy.service`: the cgroup is
+        /// `/user.slice/user-UID.slice/user@UID.service/…/deploy.service`, UID the caller's).
+        case userUnit(String)
     }
 
     /// The rule's name, shown by `access list` and carried by the ``Caller`` it grants (for the audit log).
@@ -39,6 +43,7 @@ public struct AccessRule: Sendable, Hashable {
         case .sha256(let hex): "sha256:" + hex
         case .uid(let uid): "uid:\(uid)"
         case .unit(let unit): "unit:" + unit
+        case .userUnit(let unit): "user-unit:" + unit
         }
     }
 }

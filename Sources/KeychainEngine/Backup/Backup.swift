@@ -36,7 +36,7 @@ extension Keychain {
                 for schema in Schema.storedClasses {
                     for row in try ItemTable.select(db, schema, ItemTable.Filter()) where !row.accessibility.isThisDeviceOnly {
                         let keys = try keybag.keys(for: row.accessibility)
-                        let attributes = try ItemSealer.openAttributes(row, schema: schema, metadataKey: keys.metadataKey)
+                        let attributes = try openAttributes(row, schema: schema, keybag: keybag)
                         if let token = attributes[Attributes.tokenID.code], token != .string("") { continue }
                         let secret = try ItemSealer.openSecret(row, classCode: schema.code, keys: keys)
                         items.append(BackupArchive.Item(classCode: schema.code, uuid: row.uuid, attributes: attributes, secret: secret))
@@ -87,8 +87,7 @@ extension Keychain {
         }
         var row = StoredRow(rowid: 0, uuid: item.uuid, accessibility: accessibility, metadata: Data(), rowKey: Data(), secret: nil, lookups: lookups)
         if let existing = try ItemTable.select(db, schema, filter).first {
-            let existingKeys = try keybag.keys(for: existing.accessibility)
-            let current = try ItemSealer.openAttributes(existing, schema: schema, metadataKey: existingKeys.metadataKey)
+            let current = try openAttributes(existing, schema: schema, keybag: keybag)
             let mdat = Attributes.modificationDate.code
             guard let incoming = Self.date(item.attributes[mdat]), incoming > (Self.date(current[mdat]) ?? .distantPast) else {
                 outcome.kept += 1

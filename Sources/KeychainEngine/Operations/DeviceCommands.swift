@@ -43,6 +43,7 @@ extension Keychain {
             guard deviceStatus().passcodeSet else { return }
             defer { noteChange(.device) }
             try verifyingPasscode(passcode) { keybag, kek throws(KeychainError) in try keybag.unlock(with: kek) }
+            sealRowShapes()  // rows of an older format whose class was locked until now
             releaseBiometryLockout()  // a correct passcode ends a biometry lockout (SPEC §11)
             scheduleAutoLock()
         }

@@ -34,7 +34,8 @@ extension Keychain {
     /// were tampered with or swapped is errSecDecode rather than a wrong answer.
     func openAttributes(_ row: StoredRow, schema: ItemClassSchema, keybag: Keybag) throws(KeychainError) -> [String: KeychainValue] {
         let keys = try keybag.keys(for: row.accessibility)
-        let attributes = try ItemSealer.openAttributes(row, schema: schema, metadataKey: keys.metadataKey)
+        let attributes = try ItemSealer.openAttributes(row, schema: schema, metadataKey: keys.metadataKey,
+                                                       acceptingUnshaped: store.unshapedRowsMayRemain.load(ordering: .acquiring))
         guard attributes[Attributes.accessible.code] == .string(row.accessibility.rawValue) else {
             throw KeychainError(SecStatus.decode, "item \(row.rowid) of class '\(schema.code)' does not match its protection class: the vault was modified")
         }

@@ -18,6 +18,14 @@ enum ItemMigrations {
             try db.execute(sql: "CREATE TABLE vault_format (version INTEGER NOT NULL)")
             try db.execute(sql: "INSERT INTO vault_format (version) VALUES (2)")
         }
+        // Format 3: metadata boxes bind the row's shape (ItemSealer.shapedBinding). Rows sealed before
+        // are sealed again when their class is available (Keychain.sealRowShapes); the marker row stays
+        // until none is left, and a build of format 2 refuses the database rather than fail each new row.
+        migrator.registerMigration("v3-row-shapes") { db in
+            try db.execute(sql: "CREATE TABLE row_shapes_pending (id INTEGER PRIMARY KEY CHECK (id = 1))")
+            try db.execute(sql: "INSERT INTO row_shapes_pending (id) VALUES (1)")
+            try db.execute(sql: "UPDATE vault_format SET version = 3")
+        }
         return migrator
     }()
 

@@ -44,29 +44,69 @@ enum ItemSealer {
         return Data(binding)
     }
 
+    /// The metadata box's binding with the row's shape: whether it has a sealed secret, and its length. A
+    /// secret column nulled, emptied or cut in the file then fails the metadata box (errSecDecode) instead
+    /// of reading as "no data" (issue 22, 23). Rows sealed before this binding carry
+    /// ``metadataBinding(_:_:_:_:)`` alone and are opened with it (see ``openAttributes(_:schema:metadataKey:)``).
+    static func shapedBinding(_ classCode: String, _ uuid: Data, _ accessibility: Accessibility,
+                              _ lookups: [Data?], sealedSecret: Data?) -> Data {
+        var binding = metadataBinding(classCode, uuid, accessibility, lookups)
+        binding.append(contentsOf: Array("/shape/".utf8))
+        if let sealedSecret {
+            binding.append(1)
+            withUnsafeBytes(of: UInt64(sealedSecret.count).littleEndian) { binding.append(contentsOf: $0) }
+        } else {
+            binding.append(0)
+        }
+        return binding
+    }
+
     static func seal(attributes: [String: KeychainValue], lookups: [Data?], secret: Data?, schema: ItemClassSchema, uuid: Data,
                      accessibility: Accessibility, keys: Keys) -> (metadata: Data, rowKey: Data, secret: Data?) {
         let classCode = schema.code
-        let metadata = AEAD.seal(ValueCodec.encode(.dictionary(attributes)), key: keys.metadataKey,
-                                 associatedData: metadataBinding(classCode, uuid, accessibility, lookups))
         let rowKey = keys.rowKey
         rowKey.randomize()
         defer { rowKey.zero() }
         let wrapped = rowKey.withBytes { AEAD.seal($0, key: keys.classKey, associatedData: identity(classCode, uuid, accessibility, part: "rowkey")) }
         let sealedSecret = secret.map { AEAD.seal($0, key: rowKey, associatedData: identity(classCode, uuid, accessibility, part: "secret")) }
+        let metadata = AEAD.seal(ValueCodec.encode(.dictionary(attributes)), key: keys.metadataKey,
+                                 associatedData: shapedBinding(classCode, uuid, accessibility, lookups, sealedSecret: sealedSecret))
         return (metadata, wrapped, sealedSecret)
     }
 
-    static func openAttributes(_ row: StoredRow, schema: ItemClassSchema, metadataKey: GuardedKey) throws(KeychainError) -> [String: KeychainValue] {
+    /// `acceptingUnshaped`: whether a row sealed before the shape binding may still open (false once the
+    /// vault has sealed every row again: a row that then opens only the old way was put back from an old copy).
+    static func openAttributes(_ row: StoredRow, schema: ItemClassSchema, metadataKey: GuardedKey,
+                               acceptingUnshaped: Bool) throws(KeychainError) -> [String: KeychainValue] {
         let classCode = schema.code
         do {
-            let plain = try AEAD.open(row.metadata, key: metadataKey,
+            let plain: Data
+            do {
+                plain = try AEAD.open(row.metadata, key: metadataKey,
+                                      associatedData: shapedBinding(classCode, row.uuid, row.accessibility, row.lookups, sealedSecret: row.secret))
+            } catch {
+                // A row of an earlier release (format 2 and before): its box binds no shape. A row sealed
+                // with the shape never opens this way, so its damage cannot pass as an older row.
+                guard acceptingUnshaped else { throw error }
+                plain = try AEAD.open(row.metadata, key: metadataKey,
                                       associatedData: metadataBinding(classCode, row.uuid, row.accessibility, row.lookups))
+            }
             guard case .dictionary(let attributes) = try ValueCodec.decode(plain) else { throw ValueCodec.MalformedInput(reason: "not a dictionary") }
             return attributes
         } catch {
             throw KeychainError(SecStatus.decode, "item \(row.rowid) of class '\(classCode)' failed to decrypt (the vault was modified?): \(error)")
         }
+    }
+
+    /// The metadata box of `row` sealed again with its shape, for a row sealed before the shape was bound;
+    /// nil when it already binds its shape. Throws errSecDecode when it opens with neither binding.
+    static func resealedWithShape(_ row: StoredRow, classCode: String, metadataKey: GuardedKey) throws(KeychainError) -> Data? {
+        if (try? AEAD.open(row.metadata, key: metadataKey, associatedData: shapedBinding(classCode, row.uuid, row.accessibility, row.lookups,
+                                                                                        sealedSecret: row.secret))) != nil { return nil }
+        guard let plain = try? AEAD.open(row.metadata, key: metadataKey, associatedData: metadataBinding(classCode, row.uuid, row.accessibility, row.lookups)) else {
+            throw KeychainError(SecStatus.decode, "item \(row.rowid) of class '\(classCode)' failed to decrypt (the vault was modified?)")
+        }
+        return AEAD.seal(plain, key: metadataKey, associatedData: shapedBinding(classCode, row.uuid, row.accessibility, row.lookups, sealedSecret: row.secret))
     }
 
     static func openSecret(_ row: StoredRow, classCode: String, keys: Keys) throws(KeychainError) -> Data? {

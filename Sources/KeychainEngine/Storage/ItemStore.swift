@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The SQLite file (WAL) holding one table per item class. Tables and their UNIQUE constraint are
 /// generated from the schema table; lookups go through the keyed-hash columns.
@@ -7,6 +8,9 @@ final class ItemStore: Sendable {
     private let queue: DatabaseQueue
     /// The database file, named in errors about its content.
     let path: String
+    /// Whether rows sealed before format 3 (no shape in their binding) may remain: until
+    /// ``Keychain/sealRowShapes()`` has sealed them all again, they open the old way.
+    let unshapedRowsMayRemain = Atomic<Bool>(true)
 
     init(path: String) throws(KeychainError) {
         self.path = path

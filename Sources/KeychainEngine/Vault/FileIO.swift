@@ -36,13 +36,57 @@ enum FileIO {
         close(fd)
     }
 
-    /// The content of `path`, nil if it does not exist; refuses a symlink.
-    static func read(_ path: String) throws(KeychainError) -> Data? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    /// Opens `path` without ever blocking on it or following a link (issue 22, 18): O_NONBLOCK (a FIFO
+    /// with no writer or reader cannot hang the open), O_NOFOLLOW, and the opened file must be a regular
+    /// file (a FIFO, device, socket or directory is an error); blocking mode is restored for the caller.
+    /// Throws errSecNotAvailable naming the path and what it is.
+    static func openRegular(_ path: String, flags: Int32, mode: mode_t = 0, verb: String = "open") throws(KeychainError) -> Int32 {
+        guard let fd = try openRegularIfPresent(path, flags: flags, mode: mode, verb: verb) else { throw failed(verb, path, ENOENT) }
+        return fd
+    }
+
+    /// ``openRegular(_:flags:mode:)``, or nil when nothing is at `path`.
+    static func openRegularIfPresent(_ path: String, flags: Int32, mode: mode_t = 0, verb: String = "open") throws(KeychainError) -> Int32? {
+        // Not even opened when it is seen to be something else (opening a device can act on it); a
+        // symlink is left to O_NOFOLLOW's error, and what is swapped in meanwhile to fstat below.
+        var st = stat()
+        if lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG, st.st_mode & S_IFMT != S_IFLNK {
+            throw KeychainError(SecStatus.notAvailable, "cannot \(verb) \(path): it is \(kind(st.st_mode)), not a regular file")
+        }
+        let fd = open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, mode)
         if fd < 0 {
             if errno == ENOENT { return nil }
-            throw failed("read", path, errno)
+            throw failed(verb, path, errno)
         }
+        guard fstat(fd, &st) == 0 else {
+            let failure = errno
+            close(fd)
+            throw failed(verb, path, failure)
+        }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw KeychainError(SecStatus.notAvailable, "cannot \(verb) \(path): it is \(kind(st.st_mode)), not a regular file")
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return fd
+    }
+
+    /// What a file that is not regular is, for an error message.
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFDIR: "a directory"
+        case S_IFLNK: "a symlink"
+        default: "not a regular file"
+        }
+    }
+
+    /// The content of `path`, nil if it does not exist; refuses a symlink and anything not a regular file.
+    static func read(_ path: String) throws(KeychainError) -> Data? {
+        guard let fd = try openRegularIfPresent(path, flags: O_RDONLY, verb: "read") else { return nil }
         defer { close(fd) }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 16384)

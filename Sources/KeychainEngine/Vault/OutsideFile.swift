@@ -7,17 +7,11 @@ import Foundation
 public enum OutsideFile {
     /// The whole content of the regular file at `path`, at most `limit` bytes; `what` names it in errors.
     public static func read(_ path: String, limit: Int, what: String) throws(KeychainError) -> Data {
-        // O_NONBLOCK: opening a FIFO never waits for a writer; it is refused below as not a regular file.
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            let reason = errno == ELOOP ? "it is a symlink (give the file itself)" : String(cString: strerror(errno))
-            throw KeychainError(SecStatus.param, "cannot read the \(what) \(path): \(reason)")
-        }
+        let fd: Int32
+        do { fd = try FileIO.openRegular(path, flags: O_RDONLY, verb: "read the \(what)") } catch { throw KeychainError(SecStatus.param, error.message) }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
-            throw KeychainError(SecStatus.param, "the \(what) \(path) is not a regular file")
-        }
+        guard fstat(fd, &st) == 0 else { throw KeychainError(SecStatus.param, "cannot read the \(what) \(path): \(String(cString: strerror(errno)))") }
         guard st.st_size <= limit else {
             throw KeychainError(SecStatus.param, "the \(what) \(path) is \(st.st_size) bytes; at most \(limit) bytes are read")
         }

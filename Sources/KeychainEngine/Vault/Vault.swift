@@ -26,6 +26,12 @@ public struct Vault: Sendable {
     public var defaultDeviceKeyPath: String { directory + "/device.key" }
     /// The daemon's log (no secrets are ever logged).
     public var logPath: String { directory + "/daemon.log" }
+
+    /// Opens (creating 0600) the daemon's log for appending: never through a symlink, never blocking on a
+    /// FIFO, a regular file only (issue 22, 18). The caller closes the descriptor.
+    public func openLog() throws(KeychainError) -> Int32 {
+        try FileIO.openRegular(logPath, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o600)
+    }
     /// The lock file that makes one engine per vault (``VaultLock``).
     public var lockPath: String { directory + "/daemon.lock" }
 

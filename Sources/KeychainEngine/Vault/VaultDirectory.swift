@@ -40,7 +40,9 @@ enum VaultDirectory {
         var st = stat()
         guard lstat(path, &st) == 0 else { return }
         guard st.st_mode & S_IFMT == S_IFREG, st.st_uid == geteuid() else {
-            throw KeychainError(SecStatus.notAvailable, "\(path) is not a regular file of yours (a symlink?): keychainfs will not open the vault through it")
+            // SQLite would open a FIFO here and block: it is named, not opened (issue 22, 18).
+            let what = st.st_mode & S_IFMT == S_IFREG ? "another user's file" : FileIO.kind(st.st_mode)
+            throw KeychainError(SecStatus.notAvailable, "\(path) is \(what), not a regular file of yours: keychainfs will not open the vault through it")
         }
     }
 }

@@ -5,8 +5,9 @@ import Foundation
 public enum VaultFormat {
     /// The format this build writes. 1: the release of 2026-11-23 (device key inside the vault by
     /// default, no migration table). 2: migrations recorded in the database, the format in `vault_format`,
-    /// an akpu sweep flag in the keybag.
-    public static let current = 2
+    /// an akpu sweep flag in the keybag. 3: each row's metadata box authenticates the row's shape (whether
+    /// it holds a secret, and its length); rows of format 2 are sealed again as their class becomes available.
+    public static let current = 3
 
     /// Refuses a vault written by a newer keychainfs, naming both versions.
     static func check(_ format: Int, at path: String) throws(KeychainError) {

@@ -15,11 +15,7 @@ public final class VaultLock: Sendable {
     /// Takes the lock, waiting up to `patience` seconds for another process to let go (an in-process client
     /// holds it for the length of one call), or fails.
     public init(_ vault: Vault, patience: TimeInterval = 0) throws(KeychainError) {
-        fd = open(vault.lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            let reason = errno == ELOOP ? "it is a symlink" : String(cString: strerror(errno))
-            throw KeychainError(SecStatus.notAvailable, "cannot open \(vault.lockPath): \(reason)")
-        }
+        fd = try FileIO.openRegular(vault.lockPath, flags: O_RDWR | O_CREAT, mode: 0o600)
         let deadline = Date().addingTimeInterval(patience)
         var locked = flock(fd, LOCK_EX | LOCK_NB) == 0
         while !locked && errno == EWOULDBLOCK && Date() < deadline {
@@ -40,8 +36,7 @@ public final class VaultLock: Sendable {
 
     /// Whether another process holds `vault` open right now.
     public static func isHeld(_ vault: Vault) -> Bool {
-        let fd = open(vault.lockPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return false }
+        guard let fd = try? FileIO.openRegular(vault.lockPath, flags: O_RDWR) else { return false }
         defer { close(fd) }
         return flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
     }

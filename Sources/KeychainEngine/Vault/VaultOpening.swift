@@ -12,5 +12,6 @@ extension Keychain {
         try protection.withLock { keybag throws(KeychainError) in
             if keybag.record.akpuSweepPending == true, !keybag.record.hasPasscode { _ = try sweepAkpuItems(&keybag) }
         }
+        sealRowShapes()
     }
 }

@@ -9,8 +9,9 @@ struct Access: ParsableCommand {
         commandName: "access",
         abstract: "Per-application access: which processes see which access groups.",
         discussion: """
-            Rules match a caller by executable path (--exe), its SHA-256 (--sha256), uid (--uid) or systemd unit \
-            (--unit, from /proc/PID/cgroup); --ancestor lets an executable rule match any ancestor process too (a rule \
+            Rules match a caller by executable (--exe: the file itself, by device and inode), its SHA-256 (--sha256), \
+            uid (--uid), a unit of the system manager (--unit, /system.slice/.../NAME in /proc/PID/cgroup) or of the \
+            caller's user manager (--user-unit); --ancestor lets an executable rule match any ancestor process too (a rule \
             for a deploy program then covers the cat it runs). The first matching rule grants its groups in order; the \
             first takes new items. Callers no rule matches get the mount's --access-group list, or nothing with \
             'mount --strict'. While rules exist, items of groups a caller lacks do not exist for it.
@@ -25,13 +26,14 @@ struct RuleMatcher: ParsableArguments {
     @Option(help: ArgumentHelp("An executable's absolute path.", valueName: "PATH")) var exe: String?
     @Option(help: ArgumentHelp("An executable's SHA-256, hex.", valueName: "HEX")) var sha256: String?
     @Option(help: ArgumentHelp("A user id.", valueName: "N")) var uid: UInt32?
-    @Option(help: ArgumentHelp("A systemd unit name.", valueName: "NAME")) var unit: String?
+    @Option(help: ArgumentHelp("A unit of the system manager (system.slice).", valueName: "NAME")) var unit: String?
+    @Option(help: ArgumentHelp("A unit of the caller's own user manager (user@UID.service).", valueName: "NAME")) var userUnit: String?
     @Flag(help: "Also match when an ancestor process runs the executable (--exe, --sha256).") var ancestor = false
 
     func validate() throws {
-        let given = [exe != nil, sha256 != nil, uid != nil, unit != nil].filter { $0 }.count
-        guard given == 1 else { throw ValidationError("give exactly one of --exe, --sha256, --uid, --unit") }
-        if ancestor && (uid != nil || unit != nil) { throw ValidationError("--ancestor applies to --exe and --sha256") }
+        let given = [exe != nil, sha256 != nil, uid != nil, unit != nil, userUnit != nil].filter { $0 }.count
+        guard given == 1 else { throw ValidationError("give exactly one of --exe, --sha256, --uid, --unit, --user-unit") }
+        if ancestor && (uid != nil || unit != nil || userUnit != nil) { throw ValidationError("--ancestor applies to --exe and --sha256") }
         if let exe, !exe.hasPrefix("/") { throw ValidationError("--exe takes an absolute path") }
         if let sha256, sha256.utf8.count != 64 || !sha256.allSatisfy(\.isHexDigit) { throw ValidationError("--sha256 takes 64 hex digits") }
     }
@@ -40,6 +42,7 @@ struct RuleMatcher: ParsableArguments {
         if let exe { return .executable(exe) }
         if let sha256 { return .sha256(sha256.lowercased()) }
         if let uid { return .uid(uid) }
+        if let userUnit { return .userUnit(userUnit) }
         return .unit(unit!)
     }
 }
@@ -60,6 +63,7 @@ enum AccessRules {
         case .sha256(let hex): "sha256 \(hex)"
         case .uid(let uid): "uid \(uid)"
         case .unit(let unit): "unit \(unit)"
+        case .userUnit(let unit): "user-unit \(unit)"
         }
     }
 }

@@ -10,11 +10,9 @@ enum Background {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        // Opened here, never through a symlink planted at the log's name (O_NOFOLLOW), and handed over.
-        let log = open(vault.logPath, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard log >= 0 else {
-            throw CLIError("cannot open the daemon log \(vault.logPath): \(errno == ELOOP ? "it is a symlink" : String(cString: strerror(errno)))")
-        }
+        // Opened here, never through a symlink planted at the log's name nor blocking on a FIFO, and handed over.
+        let log: Int32
+        do { log = try vault.openLog() } catch { throw CLIError("the daemon log: \(error.message)") }
         defer { close(log) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, log, 1)
