@@ -140,10 +140,13 @@ enum LowLevelOperations {
         }
         ops.read = { req, inode, size, offset, info in
             LowLevelOperations.serve(req, "read") { c throws(FSError) in
+                // Any READ may fill a page (a mapping's fault, splice, sendfile, even through a direct_io
+                // handle mapped MAP_PRIVATE): noted before the lock is checked, so the next device change
+                // drops what it filled (``KernelCache``).
+                c.cache.noteServed(inode)
                 let data: Data
                 if c.readPath == .kernelCache {
                     // No OPEN: the request names only the inode. The lock is checked here, on every page fill.
-                    c.cache.noteServed(inode)
                     data = try c.view.readUnopened(try c.path(inode), offset: Int(offset), size: size, log: c.log)
                 } else {
                     data = try c.view.read(info!.pointee.fh, offset: Int(offset), size: size)
