@@ -121,7 +121,8 @@ enum LowLevelOperations {
                 let path = try c.path(inode)
                 let pageCached: Bool
                 do throws(FSError) {
-                    (info!.pointee.fh, pageCached) = try c.view.open(path, flags: file.flags, mayPageCache: true)
+                    (info!.pointee.fh, pageCached) = try c.view.open(path, flags: file.flags, mayPageCache: true,
+                                                                      user: fuse_req_ctx(req)!.pointee.uid)
                     c.recordOpen(req, path, nil, rule: KeychainView.requestCaller?.grantedBy)
                 } catch {
                     c.recordOpen(req, path, error, rule: KeychainView.requestCaller?.grantedBy)
