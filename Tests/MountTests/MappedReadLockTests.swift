@@ -11,9 +11,15 @@ import TestSupport
 /// fails the test. The last test switches the invalidation off and shows these tests can fail.
 @Suite struct MappedReadLockTests {
     static let readPaths = ["gatekeeper", "kernel-cache"]
-    static let modes = ["shared", "private", "fresh-shared", "fresh-private", "splice", "sendfile", "pread"]
+    /// "direct-private": a value longer than a page, which the default path reads with direct_io; a private
+    /// mapping of it still fills the page cache through READ.
+    static let modes = ["shared", "private", "fresh-shared", "fresh-private", "splice", "sendfile", "pread", "direct-private"]
     /// Every secret has this prefix and the same length, so the mappings cover all of a rotated value.
     static func secret(_ version: Int) -> String { String(format: "secret-%03d", version) }
+    static let directBytes = 5000
+    static func value(_ version: Int, of mode: String) -> String {
+        mode == "direct-private" ? secret(version) + String(repeating: "x", count: directBytes - secret(version).utf8.count) : secret(version)
+    }
 
     struct Read { let start: Double, mode: String, outcome: String }
 
@@ -28,12 +34,13 @@ import TestSupport
     libc.mmap.restype = ctypes.c_void_p
     libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
     fds = {mode: os.open(items + "/" + mode + "/value", os.O_RDONLY) for mode in sys.argv[5:]}
-    def mapped(fd, flags):
-        address = libc.mmap(None, size, mmap.PROT_READ, flags, fd, 0)
+    def mapped(fd, flags, length=size):
+        address = libc.mmap(None, length, mmap.PROT_READ, flags, fd, 0)
         if address is None or address == 2**64 - 1: raise OSError(ctypes.get_errno(), "mmap")
         return address
     shared = mapped(fds["shared"], mmap.MAP_SHARED)
     private = mapped(fds["private"], mmap.MAP_PRIVATE)
+    direct = mapped(fds["direct-private"], mmap.MAP_PRIVATE, \(directBytes))
     def outcome(body):
         try: return body()
         except OSError as e: return b"errno%d" % e.errno
@@ -75,13 +82,14 @@ import TestSupport
         "splice": lambda: outcome(spliced),
         "sendfile": lambda: outcome(sent),
         "pread": lambda: outcome(lambda: os.pread(fds["pread"], size, 0) or b"empty"),
+        "direct-private": lambda: in_child(lambda: ctypes.string_at(direct, \(directBytes))),
     }
     with open(log, "w") as out:
         deadline = time.monotonic() + 120
         while not os.path.exists(stop) and time.monotonic() < deadline:
             for mode, body in modes.items():
                 start = time.monotonic()
-                got = body().decode(errors="replace").replace("\\n", " ")
+                got = body()[:40].decode(errors="replace").replace("\\n", " ")
                 out.write("%.6f %s %s\\n" % (start, mode, got))
                 out.flush()
     """
@@ -96,7 +104,7 @@ import TestSupport
         #expect(FS.mkdir(m.path("genp/svc")) == 0)
         for mode in Self.modes {
             #expect(FS.mkdir(m.path("genp/svc/\(mode)")) == 0)
-            #expect(FS.write(m.path("genp/svc/\(mode)/value"), Self.secret(0)) == 0)
+            #expect(FS.write(m.path("genp/svc/\(mode)/value"), Self.value(0, of: mode)) == 0)
         }
         if readPath == "kernel-cache" {
             m.unmount()
@@ -167,7 +175,7 @@ import TestSupport
         let m = try mounted(readPath)
         let result = try reads(m, cycles: 6) { cycle in
             for mode in Self.modes {
-                try expectSuccess(m.cli(["add-generic-password", "-U", "-s", "svc", "-a", mode, "-w", Self.secret(cycle + 1), m.vault]))
+                try expectSuccess(m.cli(["add-generic-password", "-U", "-s", "svc", "-a", mode, "-w", Self.value(cycle + 1, of: mode), m.vault]))
             }
             usleep(60_000)
             return try lockCycle(m)
