@@ -10,6 +10,8 @@ final class OpenFiles: Sendable {
     /// The most files one user may hold open on the mount: ENFILE beyond (issue 22, defect 20). A handle
     /// costs a few hundred bytes (readers share their copy), a writer its buffer (at most 1 MiB).
     static let maxHandlesPerUser = 16_384
+    /// The most writers one user may hold open on the mount (each may buffer a whole value): ENFILE beyond.
+    static let maxWritersPerUser = 256
 
     struct Handle {
         let item: FSItem
@@ -51,14 +53,21 @@ final class OpenFiles: Sendable {
         var handles: [UInt64: Handle] = [:]
         var writers: [Data: Int] = [:]
         var perUser: [UInt32: Int] = [:]
+        var writersPerUser: [UInt32: Int] = [:]
         var plaintexts = SharedPlaintexts()
 
         mutating func add(_ handle: Handle, id: UInt64) throws(FSError) {
             guard perUser[handle.user, default: 0] < OpenFiles.maxHandlesPerUser else {
                 throw FSError(ENFILE, "this user holds \(OpenFiles.maxHandlesPerUser) files open on the mount")
             }
+            if handle.writable {
+                guard writersPerUser[handle.user, default: 0] < OpenFiles.maxWritersPerUser else {
+                    throw FSError(ENFILE, "this user holds \(OpenFiles.maxWritersPerUser) files open for writing on the mount")
+                }
+                writersPerUser[handle.user, default: 0] += 1
+                writers[handle.item.persistentRef, default: 0] += 1
+            }
             perUser[handle.user, default: 0] += 1
-            if handle.writable { writers[handle.item.persistentRef, default: 0] += 1 }
             handles[id] = handle
         }
 
@@ -69,6 +78,8 @@ final class OpenFiles: Sendable {
             if handle.writable {
                 writers[handle.item.persistentRef, default: 1] -= 1
                 if writers[handle.item.persistentRef] == 0 { writers[handle.item.persistentRef] = nil }
+                writersPerUser[handle.user, default: 1] -= 1
+                if writersPerUser[handle.user] == 0 { writersPerUser[handle.user] = nil }
             }
             return handle
         }

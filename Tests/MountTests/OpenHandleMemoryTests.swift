@@ -4,18 +4,18 @@ import TestSupport
 
 /// The daemon's memory per open `value` (issue 22, defect 20): each open kept its own plaintext copy, so
 /// 3,000 descriptors of a 1 MiB value took the daemon to 3.1 GB. Readers of one version share one copy,
-/// the memory comes back after they close, and a user's open files on the mount are capped (ENFILE).
+/// the memory comes back after they close, and a user's open files (and writers) on the mount are capped (ENFILE).
 @Suite(.serialized) struct OpenHandleMemoryTests {
     /// Opens `count` descriptors of `path` in another process (raising its descriptor limit as needed),
     /// reports how many opened and the errno that stopped it, holds them until told, then exits.
     static let holder = """
     import os, resource, sys
-    path, count = sys.argv[1], int(sys.argv[2])
+    path, count, flags = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     try: resource.setrlimit(resource.RLIMIT_NOFILE, (count + 100, count + 100))
     except (ValueError, OSError): pass
     fds, stopped = [], 0
     for _ in range(count):
-        try: fds.append(os.open(path, os.O_RDONLY))
+        try: fds.append(os.open(path, flags))
         except OSError as e: stopped = e.errno; break
     print(len(fds), stopped, flush=True)
     sys.stdin.readline()
@@ -25,9 +25,9 @@ import TestSupport
         let process = Process(), input = Pipe(), output = Pipe()
         let opened: Int, stopped: Int32
 
-        init(_ path: String, count: Int) throws {
+        init(_ path: String, count: Int, flags: Int32 = O_RDONLY) throws {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = ["-c", OpenHandleMemoryTests.holder, path, String(count)]
+            process.arguments = ["-c", OpenHandleMemoryTests.holder, path, String(count), String(flags)]
             process.standardInput = input
             process.standardOutput = output
             try process.run()
@@ -84,5 +84,18 @@ import TestSupport
         #expect(FS.read(value) == .failure(Errno(ENFILE)), "the cap holds for every process of the user")
         holder.close()
         #expect(m.wait(10) { FS.read(value) == .success(Data("s".utf8)) }, "closing gives the handles back")
+    }
+
+    /// Each writer may buffer a whole value: a user holds at most 256 open for writing.
+    @Test func aUsersWritersAreCappedWithENFILE() throws {
+        let m = try MountedVault()
+        defer { m.close() }
+        let value = m.makeItem(service: "svc", account: "w") + "/value"
+        #expect(FS.write(value, "s") == 0)
+        let holder = try Holder(value, count: 300, flags: O_WRONLY)
+        #expect(holder.opened == 256 && holder.stopped == ENFILE, "opened \(holder.opened), stopped by errno \(holder.stopped)")
+        #expect(FS.read(value) == .success(Data("s".utf8)), "readers still open")
+        holder.close()
+        #expect(m.wait(10) { FS.write(value, "t") == 0 }, "closing gives the writers back")
     }
 }
