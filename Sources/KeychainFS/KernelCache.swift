@@ -127,7 +127,9 @@ final class KernelCache: @unchecked Sendable {
             let item = Inode.item(reference)
             inodes += [item] + ItemFile.allCases.map { Inode.file($0, ofItem: item) }
         }
-        let noted = served.withLock { notes in notes.stamps.filter { inodes.contains($0.key) } }
+        let noted = served.withLock { notes in
+            Dictionary(inodes.compactMap { inode in notes.stamps[inode].map { (inode, $0) } }, uniquingKeysWith: { first, _ in first })
+        }
         let entries = references.compactMap { nodes.entry(Inode.item($0)) }
         // A change made through the mount (a writer's close) is served on a FUSE thread: its notifications
         // go out from the notifier thread, and the request waits for them, so the close returns after them.
