@@ -18,10 +18,10 @@ public final class FuseMount: @unchecked Sendable {
     /// Takes the mount down if this process dies without unmounting (``MountWatchdog``).
     private var watchdog: MountWatchdog?
 
-    /// Mounts `view` at `mountpoint`: private to the user (no allow_other), `auto_unmount` so a killed
-    /// daemon leaves no dead mount, and the vault path as the source shown in /proc/mounts. The
-    /// kernel-cache read path is refused while access rules, strict mode or an audit log need to see
-    /// every open, and mounts read-only.
+    /// Mounts `view` at `mountpoint`: private to the user (no allow_other), `auto_unmount` and a
+    /// ``MountWatchdog`` so a killed daemon leaves no dead or hung mount, and the vault path as the source
+    /// shown in /proc/mounts. The kernel-cache read path is refused while access rules, strict mode or an
+    /// audit log need to see every open, and mounts read-only.
     /// `allowRoot`: root may use the mount too (FUSE's allow_root), for system services reading a user's
     /// secrets; everyone else stays out.
     public init(view: KeychainView, mountpoint: String, source: String, log: Logger, readPath: ReadPath = .gatekeeper,
