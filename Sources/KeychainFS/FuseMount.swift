@@ -50,8 +50,8 @@ public final class FuseMount: @unchecked Sendable {
             throw FSError(EIO, "cannot mount at \(mountpoint) (does it exist, is it an empty directory, is /dev/fuse usable?)")
         }
         self.session = session
-        watchdog = MountWatchdog(mountpoint: mountpoint)
-        if watchdog == nil { log.warning("no watchdog for the mount: if the daemon dies while stuck in the kernel, abort the connection by hand") }
+        watchdog = view.guards.mountWatchdog ? MountWatchdog(mountpoint: mountpoint) : nil
+        if watchdog == nil && view.guards.mountWatchdog { log.warning("no watchdog for the mount: if the daemon dies while stuck in the kernel, abort the connection by hand") }
         context.cache.attach(session)
         let guards = view.guards
         view.keychain.addChangeObserver { [cache = context.cache, nodes = context.nodes] change in

@@ -114,6 +114,18 @@ final class KernelCache: @unchecked Sendable {
         }
     }
 
+    /// Sends a dentry invalidation from a thread of its own, without waiting: the crash point of
+    /// `mkdir` uses it to leave a thread blocked on the directory lock the `mkdir` holds (issue 22, 16).
+    func invalidateEntryInBackground(parent: UInt64, name: [UInt8]) {
+        Thread.detachNewThread { [self] in
+            withSession { session in
+                name.withUnsafeBufferPointer { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { _ = fuse_lowlevel_notify_inval_entry(session, parent, $0.baseAddress, bytes.count) }
+                }
+            }
+        }
+    }
+
     /// Threads that invalidate at once: one per core, at least two.
     private static let lanes = max(2, ProcessInfo.processInfo.activeProcessorCount)
 

@@ -10,8 +10,11 @@ public struct LockGuards: Sendable, Equatable {
     /// What the kernel caches of items and values (pages, attributes, dentries) is invalidated on every
     /// device change and item change (``KernelCache``).
     public var invalidateKernelCache = true
+    /// Not a guard of the lock but switched off the same way: the ``MountWatchdog`` that takes the mount
+    /// down when the daemon dies stuck in the kernel.
+    public var mountWatchdog = true
 
-    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=wipe-writers,invalidate-kernel-cache`
+    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=wipe-writers,invalidate-kernel-cache,mount-watchdog`
     public static let environmentVariable = "KEYCHAINFS_TEST_DISABLE_GUARDS"
 
     public init() {}
@@ -22,6 +25,7 @@ public struct LockGuards: Sendable, Equatable {
         guard testDevice, let disabled = environment[environmentVariable]?.split(separator: ",") else { return guards }
         if disabled.contains("wipe-writers") { guards.wipeWriters = false }
         if disabled.contains("invalidate-kernel-cache") { guards.invalidateKernelCache = false }
+        if disabled.contains("mount-watchdog") { guards.mountWatchdog = false }
         return guards
     }
 }

@@ -74,6 +74,11 @@ enum LowLevelOperations {
         ops.mkdir = { req, parent, name, _ in
             LowLevelOperations.serve(req, "mkdir") { c throws(FSError) in
                 let path = try c.path(parent, name!)
+                // A test vault's daemon may die here with a thread stuck behind this mkdir's directory lock.
+                CrashPoint.reach("mkdir.whileItsDirectoryIsInvalidated") {
+                    c.cache.invalidateEntryInBackground(parent: parent, name: Array(path.components.last ?? []))
+                    usleep(300_000)
+                }
                 try c.view.makeDirectory(path)
                 let attributes = try c.view.attributes(path)
                 c.nodes.remember(attributes.inode, parent: parent, name: path.components.last ?? [])

@@ -8,7 +8,8 @@ import TestSupport
 /// `mkdir`/`rmdir` loops in other processes run in one directory while the daemon is killed, round after
 /// round; each round the mount must be gone within 5 s (else the test aborts the connection itself, so it
 /// never hangs, and fails), the writers must end, a remount must work and every acknowledged write
-/// must be there.
+/// must be there. The last two tests hit the moment every time with a crash point, with the watchdog
+/// and without it (the mount then outlives its daemon: the tests can fail).
 @Suite struct DaemonDeathTests {
     /// Without the watchdog about one kill in ten left the mount behind (1 of 12 in each of two runs).
     static let rounds = 20
@@ -86,5 +87,45 @@ import TestSupport
             }
         }
         #expect(stuck == 0, "rounds in which the mount outlived its daemon by 5 s: \(stuck) of \(Self.rounds)")
+    }
+
+    /// The moment itself, every time: the daemon dies (a crash point) while one of its threads waits in
+    /// the kernel to invalidate a dentry behind the `mkdir` it is serving. Returns whether the mount was
+    /// gone within 5 s; the test aborts the connection itself otherwise, and then checks the recovery.
+    func dieBehindAMkdir(disabling guards: String? = nil) throws -> Bool {
+        let point = "mkdir.whileItsDirectoryIsInvalidated", report = "/tmp/kcfs-crash-" + UUID().uuidString.prefix(8)
+        defer { unlink(report) }
+        var environment = ["KEYCHAINFS_CRASH_AT": point, "KEYCHAINFS_CRASH_REPORT": report]
+        if let guards { environment[LockGuardsName.variable] = guards }
+        let m = try MountedVault(mountEnvironment: environment)
+        defer { m.close() }
+        let pid = try #require(m.daemonPID)
+        let mkdir = Process()
+        mkdir.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        mkdir.arguments = ["-c", "import os, sys\ntry: os.mkdir(sys.argv[1])\nexcept OSError: pass", m.path("genp/svc")]
+        try mkdir.run()
+        let gone = m.wait(5) { !m.isMounted }
+        if !gone {
+            ConnectionAbort.abort(m.mount)
+            _ = m.wait(10) { !m.isMounted }
+        }
+        #expect((try? String(contentsOfFile: report, encoding: .utf8)) == point, "the daemon died at the crash point")
+        #expect(m.wait(10) { !mkdir.isRunning }, "the mkdir ends")
+        if mkdir.isRunning { kill(mkdir.processIdentifier, SIGKILL) }
+        #expect(m.wait(10) { kill(pid, 0) != 0 }, "the daemon is gone")
+        if m.isMounted { m.unmount() }
+        try expectSuccess(m.remount())
+        #expect(FS.mkdir(m.path("genp/svc")) == 0, "the new mount serves")
+        return gone
+    }
+
+    @Test func aDaemonDeadBehindAMkdirLeavesNoMountBehind() throws {
+        #expect(try dieBehindAMkdir(), "the watchdog took the mount down within 5 s")
+    }
+
+    /// With the watchdog switched off (a test device only), the same death leaves the mount hung: the
+    /// test above can fail.
+    @Test func withoutTheWatchdogTheMountOutlivesItsDaemon() throws {
+        #expect(try !dieBehindAMkdir(disabling: "mount-watchdog"), "without the watchdog the mount stays")
     }
 }
