@@ -15,11 +15,13 @@ public final class FuseMount: @unchecked Sendable {
     private var isFinished = false
     /// On the kernel-cache path: notices access rules appearing in `access.toml` after the mount.
     private var refusalWatch: DispatchSourceTimer?
+    /// Takes the mount down if this process dies without unmounting (``MountWatchdog``).
+    private var watchdog: MountWatchdog?
 
-    /// Mounts `view` at `mountpoint`: private to the user (no allow_other), `auto_unmount` so a killed
-    /// daemon leaves no dead mount, and the vault path as the source shown in /proc/mounts. The
-    /// kernel-cache read path is refused while access rules, strict mode or an audit log need to see
-    /// every open, and mounts read-only.
+    /// Mounts `view` at `mountpoint`: private to the user (no allow_other), `auto_unmount` and a
+    /// ``MountWatchdog`` so a killed daemon leaves no dead or hung mount, and the vault path as the source
+    /// shown in /proc/mounts. The kernel-cache read path is refused while access rules, strict mode or an
+    /// audit log need to see every open, and mounts read-only.
     /// `allowRoot`: root may use the mount too (FUSE's allow_root), for system services reading a user's
     /// secrets; everyone else stays out.
     public init(view: KeychainView, mountpoint: String, source: String, log: Logger, readPath: ReadPath = .gatekeeper,
@@ -48,6 +50,8 @@ public final class FuseMount: @unchecked Sendable {
             throw FSError(EIO, "cannot mount at \(mountpoint) (does it exist, is it an empty directory, is /dev/fuse usable?)")
         }
         self.session = session
+        watchdog = view.guards.mountWatchdog ? MountWatchdog(mountpoint: mountpoint) : nil
+        if watchdog == nil && view.guards.mountWatchdog { log.warning("no watchdog for the mount: if the daemon dies while stuck in the kernel, abort the connection by hand") }
         context.cache.attach(session)
         let guards = view.guards
         view.keychain.addChangeObserver { [cache = context.cache, nodes = context.nodes] change in
@@ -94,6 +98,7 @@ public final class FuseMount: @unchecked Sendable {
         context.takeUnretainedValue().cache.attach(nil)
         fuse_session_unmount(session)
         fuse_session_destroy(session)
+        watchdog?.dismiss()
         context.release()
         return result
     }

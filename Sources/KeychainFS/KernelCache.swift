@@ -7,14 +7,39 @@ import Synchronization
 /// kernel was given is noted; a device change invalidates all noted inodes before the command returns,
 /// an update or delete invalidates exactly the items it changed (their inodes, files and dentries).
 ///
-/// Why this keeps the lock: a page is filled only by a READ that the daemon answers after checking the
-/// lock, and the kernel keeps the page locked while that READ is in flight. The device state flips
-/// first, then every noted inode is invalidated; invalidation waits for locked pages and drops them,
-/// so a READ that started before the flip cannot leave its page behind, and one that starts after it
-/// is refused (EACCES). Attributes are versioned by the kernel: a GETATTR reply older than the
+/// The invariant that keeps the lock: an inode whose pages or attributes the kernel may hold is noted,
+/// with the stamp of its last note, unless an invalidation of it that started after that note has
+/// finished. So:
+/// - every way the kernel gets a page is a READ, whoever sends it (a read, readahead, a mapping's fault
+///   MAP_SHARED or MAP_PRIVATE, even of a direct_io file, splice, sendfile), and every READ is noted
+///   before the daemon checks the lock for it; attributes are noted when LOOKUP, GETATTR or OPEN
+///   answers. Nothing else is noted, and nothing else needs to be.
+/// - an invalidation takes the noted stamps, invalidates those inodes, and only then removes each entry
+///   whose stamp is unchanged: a READ noted meanwhile keeps its inode noted for the next invalidation.
+///   (Removing at the start would let a page refilled after one device change survive the next lock:
+///   issue 22, defect 12.)
+/// A page being filled is locked by the kernel while its READ is in flight, and invalidation waits for
+/// locked pages and drops them. The device state flips first, then the noted inodes are taken: a READ
+/// noted before the take is dropped by this invalidation, one noted after it checks the lock after the
+/// flip and is refused (EACCES). Attributes are versioned by the kernel: a GETATTR reply older than the
 /// invalidation is discarded.
 final class KernelCache: @unchecked Sendable {
-    private let served = Mutex<Set<UInt64>>([])
+    /// Noted inodes and the stamp of their last note (see the invariant above).
+    private let served = Mutex(Notes())
+    struct Notes {
+        var stamps: [UInt64: UInt64] = [:]
+        var next: UInt64 = 0
+
+        mutating func note(_ inode: UInt64) {
+            stamps[inode] = next
+            next &+= 1
+        }
+
+        /// Forgets the inodes in `taken` not noted again since they were taken.
+        mutating func remove(_ taken: [UInt64: UInt64]) {
+            for (inode, stamp) in taken where stamps[inode] == stamp { stamps[inode] = nil }
+        }
+    }
     /// The FUSE session (a C pointer) and the notifications using it, guarded by `sessionState`. No lock
     /// is held while the kernel handles a notification: a dentry invalidation waits for the directory
     /// lock of a request in flight, whose handler may be invalidating inodes at that moment.
@@ -58,7 +83,7 @@ final class KernelCache: @unchecked Sendable {
 
     func noteServed(_ inode: UInt64) {
         guard inode != Inode.root else { return }
-        _ = served.withLock { $0.insert(inode) }
+        served.withLock { $0.note(inode) }
     }
 
     /// The device state changed: drop the pages and attributes of every noted file (the secrets and their
@@ -67,21 +92,36 @@ final class KernelCache: @unchecked Sendable {
     /// directories' attributes hold no secret (mode, a size of 0, a date): they are dropped right after,
     /// without holding up the command; listings and xattrs always reach the daemon.
     func invalidateAllServed() {
-        let inodes = served.withLock { set in defer { set.removeAll() }; return set }
-        let files = Array(inodes.filter { $0 & 3 != 0 }), directories = inodes.filter { $0 & 3 == 0 }
+        let taken = served.withLock { $0.stamps }
+        let files = taken.filter { $0.key & 3 != 0 }, directories = taken.filter { $0.key & 3 == 0 }
+        let inodes = Array(files.keys)
         withSession { session in
             nonisolated(unsafe) let session = session
-            let lanes = files.count < 64 ? 1 : Self.lanes
+            let lanes = inodes.count < 64 ? 1 : Self.lanes
             DispatchQueue.concurrentPerform(iterations: lanes) { lane in
-                for index in stride(from: lane, to: files.count, by: lanes) {
-                    _ = fuse_lowlevel_notify_inval_inode(session, files[index], 0, 0)
+                for index in stride(from: lane, to: inodes.count, by: lanes) {
+                    _ = fuse_lowlevel_notify_inval_inode(session, inodes[index], 0, 0)
                 }
             }
         }
+        served.withLock { $0.remove(files) }
         guard !directories.isEmpty else { return }
         deferred.async { [self] in
             withSession { session in
-                for inode in directories { _ = fuse_lowlevel_notify_inval_inode(session, inode, 0, 0) }
+                for inode in directories.keys { _ = fuse_lowlevel_notify_inval_inode(session, inode, 0, 0) }
+            }
+            served.withLock { $0.remove(directories) }
+        }
+    }
+
+    /// Sends a dentry invalidation from a thread of its own, without waiting: the crash point of
+    /// `mkdir` uses it to leave a thread blocked on the directory lock the `mkdir` holds (issue 22, 16).
+    func invalidateEntryInBackground(parent: UInt64, name: [UInt8]) {
+        Thread.detachNewThread { [self] in
+            withSession { session in
+                name.withUnsafeBufferPointer { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { _ = fuse_lowlevel_notify_inval_entry(session, parent, $0.baseAddress, bytes.count) }
+                }
             }
         }
     }
@@ -99,14 +139,17 @@ final class KernelCache: @unchecked Sendable {
             let item = Inode.item(reference)
             inodes += [item] + ItemFile.allCases.map { Inode.file($0, ofItem: item) }
         }
-        let noted = served.withLock { set in inodes.filter { set.remove($0) != nil } }
+        let noted = served.withLock { notes in
+            Dictionary(inodes.compactMap { inode in notes.stamps[inode].map { (inode, $0) } }, uniquingKeysWith: { first, _ in first })
+        }
         let entries = references.compactMap { nodes.entry(Inode.item($0)) }
         // A change made through the mount (a writer's close) is served on a FUSE thread: its notifications
         // go out from the notifier thread, and the request waits for them, so the close returns after them.
         let invalidateInodes = { [self] in
             withSession { session in
-                for inode in noted { _ = fuse_lowlevel_notify_inval_inode(session, inode, 0, 0) }
+                for inode in noted.keys { _ = fuse_lowlevel_notify_inval_inode(session, inode, 0, 0) }
             }
+            served.withLock { $0.remove(noted) }
         }
         if FuseThread.isCurrent { inodeNotifier.sync(execute: invalidateInodes) } else { invalidateInodes() }
         let invalidateEntries: @Sendable () -> Void = { [self] in

@@ -7,14 +7,16 @@ import SodiumCrypto
 extension KeychainView {
     /// Opens a file. `mayPageCache`: the caller would let the kernel keep a reader's
     /// pages; the answer says whether this open's reads fill the page cache (``servesFromPageCache``).
-    func open(_ path: FSPath, flags: Int32, authorization: Data? = nil,
-              mayPageCache: Bool = false) throws(FSError) -> (handle: UInt64, pageCached: Bool) {
+    /// `user`: whose open it is (the cap of ``OpenFiles/maxHandlesPerUser``).
+    func open(_ path: FSPath, flags: Int32, authorization: Data? = nil, mayPageCache: Bool = false,
+              user: UInt32) throws(FSError) -> (handle: UInt64, pageCached: Bool) {
         guard case .file(let item, let file) = try resolve(path) else { throw FSError(EISDIR, "only an item's files can be opened") }
         let writable = flags & O_ACCMODE != O_RDONLY
         if writable { try requireWritable(item.schema) }
         var handle = OpenFiles.Handle(item: item, file: file, writable: writable, append: flags & O_APPEND != 0, buffer: nil,
                                       dirty: false, failure: nil)
         handle.authorization = authorization
+        handle.user = user
         if writable {
             // A writer reads the value only when it needs it (a truncating one never does), so the lock
             // is checked here. O_TRUNC in the flags (a kernel with ATOMIC_O_TRUNC) truncates now.
@@ -22,13 +24,14 @@ extension KeychainView {
             if flags & O_TRUNC != 0 { (handle.buffer, handle.loaded, handle.dirty) = (Data(), true, true) }
         } else {
             // Reading the content now refuses the open itself while the item is unavailable.
-            handle.buffer = try content(of: item, file, authorization: authorization)
+            let content = try content(of: item, file, authorization: authorization)
+            let cacheable = mayPageCache && servesFromPageCache(item, size: content.count)
+            handle.snapshot = openFiles.share(consume content, item: item.persistentRef, file: file)
             handle.freshFromOpen = true
-            let cacheable = mayPageCache && servesFromPageCache(item, size: handle.buffer!.count)
-            let (id, cached) = openFiles.insertReader(handle, pageCacheable: cacheable)
+            let (id, cached) = try openFiles.insertReader(handle, pageCacheable: cacheable)
             return (id, cached)
         }
-        let id = openFiles.insert(handle)
+        let id = try openFiles.insert(handle)
         if writable {
             openFiles.awaitPageCachedReaders(of: item.persistentRef, recent: 1)
             // The device may have locked while this open waited: then it fails, as it would have at once.
@@ -60,7 +63,7 @@ extension KeychainView {
         let (item, file, writable, pageCached, snapshot, authorization) = try openFiles.with(handle) { h throws(FSError) in
             let usable = h.freshFromOpen || offset > 0
             h.freshFromOpen = false
-            return (h.item, h.file, h.writable, h.pageCached, usable ? h.buffer : nil, h.authorization)
+            return (h.item, h.file, h.writable, h.pageCached, usable ? h.snapshot : nil, h.authorization)
         }
         let content: Data
         if writable {
@@ -71,15 +74,12 @@ extension KeychainView {
             var current = try self.content(of: item, file, authorization: authorization)
             defer { Sodium.wipe(&current) }
             return Self.slice(current, offset: offset, size: size)
-        } else if let snapshot, try checkAvailable(item, file) {
-            content = snapshot
         } else {
-            let current = try self.content(of: item, file, authorization: authorization)
-            try openFiles.with(handle) { h throws(FSError) in
-                if h.buffer != nil { Sodium.wipe(&h.buffer!) }
-                h.buffer = current
-            }
-            content = current
+            if let snapshot, try checkAvailable(item, file), let slice = snapshot.slice(offset: offset, size: size) { return slice }
+            let current = openFiles.share(try self.content(of: item, file, authorization: authorization), item: item.persistentRef, file: file)
+            try openFiles.with(handle) { h throws(FSError) in h.snapshot = current }
+            guard let slice = current.slice(offset: offset, size: size) else { throw FSError(EACCES, "the device locked during the read") }
+            return slice
         }
         return Self.slice(content, offset: offset, size: size)
     }

@@ -13,8 +13,11 @@ public struct LockGuards: Sendable, Equatable {
     /// Control commands obey the access policy (`--strict`, rules, their `allow`); off, the daemon answers
     /// every control request as the mount's default caller (docs/entry-points.md's test shows it then fails).
     public var controlAccess = true
+    /// Not a guard of the lock but switched off the same way: the ``MountWatchdog`` that takes the mount
+    /// down when the daemon dies stuck in the kernel.
+    public var mountWatchdog = true
 
-    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=wipe-writers,invalidate-kernel-cache,control-access`
+    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=wipe-writers,invalidate-kernel-cache,control-access,mount-watchdog`
     public static let environmentVariable = "KEYCHAINFS_TEST_DISABLE_GUARDS"
 
     public init() {}
@@ -26,6 +29,7 @@ public struct LockGuards: Sendable, Equatable {
         if disabled.contains("wipe-writers") { guards.wipeWriters = false }
         if disabled.contains("invalidate-kernel-cache") { guards.invalidateKernelCache = false }
         if disabled.contains("control-access") { guards.controlAccess = false }
+        if disabled.contains("mount-watchdog") { guards.mountWatchdog = false }
         return guards
     }
 }

@@ -74,6 +74,11 @@ enum LowLevelOperations {
         ops.mkdir = { req, parent, name, _ in
             LowLevelOperations.serve(req, "mkdir") { c throws(FSError) in
                 let path = try c.path(parent, name!)
+                // A test vault's daemon may die here with a thread stuck behind this mkdir's directory lock.
+                CrashPoint.reach("mkdir.whileItsDirectoryIsInvalidated") {
+                    c.cache.invalidateEntryInBackground(parent: parent, name: Array(path.components.last ?? []))
+                    usleep(300_000)
+                }
                 try c.view.makeDirectory(path)
                 let attributes = try c.view.attributes(path)
                 c.nodes.remember(attributes.inode, parent: parent, name: path.components.last ?? [])
@@ -121,7 +126,8 @@ enum LowLevelOperations {
                 let path = try c.path(inode)
                 let pageCached: Bool
                 do throws(FSError) {
-                    (info!.pointee.fh, pageCached) = try c.view.open(path, flags: file.flags, mayPageCache: true)
+                    (info!.pointee.fh, pageCached) = try c.view.open(path, flags: file.flags, mayPageCache: true,
+                                                                      user: fuse_req_ctx(req)!.pointee.uid)
                 } catch {
                     try? c.recordOpen(req, path, error, rule: KeychainView.requestCaller?.grantedBy)
                     throw error
@@ -143,10 +149,13 @@ enum LowLevelOperations {
         }
         ops.read = { req, inode, size, offset, info in
             LowLevelOperations.serve(req, "read") { c throws(FSError) in
+                // Any READ may fill a page (a mapping's fault, splice, sendfile, even through a direct_io
+                // handle mapped MAP_PRIVATE): noted before the lock is checked, so the next device change
+                // drops what it filled (``KernelCache``).
+                c.cache.noteServed(inode)
                 let data: Data
                 if c.readPath == .kernelCache {
                     // No OPEN: the request names only the inode. The lock is checked here, on every page fill.
-                    c.cache.noteServed(inode)
                     data = try c.view.readUnopened(try c.path(inode), offset: Int(offset), size: size, log: c.log)
                 } else {
                     data = try c.view.read(info!.pointee.fh, offset: Int(offset), size: size)

@@ -4,17 +4,28 @@ import SodiumCrypto
 import Synchronization
 
 /// Open `value` files. Writers buffer the whole value and commit it atomically at flush/close;
-/// readers keep the version they started reading so a rewrite never shows them a mix.
+/// readers keep the version they started reading so a rewrite never shows them a mix, one copy per
+/// version shared by all of them (``SharedPlaintext``). A user holds at most ``maxHandlesPerUser`` open.
 final class OpenFiles: Sendable {
+    /// The most files one user may hold open on the mount: ENFILE beyond (issue 22, defect 20). A handle
+    /// costs a few hundred bytes (readers share their copy), a writer its buffer (at most 1 MiB).
+    static let maxHandlesPerUser = 16_384
+    /// The most writers one user may hold open on the mount (each may buffer a whole value): ENFILE beyond.
+    static let maxWritersPerUser = 256
+
     struct Handle {
         let item: FSItem
         let file: ItemFile
         let writable: Bool
         let append: Bool
         /// Writers: the value being built (read from the item at the first read or write that needs
-        /// it, see `loaded`). Readers: the version being read (taken at open, and again whenever a read
-        /// starts over at offset 0).
+        /// it, see `loaded`).
         var buffer: Data?
+        /// Readers: the version being read (taken at open, and again whenever a read starts over at
+        /// offset 0), shared with the other readers of that version.
+        var snapshot: SharedPlaintext?
+        /// The user the handle counts against (``OpenFiles/maxHandlesPerUser``).
+        var user: UInt32 = 0
         /// Writers: `buffer` holds the item's value or a truncation of it. The value is read only when a
         /// read or a partial write needs it: a writer opened with O_TRUNC never reads it.
         var loaded = false
@@ -37,21 +48,68 @@ final class OpenFiles: Sendable {
         var authorization: Data?
     }
 
-    private let handles = Mutex<[UInt64: Handle]>([:])
+    /// The handles, and what is counted of them under the same lock: writers by item, handles by user.
+    private struct Table {
+        var handles: [UInt64: Handle] = [:]
+        var writers: [Data: Int] = [:]
+        var perUser: [UInt32: Int] = [:]
+        var writersPerUser: [UInt32: Int] = [:]
+        var plaintexts = SharedPlaintexts()
+
+        mutating func add(_ handle: Handle, id: UInt64) throws(FSError) {
+            guard perUser[handle.user, default: 0] < OpenFiles.maxHandlesPerUser else {
+                throw FSError(ENFILE, "this user holds \(OpenFiles.maxHandlesPerUser) files open on the mount")
+            }
+            if handle.writable {
+                guard writersPerUser[handle.user, default: 0] < OpenFiles.maxWritersPerUser else {
+                    throw FSError(ENFILE, "this user holds \(OpenFiles.maxWritersPerUser) files open for writing on the mount")
+                }
+                writersPerUser[handle.user, default: 0] += 1
+                writers[handle.item.persistentRef, default: 0] += 1
+            }
+            perUser[handle.user, default: 0] += 1
+            handles[id] = handle
+        }
+
+        mutating func remove(_ id: UInt64) -> Handle? {
+            guard let handle = handles.removeValue(forKey: id) else { return nil }
+            perUser[handle.user, default: 1] -= 1
+            if perUser[handle.user] == 0 { perUser[handle.user] = nil }
+            if handle.writable {
+                writers[handle.item.persistentRef, default: 1] -= 1
+                if writers[handle.item.persistentRef] == 0 { writers[handle.item.persistentRef] = nil }
+                writersPerUser[handle.user, default: 1] -= 1
+                if writersPerUser[handle.user] == 0 { writersPerUser[handle.user] = nil }
+            }
+            return handle
+        }
+    }
+
+    private let table = Mutex(Table())
     private let nextID = Mutex<UInt64>(1)
 
-    func insert(_ handle: Handle) -> UInt64 {
+    func insert(_ handle: Handle) throws(FSError) -> UInt64 {
         let id = nextID.withLock { n in defer { n += 1 }; return n }
-        handles.withLock { $0[id] = handle }
+        try table.withLock { table throws(FSError) in try table.add(handle, id: id) }
         return id
     }
 
     /// Runs `body` on the handle `id` under the table's lock.
     func with<T>(_ id: UInt64, _ body: (inout Handle) throws(FSError) -> T) throws(FSError) -> T {
-        try handles.withLock { table throws(FSError) -> T in
-            guard var handle = table[id] else { throw FSError(EBADF, "unknown file handle") }
-            defer { table[id] = handle }
+        try table.withLock { table throws(FSError) -> T in
+            guard var handle = table.handles[id] else { throw FSError(EBADF, "unknown file handle") }
+            defer { table.handles[id] = handle }
             return try body(&handle)
+        }
+    }
+
+    /// The shared copy of `content` of `file` of `item` (see ``SharedPlaintexts``).
+    func share(_ content: consuming Data, item: Data, file: ItemFile) -> SharedPlaintext {
+        var handedOver: Data? = consume content
+        return table.withLock { table in
+            let unique = handedOver!
+            handedOver = nil
+            return table.plaintexts.share(consume unique, item: item, file: file)
         }
     }
 
@@ -60,11 +118,12 @@ final class OpenFiles: Sendable {
     /// secret it opened, or what it wrote): its reads and writes fail with EACCES and its close commits
     /// nothing, as the update would be refused anyway.
     func wipeOnDeviceChange(wipeWriters: Bool, isAvailable: (Accessibility) -> Bool) {
-        handles.withLock { table in
-            for (id, var handle) in table where handle.buffer != nil || handle.writable {
+        table.withLock { table in
+            table.plaintexts.wipeAll()
+            for (id, var handle) in table.handles where handle.snapshot != nil || handle.writable {
                 if !handle.writable {
-                    Sodium.wipe(&handle.buffer!)
-                    handle.buffer = nil
+                    handle.snapshot?.wipe()
+                    handle.snapshot = nil
                     handle.freshFromOpen = false
                 } else if wipeWriters, let accessibility = handle.item.accessibility, !isAvailable(accessibility) {
                     if handle.buffer != nil { Sodium.wipe(&handle.buffer!) }
@@ -72,24 +131,21 @@ final class OpenFiles: Sendable {
                     handle.dirty = false
                     handle.failure = EACCES
                 }
-                table[id] = handle
+                table.handles[id] = handle
             }
         }
     }
 
-    /// Inserts a reader holding `handle.buffer`; when `pageCacheable` and no writer holds its item (checked
+    /// Inserts a reader holding `handle.snapshot`; when `pageCacheable` and no writer holds its item (checked
     /// under the lock a writer's insert takes, so a writer arriving at the same moment sees this reader), it
-    /// is served from the page cache instead and its copy is wiped.
-    func insertReader(_ handle: Handle, pageCacheable: Bool) -> (id: UInt64, pageCached: Bool) {
+    /// is served from the page cache instead and lets its copy go.
+    func insertReader(_ handle: Handle, pageCacheable: Bool) throws(FSError) -> (id: UInt64, pageCached: Bool) {
         let id = nextID.withLock { n in defer { n += 1 }; return n }
-        let cached = handles.withLock { table -> Bool in
+        let cached = try table.withLock { table throws(FSError) -> Bool in
             var reader = handle
-            let cached = pageCacheable && !table.values.contains { $0.writable && $0.item.persistentRef == handle.item.persistentRef }
-            if cached {
-                if reader.buffer != nil { Sodium.wipe(&reader.buffer!) }
-                (reader.buffer, reader.freshFromOpen, reader.pageCached) = (nil, false, true)
-            }
-            table[id] = reader
+            let cached = pageCacheable && table.writers[handle.item.persistentRef] == nil
+            if cached { (reader.snapshot, reader.freshFromOpen, reader.pageCached) = (nil, false, true) }
+            try table.add(reader, id: id)
             return cached
         }
         return (id, cached)
@@ -103,9 +159,9 @@ final class OpenFiles: Sendable {
     /// sees the rewrite as it would on any file (README, "The kernel's cache and the lock").
     func awaitPageCachedReaders(of reference: Data, recent: TimeInterval) {
         let window = UInt64(recent * 1e9)
-        while handles.withLock({ table in
+        while table.withLock({ table in
             let now = DispatchTime.now().uptimeNanoseconds
-            return table.values.contains { $0.pageCached && $0.item.persistentRef == reference && now - $0.openedAt < window }
+            return table.handles.values.contains { $0.pageCached && $0.item.persistentRef == reference && now - $0.openedAt < window }
         }) {
             usleep(500)
         }
@@ -113,6 +169,6 @@ final class OpenFiles: Sendable {
 
     /// Removes a handle; the caller commits a dirty buffer and wipes it.
     func remove(_ id: UInt64) -> Handle? {
-        handles.withLock { $0.removeValue(forKey: id) }
+        table.withLock { $0.remove(id) }
     }
 }

@@ -35,7 +35,7 @@ extension LowLevelOperations {
         }
         nonisolated(unsafe) let request = req
         nonisolated(unsafe) var file = info!.pointee  // the kernel's copy lives only during this call
-        let pid = fuse_req_ctx(req)!.pointee.pid
+        let (pid, user) = (fuse_req_ctx(req)!.pointee.pid, fuse_req_ctx(req)!.pointee.uid)
         let pending = PendingOpen()
         let retained = Unmanaged.passRetained(pending)
         // Registered before anything can reply: after a reply libfuse never calls it.
@@ -56,7 +56,7 @@ extension LowLevelOperations {
             case .success(let token):
                 do throws(FSError) {
                     let opened = KeychainView.$requestCaller.withValue(caller) {
-                        Result { () throws(FSError) in try c.view.open(path, flags: file.flags, authorization: token) }
+                        Result { () throws(FSError) in try c.view.open(path, flags: file.flags, authorization: token, user: user) }
                     }
                     file.fh = try opened.get().handle
                     do throws(FSError) { try c.recordOpen(request, path, nil, rule: caller?.grantedBy) } catch {

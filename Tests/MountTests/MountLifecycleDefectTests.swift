@@ -34,13 +34,13 @@ import TestSupport
         #expect(!MountedVault.mountTable().contains(root), "nothing leaked into this namespace")
     }
 
-    /// The daemon and its fusermount3 helper killed: the mountpoint answers ENOTCONN. Mounting again
-    /// clears the dead mount and works; it is not taken for a live one.
+    /// The daemon, its fusermount3 helper and its watchdog (a bash process) killed: the mountpoint
+    /// answers ENOTCONN. Mounting again clears the dead mount and works; it is not taken for a live one.
     @Test func aDeadMountIsClearedNotTakenForALiveOne() throws {
         let m = try MountedVault()
         let pid = try #require(m.daemonPID)
-        let helpers = Self.children(of: pid).filter { Self.command(of: $0) == "fusermount3" }
-        #expect(!helpers.isEmpty, "auto_unmount runs a fusermount3 helper")
+        let helpers = Self.children(of: pid).filter { ["fusermount3", "bash"].contains(Self.command(of: $0)) }
+        #expect(helpers.count == 2, "auto_unmount runs a fusermount3 helper, and the watchdog runs")
         for helper in helpers { kill(helper, SIGKILL) }
         usleep(300_000)  // the helper is gone before the daemon: nothing will unmount
         kill(pid, SIGKILL)

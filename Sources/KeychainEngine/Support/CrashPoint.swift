@@ -19,8 +19,9 @@ public enum CrashPoint {
     /// Allows crash points in a release build: called when the vault open is a test device.
     static func enableForTestDevice() { state.enable() }
 
-    /// Dies here by SIGKILL when this is the chosen point (and crash points are allowed).
-    static func reach(_ name: String) {
+    /// Dies here by SIGKILL when this is the chosen point (and crash points are allowed), after `prepare`
+    /// (which sets up the moment, say a thread blocked in the kernel, only when the point fires).
+    public static func reach(_ name: String, after prepare: () -> Void = {}) {
         guard let chosen, chosen.name == name else { return }
         #if DEBUG
         let allowed = true
@@ -32,6 +33,7 @@ public enum CrashPoint {
             let fd = open(report, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if fd >= 0 { _ = name.withCString { write(fd, $0, strlen($0)) }; fsync(fd); close(fd) }
         }
+        prepare()
         kill(getpid(), SIGKILL)
     }
 }

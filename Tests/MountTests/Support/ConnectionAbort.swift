@@ -7,13 +7,27 @@ import TestSupport
 enum ConnectionAbort {
     static func abort(_ mountpoint: String) {
         var st = stat()
-        guard stat(mountpoint, &st) == 0 || errno == ENOTCONN else { return }
+        let minor: UInt32
+        if let listed = connection(mountedAt: mountpoint) {
+            minor = listed
+        } else {
+            guard stat(mountpoint, &st) == 0 || errno == ENOTCONN else { return }
+            minor = UInt32((st.st_dev & 0xff) | ((st.st_dev >> 12) & 0xfff00))
+        }
         let connections = "/sys/fs/fuse/connections"
         if (try? FileManager.default.contentsOfDirectory(atPath: connections))?.isEmpty ?? true {
             _ = Command.run("/bin/mount", ["-t", "fusectl", "fusectl", connections], timeout: 5)
         }
-        let minor = UInt32((st.st_dev & 0xff) | ((st.st_dev >> 12) & 0xfff00))
         try? "1".write(toFile: "\(connections)/\(minor)/abort", atomically: false, encoding: .utf8)
+    }
+
+    /// The connection of the mount at `mountpoint`, from /proc/self/mountinfo: a stat could wait forever
+    /// on a connection whose daemon cannot answer. (Mountpoints here have no characters mountinfo escapes.)
+    static func connection(mountedAt mountpoint: String) -> UInt32? {
+        let table = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
+        let device = table.split(separator: "\n").map { $0.split(separator: " ") }.last { $0.count > 4 && $0[4] == mountpoint }?[2]
+        guard let device, device.hasPrefix("0:") else { return nil }
+        return UInt32(device.dropFirst(2))
     }
 
     /// Runs `executable ARGS`; if it has not ended within `seconds`, aborts the mount's connection (which ends

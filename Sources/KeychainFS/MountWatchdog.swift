@@ -1,0 +1,118 @@
+import Foundation
+
+/// Takes a mount down after its daemon dies, however it dies (issue 22, defect 16). `auto_unmount` acts
+/// when the daemon's descriptors close, but a daemon killed while one of its threads waits in the kernel
+/// for a directory lock (a dentry invalidation behind a `mkdir` that nobody will answer) never closes
+/// them: its threads are gone but that one, the process stays a zombie holding `/dev/fuse` and
+/// `daemon.lock`, and the writers and any new `mount` of the vault hang. Only aborting the connection
+/// ends the `mkdir`, which frees the thread.
+///
+/// The watchdog is a small shell process started after the mount, in its own session, holding nothing of
+/// the daemon's (no descriptor but its end of a pipe; its directory is /). It waits on the pipe and looks
+/// at the daemon five times a second. When the daemon is a zombie or gone, or the pipe ends without the
+/// daemon saying goodbye, it aborts the connection (`/sys/fs/fuse/connections/N/abort`) if it is still
+/// there and lazily unmounts the mountpoint if the mount there is still that connection. A daemon that
+/// unmounts normally says goodbye first, and the watchdog exits.
+final class MountWatchdog: Sendable {
+    private let pipe: Int32
+
+    /// The script; arguments: the daemon's pid, the connection's number, the mountpoint.
+    static let script = #"""
+    pid=$1 connection=$2 mountpoint=$3
+    cd /
+    while :; do
+        read -r -t 0.2 line; status=$?
+        if (( status == 0 )); then [[ $line == goodbye ]] && exit 0; continue; fi
+        if (( status > 128 )); then
+            stat=; { read -r stat < /proc/$pid/stat; } 2>/dev/null
+            state=${stat##*) }; state=${state%% *}
+            [[ -n $stat && $state != Z && $state != X ]] && continue
+        fi
+        break
+    done
+    connections=/sys/fs/fuse/connections
+    [[ -e $connections/$connection ]] || mount -t fusectl fusectl $connections 2>/dev/null
+    [[ -e $connections/$connection/abort ]] && echo 1 > $connections/$connection/abort
+    while read -r _ _ device _; do
+        if [[ $device == 0:$connection ]]; then
+            umount -l -- "$mountpoint" 2>/dev/null || fusermount3 -u -z -- "$mountpoint" 2>/dev/null
+            break
+        fi
+    done < /proc/self/mountinfo
+    """#
+
+    /// Starts the watchdog of the mount at `mountpoint` (already mounted); nil if it cannot be started
+    /// (then only `auto_unmount` covers the daemon's death).
+    init?(mountpoint: String) {
+        guard let connection = Self.connection(mountedAt: mountpoint) else { return nil }
+        var ends: [Int32] = [0, 0]
+        guard Glibc.pipe(&ends) == 0 else { return nil }
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, ends[0], 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing of the daemon's: /dev/fuse or daemon.lock held here would keep the dead mount alive.
+        for fd in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap(Int32.init) ?? [] where fd > 2 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Its own session (no terminal's or group's signal), default dispositions and no blocked signal
+        // (the daemon blocks its termination signals).
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(0x80 /* POSIX_SPAWN_SETSID */ | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let arguments = ["/bin/bash", "-c", Self.script, "keychainfs-watchdog", String(getpid()), connection, mountpoint]
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let environment = [strdup("PATH=/usr/sbin:/usr/bin:/sbin:/bin"), nil]
+        defer { free(environment[0]) }
+        let spawned = posix_spawn(&child, "/bin/bash", &actions, &attributes, argv, environment)
+        close(ends[0])
+        guard spawned == 0 else {
+            close(ends[1])
+            return nil
+        }
+        pipe = ends[1]
+        // Reaped when it exits, so it never lingers as a zombie of a long-lived daemon.
+        let watchdog = child
+        Thread.detachNewThread { var status: Int32 = 0; _ = waitpid(watchdog, &status, 0) }
+    }
+
+    /// The fusectl number of the FUSE mount at `mountpoint` (its anonymous device's minor), from
+    /// /proc/self/mountinfo: a stat of the mountpoint would wait for the INIT the loop has yet to answer.
+    static func connection(mountedAt mountpoint: String) -> String? {
+        guard let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return nil }
+        // mountinfo escapes these four as octal.
+        var escaped = ""
+        for character in mountpoint {
+            switch character {
+            case " ": escaped += "\\040"
+            case "\t": escaped += "\\011"
+            case "\n": escaped += "\\012"
+            case "\\": escaped += "\\134"
+            default: escaped.append(character)
+            }
+        }
+        // The last mount there is the one just made (fields: id, parent, major:minor, root, mount point).
+        let device = table.split(separator: "\n").last { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 4 && fields[4] == escaped && fields[2].hasPrefix("0:")
+        }?.split(separator: " ")[2]
+        return device.map { String($0.dropFirst(2)) }
+    }
+
+    /// The mount ended normally: the watchdog exits without touching anything.
+    func dismiss() {
+        _ = "goodbye\n".withCString { write(pipe, $0, strlen($0)) }
+        close(pipe)
+    }
+}
