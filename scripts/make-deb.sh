@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds dist/keychainfs_VERSION_ARCH.deb: the keychainfs and credential-helper binaries (Swift stdlib linked
 # statically), the mount helper as mount.fuse.keychainfs, the systemd user unit, man pages generated from the
-# argument parser (keychainfs(1) and one per verb), bash/zsh/fish completions and the README. Depends: what
+# argument parser (keychainfs(1) and one per verb), bash/zsh/fish completions, the README and docs/. Depends: what
 # dpkg-shlibdeps reports for the binaries, plus fuse3 (fusermount3).
 # DEB_CONFIG=release (default, `make deb`): self-contained. DEB_CONFIG=debug (CI): the debug build the tests ran,
 # as a from-scratch release build takes longer than CI's whole budget on 2 cores; its binaries use the Swift

@@ -4,7 +4,7 @@ import KeychainEngine
 /// The work an imported file may ask of the key derivation, checked before any derivation runs: a 1 KB
 /// `.p12` asking for 2^31 PBKDF2 iterations would otherwise derive for an hour. As .NET's PKCS#12 loader
 /// and OpenSSL's scrypt memory bound do, a file over the limits is refused with errSecParam and a message
-/// naming what it asks (never errSecAuthFailed: the passphrase was not tried). Limits (README, import):
+/// naming what it asks (never errSecAuthFailed: the passphrase was not tried). Limits (docs/security-verbs.md, import):
 /// 1,000,000 iterations per derivation (OpenSSL 3 writes 2,048), scrypt with at most
 /// 32 MiB of memory (OpenSSL's default) and N·r·p ≤ 2^22.
 public enum KeyDerivationLimit {

@@ -156,7 +156,7 @@ final class OpenFiles: Sendable {
     /// once; a page-cached reader in the middle of its read would see an empty or zero-padded value. Readers
     /// that open while a writer exists go to the daemon instead (``insertReader(_:pageCacheable:)``), and a fresh reader
     /// (`cat`) closes within milliseconds: the writer's OPEN waits for those. A descriptor held open longer
-    /// sees the rewrite as it would on any file (README, "The kernel's cache and the lock").
+    /// sees the rewrite as it would on any file (docs/filesystem.md, "The kernel's cache and the lock").
     func awaitPageCachedReaders(of reference: Data, recent: TimeInterval) {
         let window = UInt64(recent * 1e9)
         while table.withLock({ table in

@@ -1,7 +1,7 @@
 import KeychainEngine
 
 /// What templates and env files share: a size limit, checked before any parsing, so that a huge or
-/// hostile file is refused at once with a clear error (README, run and inject).
+/// hostile file is refused at once with a clear error (docs/workflows.md).
 public enum WorkflowText {
     /// The largest template or env file: 1 MiB.
     public static let maximumSize = 1 << 20

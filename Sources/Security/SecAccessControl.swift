@@ -23,7 +23,7 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable {
 /// An access-control object: a protection class (kSecAttrAccessible… value) and flags.
 /// Items take its protection class and keep its flags; reading the secret of an item with constraint
 /// flags (user presence, biometry, passcode) fails with errSecInteractionNotAllowed when the caller
-/// allows no UI, and otherwise counts as authenticated while the device is unlocked (see README).
+/// allows no UI, and otherwise counts as authenticated while the device is unlocked (docs/face-id.md).
 public final class SecAccessControl: @unchecked Sendable {
     public let protection: String
     public let flags: SecAccessControlCreateFlags

@@ -37,7 +37,7 @@ import TestSupport
         try expectSuccess(m.device("lock"))
         let marker = m.root + "/started"
         let result = keychainfs(["run", "--env", "TOKEN=kc://genp/com.example.api/deploy", "--", "/usr/bin/touch", marker], vault: m.vault)
-        #expect(result.status == 36, "errSecInteractionNotAllowed: exit 36 (README)")
+        #expect(result.status == 36, "errSecInteractionNotAllowed: exit 36 (docs/workflows.md)")
         #expect(result.stderr.contains("kc://genp/com.example.api/deploy") && result.stderr.contains("Permission denied"))
         #expect(!FileManager.default.fileExists(atPath: marker), "the command never started")
         let missing = keychainfs(["run", "--env", "T=kc://genp/com.example.api/nobody", "--", "/usr/bin/touch", marker], vault: m.vault)

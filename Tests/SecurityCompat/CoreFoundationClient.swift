@@ -5,7 +5,7 @@ import Security
 // The same kind of code in a file that imports Foundation, CoreFoundation and Security together: the CF
 // types CoreFoundation has are one type, its functions and constants are used where they apply. The
 // names that bridge with `as` (CFDictionary, CFString, …) exist twice here, so this file writes them
-// `Security.CFDictionary` (README).
+// `Security.CFDictionary` (docs/swift-api.md).
 
 func coreFoundationChecks() {
     var error: Unmanaged<CFError>?

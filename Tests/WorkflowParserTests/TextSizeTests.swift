@@ -6,7 +6,7 @@ import Testing
 /// Issue 22 (11): templates and env files are parsed in linear time up to a documented size, and refused
 /// beyond it before parsing.
 @Suite(.serialized) struct TextSizeTests {
-    /// The documented limit of a template or env file (README, run and inject).
+    /// The documented limit of a template or env file (docs/workflows.md).
     static let limit = 1 << 20
 
     @Test func aTextOverTheLimitIsRefusedBeforeParsing() {

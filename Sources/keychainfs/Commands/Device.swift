@@ -30,7 +30,7 @@ struct Device: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "unlock", abstract: "Unlock with the passcode.")
         @OptionGroup var address: DaemonAddress
         @Flag(help: "Read the passcode from standard input instead of prompting.") var passcodeStdin = false
-        @Flag(help: "Unlock with the enrolled face (needs a passcode unlock since the last reboot, enrolment change or lockout, within 48 h; see README).") var biometry = false
+        @Flag(help: "Unlock with the enrolled face (needs a passcode unlock since the last reboot, enrolment change or lockout, within 48 h; docs/face-id.md).") var biometry = false
         @Flag(help: "With --biometry: present a face that does not match (counts toward the lockout after 5).") var noMatch = false
         func run() throws {
             if noMatch && !biometry { throw ValidationError("--no-match goes with --biometry") }

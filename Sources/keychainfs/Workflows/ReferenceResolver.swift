@@ -47,7 +47,7 @@ struct ReferenceFailure: Error, CustomStringConvertible {
     /// read through the mount would fail, then the keychain's reason.
     var description: String { "\(reference): \(FSError(error))" }
 
-    /// The OSStatus's low byte, as the `security` verbs exit: 44 not found, 36 locked (documented in the README).
+    /// The OSStatus's low byte, as the `security` verbs exit: 44 not found, 36 locked (docs/workflows.md).
     var exitCode: ExitCode { ExitCode(Int32(UInt8(truncatingIfNeeded: error.status))) }
 }
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import SecretReferences
 
-/// The text of a template or env file: read up to the size limit (README: 1 MiB) and refused beyond it,
+/// The text of a template or env file: read up to the size limit (docs/workflows.md: 1 MiB) and refused beyond it,
 /// before any parsing and without reading the rest (`--env-file /dev/zero` ends at once).
 enum WorkflowFile {
     /// The file at `path` (standard input for nil or `-`) as UTF-8; `kind` names it in errors.
