@@ -75,7 +75,8 @@ struct ControlHandler: Sendable {
         let args = request.arguments
         switch request.command {
         case .status:
-            return status(counting: true)
+            // Item counts only for a caller with groups: under --strict an unmatched process learns the state alone.
+            return status(counting: !caller.accessGroups.isEmpty)
         case .deviceStatus:
             return status()
         case .deviceLock:

@@ -140,6 +140,9 @@ import TestSupport
             let (refused, detail) = probe(m)
             #expect(refused, "\(id) was not refused: \(detail)")
         }
+        // Status is answered, without the item counts.
+        let status = try m.control.send(ControlRequest(.status)).check()?.dictionaryValue
+        #expect(status?["state"] != nil && status?["items"] == nil, "\(String(describing: status))")
         // Nothing the probes tried changed the vault or the device.
         #expect(m.cli(["device", "status", "--mount", m.mount]).stdout == state)
         #expect(FS.read(m.path("genp/svc/acct/value")) == .failure(Errno(EACCES)))
