@@ -1,32 +1,57 @@
 import Foundation
 import Synchronization
 
-/// The control server's open connections by uid, so that one user's waiting connections stay bounded:
-/// admitting one beyond the limit shuts down that user's oldest waiting connection (its thread then reads
-/// end-of-stream and closes it), instead of making the newest, perhaps a `device lock`, wait behind them.
+/// The control server's open connections by uid, so that one user's connections stay bounded: admitting
+/// one beyond a limit shuts down that user's oldest connection that is waiting (to send its request, or
+/// for a worker) or, past the total limit, taking its reply slowly; never one whose request is being
+/// handled. The newest, perhaps a `device lock`, never waits behind the others, and replies nobody reads
+/// cannot pile up in memory.
 final class ConnectionTable: Sendable {
-    private struct Entry { let fd: Int32; let uid: UInt32; var serving: Bool }
+    enum Stage: Sendable { case waiting, handling, replying }
+    private struct Entry { let fd: Int32; let uid: UInt32; var stage: Stage; var evicted = false }
     private struct State { var entries: [UInt64: Entry] = [:]; var nextID: UInt64 = 1 }
     private let state = Mutex(State())
 
-    /// Registers `fd` of `uid`; returns its id.
-    func admit(_ fd: Int32, uid: UInt32, limit: Int) -> UInt64 {
+    /// Registers `fd` of `uid`: at most `waiting` of the uid's connections wait and at most `total` are open.
+    func admit(_ fd: Int32, uid: UInt32, waiting: Int, total: Int) -> UInt64 {
         state.withLock { s in
             let id = s.nextID
             s.nextID += 1
-            let waiting = s.entries.filter { $0.value.uid == uid && !$0.value.serving }.keys.sorted()
-            for oldest in waiting.prefix(max(0, waiting.count + 1 - limit)) {
-                // Shut down, not closed: the descriptor stays valid until its own thread closes it.
-                shutdown(s.entries[oldest]!.fd, Int32(SHUT_RDWR))
-                s.entries[oldest]!.serving = true  // no longer counted: it is on its way out
+            let mine = s.entries.filter { $0.value.uid == uid && !$0.value.evicted }
+            let waitingIDs = mine.filter { $0.value.stage == .waiting }.keys.sorted()
+            var evict = Array(waitingIDs.prefix(max(0, waitingIDs.count + 1 - waiting)))
+            let over = mine.count + 1 - evict.count - total
+            if over > 0 {
+                let idle = mine.filter { $0.value.stage != .handling && !evict.contains($0.key) }.keys.sorted()
+                evict += idle.prefix(over)
             }
-            s.entries[id] = Entry(fd: fd, uid: uid, serving: false)
+            for old in evict {
+                // Shut down, not closed: the descriptor stays valid until its own thread closes it.
+                shutdown(s.entries[old]!.fd, Int32(SHUT_RDWR))
+                s.entries[old]!.evicted = true
+            }
+            s.entries[id] = Entry(fd: fd, uid: uid, stage: .waiting)
             return id
         }
     }
 
-    /// The connection's request is being handled: it no longer counts as waiting.
-    func serving(_ id: UInt64) { state.withLock { $0.entries[id]?.serving = true } }
+    /// The connection moved on: its request is being handled, or its reply is being sent. Beyond `limit`
+    /// connections of its uid taking their replies, the oldest of them is shut down (a client that never
+    /// reads holds its reply's memory until the send deadline otherwise).
+    func advance(_ id: UInt64, to stage: Stage, limit: Int = .max) {
+        state.withLock { s in
+            guard let uid = s.entries[id]?.uid else { return }
+            s.entries[id]!.stage = stage
+            let replying = s.entries.filter { $0.value.uid == uid && $0.value.stage == stage && !$0.value.evicted }.keys.sorted()
+            for old in replying.prefix(max(0, replying.count - limit)) where old != id {
+                shutdown(s.entries[old]!.fd, Int32(SHUT_RDWR))
+                s.entries[old]!.evicted = true
+            }
+        }
+    }
+
+    /// Whether the connection was shut down to make room (its request is then not handled).
+    func isEvicted(_ id: UInt64) -> Bool { state.withLock { $0.entries[id]?.evicted ?? true } }
 
     /// Forgets the connection; call before closing its descriptor.
     func remove(_ id: UInt64) { _ = state.withLock { $0.entries.removeValue(forKey: id) } }

@@ -10,8 +10,9 @@ import KeychainEngine
 /// the socket, a descriptor passed on, nor an exec of an allowed binary borrows an identity.
 ///
 /// Bounded, and never slow for the device: the accept loop never waits; each uid has at most
-/// ``maxWaitingPerUser`` connections waiting (to send their request, or for a worker), and a new one
-/// closes its oldest waiting one beyond that, so a flood of idle connections cannot keep `device lock` out;
+/// ``maxWaitingPerUser`` connections waiting (to send their request, or for a worker) and
+/// ``maxConnectionsPerUser`` open, and a new one closes the oldest waiting (or slowly replied-to) one
+/// beyond that, so a flood of idle connections cannot keep `device lock` out nor pile up replies;
 /// item, key and vault commands share ``workers`` workers, while device, prompt and status commands run at
 /// once. Each connection has ``requestSeconds`` to send its request and as long again to take the reply.
 public final class ControlServer: Sendable {
@@ -21,6 +22,9 @@ public final class ControlServer: Sendable {
 
     /// Connections of one uid waiting to send their request or for a worker.
     public static let maxWaitingPerUser = 64
+    /// Connections of one uid open at once (waiting, handled, or taking their reply; at most ``workers`` of
+    /// them taking their reply: the oldest beyond that is dropped).
+    public static let maxConnectionsPerUser = 160
     /// Item, key and vault requests handled at once.
     public static let workers = 32
     /// Seconds a peer has to send its request, and again to read the reply.
@@ -87,7 +91,7 @@ public final class ControlServer: Sendable {
             }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
             let peer = PeerCredentials.connector(of: connection)
-            let id = connections.admit(connection, uid: peer?.uid ?? UInt32.max, limit: Self.maxWaitingPerUser)
+            let id = connections.admit(connection, uid: peer?.uid ?? UInt32.max, waiting: Self.maxWaitingPerUser, total: Self.maxConnectionsPerUser)
             let thread = Thread { [self] in
                 serve(connection, id: id, peer: peer)
                 connections.remove(id)
@@ -122,6 +126,7 @@ public final class ControlServer: Sendable {
         } catch {
             response = ControlResponse(error: error)
         }
+        connections.advance(id, to: .replying, limit: Self.workers)
         reply(response, on: connection)
     }
 
@@ -139,12 +144,16 @@ public final class ControlServer: Sendable {
     private func handle(_ request: ControlRequest, peer: ControlPeer, id: UInt64, connection: Int32, deadline: Date,
                         stamp: ExecutableStamp?, stamped: Bool) throws(KeychainError) -> ControlResponse {
         if request.command.usesWorker {
-            guard workerSlots.wait(timeout: .now() + max(0, deadline.timeIntervalSinceNow)) == .success else {
-                throw KeychainError(SecStatus.notAvailable, "the daemon is busy: no worker became free within \(Int(Self.requestSeconds)) s")
+            // In short waits, so a connection shut down to make room lets its descriptor go at once.
+            while workerSlots.wait(timeout: .now() + 0.05) == .timedOut {
+                if connections.isEvicted(id) { throw KeychainError(SecStatus.notAvailable, "the connection was closed to make room for newer ones") }
+                guard Date() < deadline else {
+                    throw KeychainError(SecStatus.notAvailable, "the daemon is busy: no worker became free within \(Int(Self.requestSeconds)) s")
+                }
             }
         }
         defer { if request.command.usesWorker { workerSlots.signal() } }
-        connections.serving(id)
+        connections.advance(id, to: .handling)
         let requester = PromptRequester(id: id) { [hangups] in hangups.watch(connection, id: id) }
         let response = PromptRequester.$current.withValue(requester) { handler(request, peer) }
         hangups.unwatch(id)

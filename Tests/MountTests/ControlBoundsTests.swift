@@ -77,6 +77,16 @@ import TestSupport
         usleep(1_500_000)
         let held = Self.openSockets(pid) - baseline
         #expect(held <= ControlServer.maxWaitingPerUser + 1, "at most the cap is held: \(held)")
+        // Three times the cap of connections whose replies are never read: the oldest are dropped, and the
+        // replies in memory stay bounded.
+        for _ in 0..<(ControlServer.maxConnectionsPerUser * 3) {
+            guard let c = RawControl(path: socketPath) else { continue }
+            c.send(request)
+            connections.append(c)
+        }
+        usleep(1_500_000)
+        #expect(Self.openSockets(pid) - baseline <= ControlServer.maxConnectionsPerUser + 1, "\(Self.openSockets(pid) - baseline) held")
+        #expect(Self.residentMiB(pid) < 800, "replies nobody reads do not pile up: \(Self.residentMiB(pid)) MiB")
         let rss = Self.residentMiB(pid)
         #expect(rss < 600, "resident memory stays bounded: \(rss) MiB")
         // Every non-reader is dropped after the send timeout, batch after batch; then the daemon answers again.
