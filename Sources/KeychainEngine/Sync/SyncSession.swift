@@ -56,7 +56,6 @@ public struct SyncSession: Sendable {
             throw KeychainError(SecStatus.duplicateItem, "\(remote) already holds a keychainfs sync repository: use 'sync join' with an invitation code")
         }
         try write(Data("keychainfs-sync 1\n".utf8), Self.headerName)
-        try write(Data("\(SyncFile.directory)/* merge=keychainfs\n".utf8), ".gitattributes")
         return try sync()
     }
 
@@ -143,9 +142,21 @@ public struct SyncSession: Sendable {
         try registerDriver()
     }
 
+    /// What git does with the files, set in the clone's `.git/info/attributes`, which takes precedence over
+    /// any `.gitattributes` the repository holds (a host could push `items/* merge=union`): item files merge
+    /// with the driver, nothing is converted on checkout, anything else that conflicts stays a conflict.
+    static let attributes = """
+        * -text -filter -ident -working-tree-encoding -merge
+        \(SyncFile.directory)/* merge=keychainfs
+
+        """
+
     private func registerDriver() throws(KeychainError) {
         try git.run(["config", "merge.keychainfs.name", "keychainfs: newer mdat wins"])
         try git.run(["config", "merge.keychainfs.driver", driverCommand])
+        let info = clone + "/.git/info"
+        if mkdir(info, 0o755) != 0 && errno != EEXIST { throw KeychainError(SecStatus.io, "cannot create \(info): \(String(cString: strerror(errno)))") }
+        try FileIO.writeAtomically(Data(Self.attributes.utf8), to: info + "/attributes", mode: 0o644)
     }
 
     private func fetchAndMerge() throws(KeychainError) {
