@@ -137,9 +137,14 @@ public struct SyncSession: Sendable {
     private func cloneRemote(_ remote: String) throws(KeychainError) {
         try? FileManager.default.createDirectory(atPath: vault.directory + "/sync", withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
-        try GitRunner(directory: vault.directory + "/sync").run(["clone", "-q", "--", remote, "repo"])
+        // No checkout by clone: it would check out whatever the remote's HEAD names (git's default branch
+        // on a plain `git init --bare`, perhaps none), and before the attributes below are in place.
+        try GitRunner(directory: vault.directory + "/sync").run(["clone", "-q", "--no-checkout", "--", remote, "repo"])
         try git.run(["symbolic-ref", "HEAD", "refs/heads/\(Self.branch)"])
         try registerDriver()
+        if try git.call(["rev-parse", "--verify", "-q", "origin/\(Self.branch)"]).status == 0 {
+            try git.run(["reset", "-q", "--hard", "origin/\(Self.branch)"])
+        }
     }
 
     /// What git does with the files, set in the clone's `.git/info/attributes`, which takes precedence over
