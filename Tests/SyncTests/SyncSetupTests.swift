@@ -19,4 +19,61 @@ struct SyncSetupTests {
         for vault in [v2, v1] { try group.sync(vault) }
         #expect(try group.secret(v1, service: "svc-back", account: "acct-back") == "secret-back")
     }
+
+    @Test("a failed init (a typo in the remote, a push the host refuses) leaves no sync key: init then works")
+    func failedInitLeavesNoKey() throws {
+        let group = try SyncGroup()
+        let v1 = try group.makeVault("v1")
+        let typo = group.cli(["sync", "init", group.root + "/no-such-remote.git", "--vault", v1])
+        #expect(typo.status != 0)
+        Self.expectNoSyncState(v1)
+
+        let refusing = try Self.refusingRemote(group)
+        let refused = group.cli(["sync", "init", refusing, "--vault", v1])
+        #expect(refused.status != 0)
+        Self.expectNoSyncState(v1)
+
+        try expectSuccess(group.cli(["sync", "init", group.remote, "--vault", v1]))
+        #expect(FileManager.default.fileExists(atPath: v1 + "/sync/key"))
+    }
+
+    @Test("a failed join (the host refuses the push) leaves the vault as it was: no key, no item; join then works")
+    func failedJoinLeavesVaultAsItWas() throws {
+        let group = try SyncGroup()
+        let v1 = try group.makeVault("v1"), v2 = try group.makeVault("v2")
+        try group.add(v1, service: "svc-join", account: "acct-join", secret: "secret-join", label: "label-join")
+        try expectSuccess(group.cli(["sync", "init", group.remote, "--vault", v1]))
+        let invite = group.cli(["sync", "invite", "--vault", v1])
+        try expectSuccess(invite)
+        let hook = group.remote + "/hooks/pre-receive"
+        try Self.installRefusingHook(hook)
+        let refused = group.cli(["sync", "join", group.remote, "--vault", v2, "--code-stdin"], stdin: invite.stdout)
+        #expect(refused.status != 0)
+        Self.expectNoSyncState(v2)
+        #expect(try group.secret(v2, service: "svc-join", account: "acct-join") == nil)
+
+        // The invitation was not used up: once the host takes pushes again, the same code joins.
+        try FileManager.default.removeItem(atPath: hook)
+        try expectSuccess(group.cli(["sync", "join", group.remote, "--vault", v2, "--code-stdin"], stdin: invite.stdout))
+        #expect(try group.secret(v2, service: "svc-join", account: "acct-join") == "secret-join")
+    }
+
+    static func expectNoSyncState(_ vault: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        for name in ["key", "repo", "state.json"] {
+            #expect(!FileManager.default.fileExists(atPath: vault + "/sync/" + name), "sync/\(name) is left", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// A bare repository whose host refuses every push.
+    static func refusingRemote(_ group: SyncGroup) throws -> String {
+        let path = group.root + "/refusing.git"
+        try expectSuccess(Command.run("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", path]))
+        try installRefusingHook(path + "/hooks/pre-receive")
+        return path
+    }
+
+    static func installRefusingHook(_ path: String) throws {
+        try Data("#!/bin/sh\necho 'pushes are refused here' >&2\nexit 1\n".utf8).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o755)
+    }
 }

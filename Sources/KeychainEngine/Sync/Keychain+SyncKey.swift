@@ -24,6 +24,13 @@ extension Keychain {
         }
     }
 
+    /// Removes the sync key: only to undo an init or join that failed after installing it.
+    func removeSyncKey() throws(KeychainError) {
+        guard unlink(syncKeyPath) == 0 || errno == ENOENT else {
+            throw KeychainError(SecStatus.io, "cannot remove \(syncKeyPath): \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// Calls `body` with the keys derived from the sync key, wiped afterwards.
     public func withSyncKeys<T>(_ body: (SyncKeys) throws(KeychainError) -> T) throws(KeychainError) -> T {
         let key = try loadSyncKey()

@@ -44,36 +44,41 @@ public struct SyncSession: Sendable {
     var git: GitRunner { GitRunner(directory: clone) }
 
     /// `sync init REMOTE`: a new sync key, the repository's header, the first push.
+    /// A failed init leaves the vault as it was: no key, no clone.
     public func initialize(remote: String) throws(KeychainError) -> SyncReport {
-        try requireNoClone()
-        try access.with { keychain throws(KeychainError) in
-            let key = GuardedKey.random()
-            defer { key.wipe() }
-            try keychain.installSyncKey(key)
+        try requireNoSyncSetup()
+        return try undoingOnFailure { () throws(KeychainError) -> SyncReport in
+            try cloneRemote(remote)
+            if FileManager.default.fileExists(atPath: clone + "/" + Self.headerName) {
+                throw KeychainError(SecStatus.duplicateItem, "\(remote) already holds a keychainfs sync repository: use 'sync join' with an invitation code")
+            }
+            try access.with { keychain throws(KeychainError) in
+                let key = GuardedKey.random()
+                defer { key.wipe() }
+                try keychain.installSyncKey(key)
+            }
+            try write(Data("keychainfs-sync 1\n".utf8), Self.headerName)
+            return try sync()
         }
-        try cloneRemote(remote)
-        if FileManager.default.fileExists(atPath: clone + "/" + Self.headerName) {
-            throw KeychainError(SecStatus.duplicateItem, "\(remote) already holds a keychainfs sync repository: use 'sync join' with an invitation code")
-        }
-        try write(Data("keychainfs-sync 1\n".utf8), Self.headerName)
-        return try sync()
     }
 
-    /// `sync join REMOTE`: fetches the invitation for `code`, unseals and installs the sync key, removes the invitation.
+    /// `sync join REMOTE`: fetches the invitation for `code`, unseals and installs the sync key, removes the
+    /// invitation. Nothing enters the vault until the used invitation is pushed: a join that fails before
+    /// leaves the vault as it was (and the invitation in the repository).
     public func join(remote: String, code: InvitationCode) throws(KeychainError) -> SyncReport {
-        try requireNoClone()
-        if try access.with({ keychain throws(KeychainError) in keychain.hasSyncKey }) {
-            throw KeychainError(SecStatus.duplicateItem, "this vault already has a sync key")
+        try requireNoSyncSetup()
+        try undoingOnFailure { () throws(KeychainError) in
+            try cloneRemote(remote)
+            let path = "\(InvitationFile.directory)/\(code.fileName)"
+            let refused = KeychainError(SecStatus.authFailed, "the invitation code is wrong or has expired")
+            guard let bytes = FileManager.default.contents(atPath: clone + "/" + path) else { throw refused }
+            let key: GuardedKey
+            do { key = try InvitationFile.open(bytes, code: code) } catch { throw refused }
+            defer { key.wipe() }
+            try access.with { keychain throws(KeychainError) in try keychain.installSyncKey(key) }
+            try git.run(["rm", "-q", "--", path])
+            _ = try sync(applying: false)
         }
-        try cloneRemote(remote)
-        let path = "\(InvitationFile.directory)/\(code.fileName)"
-        let refused = KeychainError(SecStatus.authFailed, "the invitation code is wrong or has expired")
-        guard let bytes = FileManager.default.contents(atPath: clone + "/" + path) else { try? removeClone(); throw refused }
-        let key: GuardedKey
-        do { key = try InvitationFile.open(bytes, code: code) } catch { try? removeClone(); throw refused }
-        defer { key.wipe() }
-        try access.with { keychain throws(KeychainError) in try keychain.installSyncKey(key) }
-        try git.run(["rm", "-q", "--", path])
         return try sync()
     }
 
@@ -105,7 +110,10 @@ public struct SyncSession: Sendable {
 
     /// `sync`: export local changes, fetch and merge (the driver settles conflicts), apply incoming
     /// changes, remove expired invitations, push; a rejected push is fetched, merged and retried.
-    public func sync() throws(KeychainError) -> SyncReport {
+    public func sync() throws(KeychainError) -> SyncReport { try sync(applying: true) }
+
+    /// A sync; without `applying`, incoming files are merged into the clone but not applied to the vault.
+    func sync(applying: Bool) throws(KeychainError) -> SyncReport {
         try requireClone()
         try registerDriver()
         var report = SyncReport()
@@ -117,7 +125,7 @@ public struct SyncSession: Sendable {
         try commit()
         for attempt in 1...Self.pushAttempts {
             try fetchAndMerge()
-            try exporter.importChanges(&state, into: &report)
+            if applying { try exporter.importChanges(&state, into: &report) }
             try state.save(statePath)
             try commit()
             if try git.call(["rev-parse", "--verify", "-q", "HEAD"]).status != 0 { return report }
@@ -191,8 +199,22 @@ public struct SyncSession: Sendable {
         try FileIO.writeAtomically(data, to: path, mode: 0o600)
     }
 
-    private func requireNoClone() throws(KeychainError) {
+    private func requireNoSyncSetup() throws(KeychainError) {
         if FileManager.default.fileExists(atPath: clone) { throw KeychainError(SecStatus.duplicateItem, "this vault already syncs (\(clone) exists)") }
+        if try access.with({ keychain throws(KeychainError) in keychain.hasSyncKey }) {
+            throw KeychainError(SecStatus.duplicateItem, "this vault already has a sync key")
+        }
+    }
+
+    /// Runs the steps of an init or join; if one fails, removes what they made (the clone, the state, the
+    /// key: ``requireNoSyncSetup()`` saw none before) and rethrows.
+    private func undoingOnFailure<T>(_ steps: () throws(KeychainError) -> T) throws(KeychainError) -> T {
+        do { return try steps() } catch {
+            try? removeClone()
+            unlink(statePath)
+            try? access.with { keychain throws(KeychainError) in try keychain.removeSyncKey() }
+            throw error
+        }
     }
 
     private func requireClone() throws(KeychainError) {
