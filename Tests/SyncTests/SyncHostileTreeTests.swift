@@ -27,4 +27,35 @@ struct SyncHostileTreeTests {
             }
         }
     }
+
+    @Test("a pushed symlink or submodule is ignored: sync never writes through it, and items keep flowing")
+    func linksAndSubmodulesIgnored() throws {
+        let group = try SyncGroup()
+        let v1 = try group.makeVault("v1"), v2 = try group.makeVault("v2")
+        try group.add(v1, service: "svc-link", account: "acct-link", secret: "secret-link", label: "label-link")
+        try expectSuccess(group.cli(["sync", "init", group.remote, "--vault", v1]))
+        try group.join(v2, invitedBy: v1)
+        let outside = group.root + "/outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        let commit = Command.run("/usr/bin/git", ["-C", group.remote, "rev-parse", "main"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try group.pushAsHost("links") { work in
+            try FileManager.default.removeItem(atPath: work + "/items")
+            try FileManager.default.createSymbolicLink(atPath: work + "/items", withDestinationPath: outside)
+            try FileManager.default.createSymbolicLink(atPath: work + "/notes", withDestinationPath: outside)
+            try expectSuccess(Command.run("/usr/bin/git", ["-C", work, "update-index", "--add", "--cacheinfo", "160000,\(commit),invitations"]))
+        }
+        // Both members take the host's commit first (a fast-forward), then write through where `items` stands.
+        for vault in [v2, v1] { try group.sync(vault) }
+        try group.add(v2, service: "svc-new", account: "acct-new", secret: "secret-new", label: "label-new")
+        for vault in [v2, v1] { try group.sync(vault) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty, "sync wrote through the pushed symlink")
+        #expect(try group.secret(v1, service: "svc-new", account: "acct-new") == "secret-new")
+        #expect(try group.secret(v2, service: "svc-link", account: "acct-link") == "secret-link")
+
+        // Invitations still work beside the planted submodule entry.
+        let v3 = try group.makeVault("v3")
+        try group.join(v3, invitedBy: v1)
+        #expect(try group.secret(v3, service: "svc-new", account: "acct-new") == "secret-new")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty)
+    }
 }

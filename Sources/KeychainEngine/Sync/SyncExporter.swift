@@ -24,8 +24,11 @@ struct SyncExporter {
                     let name = keys.fileName(for: record)
                     present.insert(name)
                     let entry = SyncState.Entry(uuid: SyncState.hex(item.uuid), fingerprint: SyncState.hex(item.fingerprint), fileHash: "")
-                    if let known = state.entries[name], known.uuid == entry.uuid, known.fingerprint == entry.fingerprint { continue }
-                    if let bytes = FileManager.default.contents(atPath: path(name)),
+                    let file = try? FileIO.read(path(name))
+                    // Unchanged since the last exchange, and its file is still there (a host may drop files).
+                    if let known = state.entries[name], known.uuid == entry.uuid, known.fingerprint == entry.fingerprint,
+                       file != nil { continue }
+                    if let bytes = file,
                        let current = try? SyncFile.open(bytes, name: name, key: keys.itemKey), current == record {
                         state.entries[name] = SyncState.Entry(uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
                         continue
@@ -40,7 +43,7 @@ struct SyncExporter {
                     var next = entry
                     next.uuid = nil
                     next.fingerprint = nil
-                    if let bytes = FileManager.default.contents(atPath: path(name)), let old = try? SyncFile.open(bytes, name: name, key: keys.itemKey),
+                    if let bytes = try? FileIO.read(path(name)), let old = try? SyncFile.open(bytes, name: name, key: keys.itemKey),
                        !old.deleted {
                         let stamp = max(Date(), old.modificationDate.addingTimeInterval(0.001))
                         let sealed = SyncFile.seal(old.tombstone(at: stamp), name: name, key: keys.itemKey)
@@ -62,7 +65,8 @@ struct SyncExporter {
         try access.with { keychain throws(KeychainError) in
             try keychain.withSyncKeys { keys throws(KeychainError) in
                 for name in names where Self.isItemName(name) {
-                    guard let bytes = FileManager.default.contents(atPath: path(name)) else { continue }
+                    // Never through a link or from anything but a regular file (UntrustedTree leaves none out here).
+                    guard let bytes = try? FileIO.read(path(name)) else { continue }
                     let hash = SyncState.fileHash(bytes)
                     if state.entries[name]?.fileHash == hash { continue }
                     let record: SyncRecord
@@ -102,7 +106,7 @@ struct SyncExporter {
                 var removed = 0
                 for name in names {
                     let file = directory + "/" + name
-                    guard let bytes = FileManager.default.contents(atPath: file),
+                    guard let bytes = try? FileIO.read(file),
                           let expiry = InvitationFile.expiry(bytes, name: name, memberKey: keys.memberKey), expiry <= Date() else { continue }
                     try? FileManager.default.removeItem(atPath: file)
                     removed += 1

@@ -42,6 +42,7 @@ public struct SyncSession: Sendable {
     var clone: String { vault.directory + "/sync/repo" }
     var statePath: String { vault.directory + "/sync/state.json" }
     var git: GitRunner { GitRunner(directory: clone) }
+    var untrusted: UntrustedTree { UntrustedTree(git: git, scratchIndex: clone + "/.git/keychainfs-scratch-index") }
 
     /// `sync init REMOTE`: a new sync key, the repository's header, the first push.
     /// A failed init leaves the vault as it was: no key, no clone.
@@ -71,7 +72,7 @@ public struct SyncSession: Sendable {
             try cloneRemote(remote)
             let path = "\(InvitationFile.directory)/\(code.fileName)"
             let refused = KeychainError(SecStatus.authFailed, "the invitation code is wrong or has expired")
-            guard let bytes = FileManager.default.contents(atPath: clone + "/" + path) else { throw refused }
+            guard let bytes = try? FileIO.read(clone + "/" + path) else { throw refused }
             let key: GuardedKey
             do { key = try InvitationFile.open(bytes, code: code) } catch { throw refused }
             defer { key.wipe() }
@@ -151,7 +152,7 @@ public struct SyncSession: Sendable {
         try git.run(["symbolic-ref", "HEAD", "refs/heads/\(Self.branch)"])
         try registerDriver()
         if try git.call(["rev-parse", "--verify", "-q", "origin/\(Self.branch)"]).status == 0 {
-            try git.run(["reset", "-q", "--hard", "origin/\(Self.branch)"])
+            try git.run(["reset", "-q", "--hard", try untrusted.regularFilesOnly("origin/\(Self.branch)")])
         }
     }
 
@@ -167,6 +168,8 @@ public struct SyncSession: Sendable {
     private func registerDriver() throws(KeychainError) {
         try git.run(["config", "merge.keychainfs.name", "keychainfs: newer mdat wins"])
         try git.run(["config", "merge.keychainfs.driver", driverCommand])
+        // Belt and braces beside UntrustedTree: a link git would check out becomes a plain file.
+        try git.run(["config", "core.symlinks", "false"])
         let info = clone + "/.git/info"
         if mkdir(info, 0o755) != 0 && errno != EEXIST { throw KeychainError(SecStatus.io, "cannot create \(info): \(String(cString: strerror(errno)))") }
         try FileIO.writeAtomically(Data(Self.attributes.utf8), to: info + "/attributes", mode: 0o644)
@@ -175,11 +178,12 @@ public struct SyncSession: Sendable {
     private func fetchAndMerge() throws(KeychainError) {
         try git.run(["fetch", "-q", "origin"])
         guard try git.call(["rev-parse", "--verify", "-q", "origin/\(Self.branch)"]).status == 0 else { return }
+        let incoming = try untrusted.regularFilesOnly("origin/\(Self.branch)")
         if try git.call(["rev-parse", "--verify", "-q", "HEAD"]).status != 0 {
-            try git.run(["reset", "-q", "--keep", "origin/\(Self.branch)"])
+            try git.run(["reset", "-q", "--keep", incoming])
             return
         }
-        let merged = try git.call(["merge", "-q", "--no-edit", "-m", "keychainfs sync", "origin/\(Self.branch)"])
+        let merged = try git.call(["merge", "-q", "--no-edit", "-m", "keychainfs sync", incoming])
         guard merged.status == 0 else {
             _ = try? git.call(["merge", "--abort"])
             throw KeychainError(SecStatus.decode,
