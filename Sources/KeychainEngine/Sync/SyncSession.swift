@@ -47,6 +47,10 @@ public struct SyncSession: Sendable {
     /// `sync init REMOTE`: a new sync key, the repository's header, the first push.
     /// A failed init leaves the vault as it was: no key, no clone.
     public func initialize(remote: String) throws(KeychainError) -> SyncReport {
+        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try initializeHoldingLock(remote: remote) }
+    }
+
+    private func initializeHoldingLock(remote: String) throws(KeychainError) -> SyncReport {
         try requireNoSyncSetup()
         return try undoingOnFailure { () throws(KeychainError) -> SyncReport in
             try cloneRemote(remote)
@@ -59,7 +63,7 @@ public struct SyncSession: Sendable {
                 try keychain.installSyncKey(key)
             }
             try write(Data("keychainfs-sync 1\n".utf8), Self.headerName)
-            return try sync()
+            return try sync(applying: true)
         }
     }
 
@@ -67,6 +71,10 @@ public struct SyncSession: Sendable {
     /// invitation. Nothing enters the vault until the used invitation is pushed: a join that fails before
     /// leaves the vault as it was (and the invitation in the repository).
     public func join(remote: String, code: InvitationCode) throws(KeychainError) -> SyncReport {
+        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try joinHoldingLock(remote: remote, code: code) }
+    }
+
+    private func joinHoldingLock(remote: String, code: InvitationCode) throws(KeychainError) -> SyncReport {
         try requireNoSyncSetup()
         try undoingOnFailure { () throws(KeychainError) in
             try cloneRemote(remote)
@@ -80,11 +88,15 @@ public struct SyncSession: Sendable {
             try git.run(["rm", "-q", "--", path])
             _ = try sync(applying: false)
         }
-        return try sync()
+        return try sync(applying: true)
     }
 
     /// `sync invite`: a one-time code, with the sync key sealed to it in the repository until `lifetime` ends.
     public func invite(lifetime: TimeInterval = 3600) throws(KeychainError) -> InvitationCode {
+        try SyncLock.holding(vault) { () throws(KeychainError) -> InvitationCode in try inviteHoldingLock(lifetime: lifetime) }
+    }
+
+    private func inviteHoldingLock(lifetime: TimeInterval) throws(KeychainError) -> InvitationCode {
         try requireClone()
         let code = InvitationCode.random()
         let file = try access.with { keychain throws(KeychainError) -> Data in
@@ -95,7 +107,7 @@ public struct SyncSession: Sendable {
             }
         }
         try write(file, "\(InvitationFile.directory)/\(code.fileName)")
-        _ = try sync()
+        _ = try sync(applying: true)
         return code
     }
 
@@ -110,11 +122,15 @@ public struct SyncSession: Sendable {
     }
 
     /// `sync`: export local changes, fetch and merge (the driver settles conflicts), apply incoming
-    /// changes, remove expired invitations, push; a rejected push is fetched, merged and retried.
-    public func sync() throws(KeychainError) -> SyncReport { try sync(applying: true) }
+    /// changes, remove expired invitations, push; a rejected push is fetched, merged and retried. Syncs of
+    /// one vault run one after the other (``SyncLock``).
+    public func sync() throws(KeychainError) -> SyncReport {
+        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try sync(applying: true) }
+    }
 
-    /// A sync; without `applying`, incoming files are merged into the clone but not applied to the vault.
-    func sync(applying: Bool) throws(KeychainError) -> SyncReport {
+    /// A sync, with the sync lock held; without `applying`, incoming files are merged into the clone but
+    /// not applied to the vault.
+    private func sync(applying: Bool) throws(KeychainError) -> SyncReport {
         try requireClone()
         try registerDriver()
         var report = SyncReport()
