@@ -41,6 +41,7 @@ public struct SyncSession: Sendable {
 
     var clone: String { vault.directory + "/sync/repo" }
     var statePath: String { vault.directory + "/sync/state.json" }
+    var versionsPath: String { vault.directory + "/sync/versions" }
     var git: GitRunner { GitRunner(directory: clone) }
     var untrusted: UntrustedTree { UntrustedTree(git: git, scratchIndex: clone + "/.git/keychainfs-scratch-index") }
 
@@ -135,7 +136,7 @@ public struct SyncSession: Sendable {
         try registerDriver()
         var report = SyncReport()
         var state = SyncState.load(statePath)
-        let exporter = SyncExporter(clone: clone, access: access)
+        let exporter = SyncExporter(clone: clone, access: access, versionsPath: versionsPath)
         report.exported = try exporter.export(&state)
         report.expiredInvitations = try exporter.removeExpiredInvitations()
         try state.save(statePath)
@@ -232,6 +233,7 @@ public struct SyncSession: Sendable {
         do { return try steps() } catch {
             try? removeClone()
             unlink(statePath)
+            unlink(versionsPath)
             try? access.with { keychain throws(KeychainError) in try keychain.removeSyncKey() }
             throw error
         }
