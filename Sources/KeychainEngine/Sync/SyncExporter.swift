@@ -27,11 +27,11 @@ struct SyncExporter {
                     let name = keys.fileName(for: record)
                     present.insert(name)
                     let entry = SyncState.Entry(uuid: SyncState.hex(item.uuid), fingerprint: SyncState.hex(item.fingerprint), fileHash: "")
-                    let file = try? FileIO.read(path(name))
                     // Unchanged since the last exchange, and its file is still there (a host may drop files).
+                    var st = stat()
                     if let known = state.entries[name], known.uuid == entry.uuid, known.fingerprint == entry.fingerprint,
-                       file != nil { continue }
-                    if let bytes = file,
+                       lstat(path(name), &st) == 0 { continue }
+                    if let bytes = try? FileIO.read(path(name)),
                        let current = try? SyncFile.open(bytes, name: name, key: keys.itemKey), current == record {
                         versions.note(record, name: name)
                         state.entries[name] = SyncState.Entry(uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
