@@ -29,8 +29,9 @@ final class SyncGroup {
         return path
     }
 
-    func cli(_ arguments: [String], stdin: String? = nil) -> CommandResult {
-        Command.run(MountedVault.binary, arguments, stdin: stdin, timeout: 120)
+    /// `environment` adds to the CLI's (e.g. KEYCHAINFS_TEST_DISABLE_GUARDS).
+    func cli(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil) -> CommandResult {
+        Command.run(MountedVault.binary, arguments, stdin: stdin, environment: environment, timeout: 120)
     }
 
     func sync(_ vault: String) throws {

@@ -31,19 +31,8 @@ struct SyncHostileTreeTests {
     @Test("a pushed symlink or submodule is ignored: sync never writes through it, and items keep flowing")
     func linksAndSubmodulesIgnored() throws {
         let group = try SyncGroup()
-        let v1 = try group.makeVault("v1"), v2 = try group.makeVault("v2")
-        try group.add(v1, service: "svc-link", account: "acct-link", secret: "secret-link", label: "label-link")
-        try expectSuccess(group.cli(["sync", "init", group.remote, "--vault", v1]))
-        try group.join(v2, invitedBy: v1)
-        let outside = group.root + "/outside"
-        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
-        let commit = Command.run("/usr/bin/git", ["-C", group.remote, "rev-parse", "main"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        try group.pushAsHost("links") { work in
-            try FileManager.default.removeItem(atPath: work + "/items")
-            try FileManager.default.createSymbolicLink(atPath: work + "/items", withDestinationPath: outside)
-            try FileManager.default.createSymbolicLink(atPath: work + "/notes", withDestinationPath: outside)
-            try expectSuccess(Command.run("/usr/bin/git", ["-C", work, "update-index", "--add", "--cacheinfo", "160000,\(commit),invitations"]))
-        }
+        let outside = try Self.pushLinkedItems(group)
+        let (v1, v2) = (group.vaults[0], group.vaults[1])
         // Both members take the host's commit first (a fast-forward), then write through where `items` stands.
         for vault in [v2, v1] { try group.sync(vault) }
         try group.add(v2, service: "svc-new", account: "acct-new", secret: "secret-new", label: "label-new")
@@ -57,5 +46,36 @@ struct SyncHostileTreeTests {
         try group.join(v3, invitedBy: v1)
         #expect(try group.secret(v3, service: "svc-new", account: "acct-new") == "secret-new")
         #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty)
+    }
+
+    @Test("with the protection switched off (test devices only), the same push makes sync write outside the clone")
+    func theLinkTestCanFail() throws {
+        let group = try SyncGroup()
+        let outside = try Self.pushLinkedItems(group)
+        let v2 = group.vaults[1]
+        let off = ["KEYCHAINFS_TEST_DISABLE_GUARDS": "sync-untrusted-tree"]
+        try expectSuccess(group.cli(["sync", "--vault", v2], environment: off))
+        try group.add(v2, service: "svc-new", account: "acct-new", secret: "secret-new", label: "label-new")
+        _ = group.cli(["sync", "--vault", v2], environment: off)
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: outside).isEmpty, "the switch restores the old behaviour")
+    }
+
+    /// Two members (v1, v2) sharing one item; then the host replaces `items/` with a link to a directory
+    /// outside every clone (returned), adds another link and a submodule entry at `invitations`.
+    static func pushLinkedItems(_ group: SyncGroup) throws -> String {
+        let v1 = try group.makeVault("v1"), v2 = try group.makeVault("v2")
+        try group.add(v1, service: "svc-link", account: "acct-link", secret: "secret-link", label: "label-link")
+        try expectSuccess(group.cli(["sync", "init", group.remote, "--vault", v1]))
+        try group.join(v2, invitedBy: v1)
+        let outside = group.root + "/outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        let commit = Command.run("/usr/bin/git", ["-C", group.remote, "rev-parse", "main"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try group.pushAsHost("links") { work in
+            try FileManager.default.removeItem(atPath: work + "/items")
+            try FileManager.default.createSymbolicLink(atPath: work + "/items", withDestinationPath: outside)
+            try FileManager.default.createSymbolicLink(atPath: work + "/notes", withDestinationPath: outside)
+            try expectSuccess(Command.run("/usr/bin/git", ["-C", work, "update-index", "--add", "--cacheinfo", "160000,\(commit),invitations"]))
+        }
+        return outside
     }
 }

@@ -43,7 +43,10 @@ public struct SyncSession: Sendable {
     var statePath: String { vault.directory + "/sync/state.json" }
     var versionsPath: String { vault.directory + "/sync/versions" }
     var git: GitRunner { GitRunner(directory: clone) }
-    var untrusted: UntrustedTree { UntrustedTree(git: git, scratchIndex: clone + "/.git/keychainfs-scratch-index") }
+    var untrusted: UntrustedTree {
+        UntrustedTree(git: git, scratchIndex: clone + "/.git/keychainfs-scratch-index",
+                      filters: !SyncTestSwitch.disables(SyncTestSwitch.untrustedTree, vault))
+    }
 
     /// `sync init REMOTE`: a new sync key, the repository's header, the first push.
     /// A failed init leaves the vault as it was: no key, no clone.
@@ -186,7 +189,7 @@ public struct SyncSession: Sendable {
         try git.run(["config", "merge.keychainfs.name", "keychainfs: newer mdat wins"])
         try git.run(["config", "merge.keychainfs.driver", driverCommand])
         // Belt and braces beside UntrustedTree: a link git would check out becomes a plain file.
-        try git.run(["config", "core.symlinks", "false"])
+        try git.run(["config", "core.symlinks", untrusted.filters ? "false" : "true"])
         let info = clone + "/.git/info"
         if mkdir(info, 0o755) != 0 && errno != EEXIST { throw KeychainError(SecStatus.io, "cannot create \(info): \(String(cString: strerror(errno)))") }
         try FileIO.writeAtomically(Data(Self.attributes.utf8), to: info + "/attributes", mode: 0o644)

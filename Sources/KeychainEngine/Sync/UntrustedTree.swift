@@ -7,11 +7,13 @@ struct UntrustedTree {
     let git: GitRunner
     /// A scratch index inside the clone's `.git`, for the filtered tree.
     let scratchIndex: String
+    /// Off only by ``SyncTestSwitch/untrustedTree``.
+    var filters = true
 
     /// `ref`'s commit when its tree holds regular files only; else a commit on top of it without the rest.
     func regularFilesOnly(_ ref: String) throws(KeychainError) -> String {
         let commit = try git.run(["rev-parse", "--verify", "-q", ref + "^{commit}"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        let foreign = try foreignPaths(commit)
+        let foreign = filters ? try foreignPaths(commit) : []
         guard !foreign.isEmpty else { return commit }
         unlink(scratchIndex)
         defer { unlink(scratchIndex) }
