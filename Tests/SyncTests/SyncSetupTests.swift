@@ -58,6 +58,26 @@ struct SyncSetupTests {
         #expect(try group.secret(v2, service: "svc-join", account: "acct-join") == "secret-join")
     }
 
+    @Test("a sync key left without a clone (a failed init of an older release) no longer blocks init and join")
+    func leftoverKeyReplaced() throws {
+        let group = try SyncGroup()
+        let v1 = try group.makeVault("v1"), v2 = try group.makeVault("v2")
+        try expectSuccess(group.cli(["sync", "init", group.remote, "--vault", v1]))
+        try group.add(v1, service: "svc-left", account: "acct-left", secret: "secret-left", label: "label-left")
+        try group.sync(v1)
+        // v2 as an older release left it after a failed init: a key, no clone (any sealed key will do).
+        let orphan = try Data(contentsOf: URL(fileURLWithPath: v1 + "/sync/key"))
+        try FileManager.default.createDirectory(atPath: v2 + "/sync", withIntermediateDirectories: true)
+        try orphan.write(to: URL(fileURLWithPath: v2 + "/sync/key"))
+
+        // A failed init keeps that key as it was; a join with a code then replaces it.
+        #expect(group.cli(["sync", "init", group.root + "/no-such-remote.git", "--vault", v2]).status != 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: v2 + "/sync/key")) == orphan)
+        #expect(!FileManager.default.fileExists(atPath: v2 + "/sync/repo"))
+        try group.join(v2, invitedBy: v1)
+        #expect(try group.secret(v2, service: "svc-left", account: "acct-left") == "secret-left")
+    }
+
     static func expectNoSyncState(_ vault: String, sourceLocation: SourceLocation = #_sourceLocation) {
         for name in ["key", "repo", "state.json"] {
             #expect(!FileManager.default.fileExists(atPath: vault + "/sync/" + name), "sync/\(name) is left", sourceLocation: sourceLocation)

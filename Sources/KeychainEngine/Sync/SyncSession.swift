@@ -225,19 +225,25 @@ public struct SyncSession: Sendable {
 
     private func requireNoSyncSetup() throws(KeychainError) {
         if FileManager.default.fileExists(atPath: clone) { throw KeychainError(SecStatus.duplicateItem, "this vault already syncs (\(clone) exists)") }
-        if try access.with({ keychain throws(KeychainError) in keychain.hasSyncKey }) {
-            throw KeychainError(SecStatus.duplicateItem, "this vault already has a sync key")
-        }
     }
 
-    /// Runs the steps of an init or join; if one fails, removes what they made (the clone, the state, the
-    /// key: ``requireNoSyncSetup()`` saw none before) and rethrows.
+    /// Runs the steps of an init or join (no clone exists: a key found is one left without a clone, set
+    /// aside meanwhile); if one fails, removes what they made (the clone, the state, the key), puts the
+    /// key set aside back and rethrows.
     private func undoingOnFailure<T>(_ steps: () throws(KeychainError) -> T) throws(KeychainError) -> T {
-        do { return try steps() } catch {
+        let setAside = try access.with { keychain throws(KeychainError) -> Bool in try keychain.setAsideSyncKey() }
+        do {
+            let result = try steps()
+            if setAside { try? access.with { keychain throws(KeychainError) in keychain.endSetAside(keep: false) } }
+            return result
+        } catch {
             try? removeClone()
             unlink(statePath)
             unlink(versionsPath)
-            try? access.with { keychain throws(KeychainError) in try keychain.removeSyncKey() }
+            try? access.with { keychain throws(KeychainError) in
+                try keychain.removeSyncKey()
+                if setAside { keychain.endSetAside(keep: true) }
+            }
             throw error
         }
     }
