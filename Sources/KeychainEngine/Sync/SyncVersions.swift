@@ -6,7 +6,7 @@ import SodiumCrypto
 /// tombstone (git keeps every old ciphertext) and every vault, having no row left to compare with, would
 /// bring the deleted item back. Kept in `sync/versions`, sealed under a key derived from the sync key (the
 /// names are already keyed hashes; the dates say when items changed). Never pruned: an old file can come
-/// back at any time, and an entry is ~60 bytes.
+/// back at any time, and an entry is under 100 bytes.
 struct SyncVersions {
     struct Seen: Codable, Equatable {
         /// The bits of the version's mdat (as the record encodes it, so it compares exactly).
@@ -34,7 +34,7 @@ struct SyncVersions {
         guard let sealed = try FileIO.read(path) else { return SyncVersions() }
         guard let plain = try? AEAD.open(sealed, key: key, associatedData: binding),
               let seen = try? JSONDecoder().decode([String: Seen].self, from: plain) else {
-            throw KeychainError(SecStatus.decode, "the vault's sync memory (sync/versions) does not open: it was modified")
+            throw KeychainError(SecStatus.decode, "the vault's sync memory (sync/versions) does not open: it was modified (removing it starts an empty memory)")
         }
         return SyncVersions(seen: seen)
     }
