@@ -19,8 +19,12 @@ struct UntrustedTree {
         defer { unlink(scratchIndex) }
         let scratch = ["GIT_INDEX_FILE": scratchIndex]
         try git.run(["read-tree", commit], environment: scratch)
-        // update-index takes paths literally (no pathspec magic), whatever the host named them.
-        try git.run(["update-index", "--force-remove", "--"] + foreign, environment: scratch)
+        // update-index takes paths literally (no pathspec magic), whatever the host named them; in
+        // batches, so that a host that pushed very many cannot exceed the argument list's limit.
+        for start in stride(from: 0, to: foreign.count, by: 256) {
+            let batch = Array(foreign[start..<min(start + 256, foreign.count)])
+            try git.run(["update-index", "--force-remove", "--"] + batch, environment: scratch)
+        }
         let tree = try git.run(["write-tree"], environment: scratch).trimmingCharacters(in: .whitespacesAndNewlines)
         return try git.run(["commit-tree", tree, "-p", commit, "-m", "keychainfs sync: links and submodules left out"])
             .trimmingCharacters(in: .whitespacesAndNewlines)
