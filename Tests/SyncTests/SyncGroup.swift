@@ -11,11 +11,12 @@ final class SyncGroup {
     let remote: String
     private(set) var vaults: [String] = []
 
-    init() throws {
+    /// `headBranch` is what the bare repository's HEAD names (a host's default need not be `main`).
+    init(headBranch: String = "main") throws {
         root = TestDirectory.root + "/kcfs-sync-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         remote = root + "/remote.git"
-        try expectSuccess(Command.run("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", remote]))
+        try expectSuccess(Command.run("/usr/bin/git", ["init", "-q", "--bare", "-b", headBranch, remote]))
     }
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
@@ -28,8 +29,9 @@ final class SyncGroup {
         return path
     }
 
-    func cli(_ arguments: [String], stdin: String? = nil) -> CommandResult {
-        Command.run(MountedVault.binary, arguments, stdin: stdin, timeout: 120)
+    /// `environment` adds to the CLI's (e.g. KEYCHAINFS_TEST_DISABLE_GUARDS).
+    func cli(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil) -> CommandResult {
+        Command.run(MountedVault.binary, arguments, stdin: stdin, environment: environment, timeout: 120)
     }
 
     func sync(_ vault: String) throws {
@@ -41,6 +43,16 @@ final class SyncGroup {
         let invite = cli(["sync", "invite", "--vault", member])
         try expectSuccess(invite)
         try expectSuccess(cli(["sync", "join", remote, "--vault", vault, "--code-stdin"], stdin: invite.stdout))
+    }
+
+    /// Someone with push access to the host: clones `main`, runs `edit` in the work tree, commits and pushes.
+    func pushAsHost(_ label: String, _ edit: (String) throws -> Void) throws {
+        let work = root + "/host-" + label
+        try expectSuccess(Command.run("/usr/bin/git", ["clone", "-q", "-b", "main", remote, work]))
+        try edit(work)
+        for args in [["add", "-A"], ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-q", "-m", label], ["push", "-q", "origin", "HEAD:main"]] {
+            try expectSuccess(Command.run("/usr/bin/git", ["-C", work] + args))
+        }
     }
 
     func connection(_ vault: String) throws -> KeychainConnection {

@@ -23,16 +23,16 @@ public struct GitRunner: Sendable {
 
     /// Runs git and throws unless it succeeds.
     @discardableResult
-    public func run(_ arguments: [String]) throws(KeychainError) -> String {
-        let output = try call(arguments)
+    public func run(_ arguments: [String], environment extra: [String: String] = [:]) throws(KeychainError) -> String {
+        let output = try call(arguments, environment: extra)
         guard output.status == 0 else {
             throw KeychainError(SecStatus.io, "git \(arguments.first ?? "") failed: \(output.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
         return output.stdout
     }
 
-    /// Runs git and returns its output whatever its status.
-    public func call(_ arguments: [String]) throws(KeychainError) -> Output {
+    /// Runs git and returns its output whatever its status; `extra` adds to its environment (e.g. GIT_INDEX_FILE).
+    public func call(_ arguments: [String], environment extra: [String: String] = [:]) throws(KeychainError) -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
         process.arguments = [
@@ -46,6 +46,7 @@ public struct GitRunner: Sendable {
         environment["GIT_CONFIG_NOSYSTEM"] = "1"
         environment["GIT_ASKPASS"] = "/bin/false"
         environment["LC_ALL"] = "C"
+        environment.merge(extra) { $1 }
         process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

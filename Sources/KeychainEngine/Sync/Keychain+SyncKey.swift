@@ -24,6 +24,31 @@ extension Keychain {
         }
     }
 
+    /// Removes the sync key: only to undo an init or join that failed after installing it.
+    func removeSyncKey() throws(KeychainError) {
+        guard unlink(syncKeyPath) == 0 || errno == ENOENT else {
+            throw KeychainError(SecStatus.io, "cannot remove \(syncKeyPath): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// A sync key with no clone beside it syncs nothing (an init of an older release failed after
+    /// installing it): init and join set it aside while they run, put it back if they fail, and drop it
+    /// once they succeed. Returns whether there was one.
+    func setAsideSyncKey() throws(KeychainError) -> Bool {
+        guard rename(syncKeyPath, setAsideKeyPath) == 0 else {
+            if errno == ENOENT { return false }
+            throw KeychainError(SecStatus.io, "cannot set \(syncKeyPath) aside: \(String(cString: strerror(errno)))")
+        }
+        return true
+    }
+
+    /// Puts back the key ``setAsideSyncKey()`` moved (`keep`), or drops it.
+    func endSetAside(keep: Bool) {
+        if keep { rename(setAsideKeyPath, syncKeyPath) } else { unlink(setAsideKeyPath) }
+    }
+
+    private var setAsideKeyPath: String { syncKeyPath + ".set-aside" }
+
     /// Calls `body` with the keys derived from the sync key, wiped afterwards.
     public func withSyncKeys<T>(_ body: (SyncKeys) throws(KeychainError) -> T) throws(KeychainError) -> T {
         let key = try loadSyncKey()

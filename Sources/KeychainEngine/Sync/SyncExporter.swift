@@ -5,6 +5,8 @@ import Foundation
 struct SyncExporter {
     let clone: String
     let access: any SyncKeychainAccess
+    /// Where ``SyncVersions`` is kept.
+    let versionsPath: String
 
     private var itemsDirectory: String { clone + "/" + SyncFile.directory }
     private func path(_ name: String) -> String { itemsDirectory + "/" + name }
@@ -16,6 +18,7 @@ struct SyncExporter {
         return try access.with { keychain throws(KeychainError) -> Int in
             let items = try keychain.synchronizableItems()
             return try keychain.withSyncKeys { keys throws(KeychainError) -> Int in
+                var versions = try SyncVersions.load(versionsPath, key: keys.versionKey)
                 var written = 0
                 var present = Set<String>()
                 let lockedRows = Set(items.filter { $0.record == nil }.map { SyncState.hex($0.uuid) })
@@ -24,14 +27,19 @@ struct SyncExporter {
                     let name = keys.fileName(for: record)
                     present.insert(name)
                     let entry = SyncState.Entry(uuid: SyncState.hex(item.uuid), fingerprint: SyncState.hex(item.fingerprint), fileHash: "")
-                    if let known = state.entries[name], known.uuid == entry.uuid, known.fingerprint == entry.fingerprint { continue }
-                    if let bytes = FileManager.default.contents(atPath: path(name)),
+                    // Unchanged since the last exchange, and its file is still there (a host may drop files).
+                    var st = stat()
+                    if let known = state.entries[name], known.uuid == entry.uuid, known.fingerprint == entry.fingerprint,
+                       lstat(path(name), &st) == 0 { continue }
+                    if let bytes = try? FileIO.read(path(name)),
                        let current = try? SyncFile.open(bytes, name: name, key: keys.itemKey), current == record {
+                        versions.note(record, name: name)
                         state.entries[name] = SyncState.Entry(uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
                         continue
                     }
                     let bytes = SyncFile.seal(record, name: name, key: keys.itemKey)
                     try write(bytes, name)
+                    versions.note(record, name: name)
                     state.entries[name] = SyncState.Entry(uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
                     written += 1
                 }
@@ -40,16 +48,19 @@ struct SyncExporter {
                     var next = entry
                     next.uuid = nil
                     next.fingerprint = nil
-                    if let bytes = FileManager.default.contents(atPath: path(name)), let old = try? SyncFile.open(bytes, name: name, key: keys.itemKey),
+                    if let bytes = try? FileIO.read(path(name)), let old = try? SyncFile.open(bytes, name: name, key: keys.itemKey),
                        !old.deleted {
                         let stamp = max(Date(), old.modificationDate.addingTimeInterval(0.001))
-                        let sealed = SyncFile.seal(old.tombstone(at: stamp), name: name, key: keys.itemKey)
+                        let tombstone = old.tombstone(at: stamp)
+                        let sealed = SyncFile.seal(tombstone, name: name, key: keys.itemKey)
                         try write(sealed, name)
+                        versions.note(tombstone, name: name)
                         next.fileHash = SyncState.fileHash(sealed)
                         written += 1
                     }
                     state.entries[name] = next
                 }
+                try versions.save(versionsPath, key: keys.versionKey)
                 return written
             }
         }
@@ -61,13 +72,30 @@ struct SyncExporter {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: itemsDirectory)) ?? []).sorted()
         try access.with { keychain throws(KeychainError) in
             try keychain.withSyncKeys { keys throws(KeychainError) in
+                var versions = try SyncVersions.load(versionsPath, key: keys.versionKey)
                 for name in names where Self.isItemName(name) {
-                    guard let bytes = FileManager.default.contents(atPath: path(name)) else { continue }
+                    // Never through a link or from anything but a regular file (UntrustedTree leaves none out here).
+                    guard let bytes = try? FileIO.read(path(name)) else { continue }
                     let hash = SyncState.fileHash(bytes)
                     if state.entries[name]?.fileHash == hash { continue }
                     let record: SyncRecord
                     do { record = try SyncFile.open(bytes, name: name, key: keys.itemKey) } catch {
                         report.skipped.append("items/\(name): \(error)")
+                        continue
+                    }
+                    if let known = versions.newerThan(record, name: name) {
+                        report.skipped.append("items/\(name): older than a version this vault applied (a replayed or rolled-back file); refused")
+                        state.entries[name, default: SyncState.Entry(fileHash: "")].fileHash = hash
+                        if known.deleted {
+                            // Put the tombstone back, so the repository and the vaults that join later agree.
+                            let sealed = SyncFile.seal(record.tombstone(at: known.modified), name: name, key: keys.itemKey)
+                            try write(sealed, name)
+                            state.entries[name]?.fileHash = SyncState.fileHash(sealed)
+                            report.exported += 1
+                        } else {
+                            // The vault's newer version goes out again with the next export.
+                            state.entries[name]?.fingerprint = nil
+                        }
                         continue
                     }
                     let local: LocalSyncItem?
@@ -81,13 +109,16 @@ struct SyncExporter {
                         // The vault's version is newer: it goes out with this sync.
                         let sealed = SyncFile.seal(mine, name: name, key: keys.itemKey)
                         try write(sealed, name)
+                        versions.note(mine, name: name)
                         entry.fileHash = SyncState.fileHash(sealed)
                         report.exported += 1
                     } else if local != nil || record.deleted {
+                        versions.note(record, name: name)
                         report.imported += 1
                     }
                     state.entries[name] = entry
                 }
+                try versions.save(versionsPath, key: keys.versionKey)
             }
         }
     }
@@ -102,7 +133,7 @@ struct SyncExporter {
                 var removed = 0
                 for name in names {
                     let file = directory + "/" + name
-                    guard let bytes = FileManager.default.contents(atPath: file),
+                    guard let bytes = try? FileIO.read(file),
                           let expiry = InvitationFile.expiry(bytes, name: name, memberKey: keys.memberKey), expiry <= Date() else { continue }
                     try? FileManager.default.removeItem(atPath: file)
                     removed += 1

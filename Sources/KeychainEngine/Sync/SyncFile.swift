@@ -51,12 +51,15 @@ public struct SyncKeys: Sendable {
     public let nameKey: GuardedKey
     /// Seals invitation expiry dates for members (so any member can remove expired invitations).
     public let memberKey: GuardedKey
+    /// Seals the vault's own memory of the versions it has seen (`sync/versions`).
+    let versionKey: GuardedKey
 
     /// Derives the keys from the sync key.
     public init(syncKey: GuardedKey) {
         itemKey = KeyDerivation.subkey(of: syncKey, context: "keychainfs.sync.item-key.v1")
         nameKey = KeyDerivation.subkey(of: syncKey, context: "keychainfs.sync.name-key.v1")
         memberKey = KeyDerivation.subkey(of: syncKey, context: "keychainfs.sync.member-key.v1")
+        versionKey = KeyDerivation.subkey(of: syncKey, context: "keychainfs.sync.version-key.v1")
     }
 
     /// The file name of an item: hex of a keyed hash of its class and primary key.
@@ -65,5 +68,5 @@ public struct SyncKeys: Sendable {
     }
 
     /// Wipes every key.
-    public func wipe() { itemKey.wipe(); nameKey.wipe(); memberKey.wipe() }
+    public func wipe() { itemKey.wipe(); nameKey.wipe(); memberKey.wipe(); versionKey.wipe() }
 }

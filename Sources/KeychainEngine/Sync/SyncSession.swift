@@ -41,45 +41,66 @@ public struct SyncSession: Sendable {
 
     var clone: String { vault.directory + "/sync/repo" }
     var statePath: String { vault.directory + "/sync/state.json" }
+    var versionsPath: String { vault.directory + "/sync/versions" }
     var git: GitRunner { GitRunner(directory: clone) }
-
-    /// `sync init REMOTE`: a new sync key, the repository's header, the first push.
-    public func initialize(remote: String) throws(KeychainError) -> SyncReport {
-        try requireNoClone()
-        try access.with { keychain throws(KeychainError) in
-            let key = GuardedKey.random()
-            defer { key.wipe() }
-            try keychain.installSyncKey(key)
-        }
-        try cloneRemote(remote)
-        if FileManager.default.fileExists(atPath: clone + "/" + Self.headerName) {
-            throw KeychainError(SecStatus.duplicateItem, "\(remote) already holds a keychainfs sync repository: use 'sync join' with an invitation code")
-        }
-        try write(Data("keychainfs-sync 1\n".utf8), Self.headerName)
-        try write(Data("\(SyncFile.directory)/* merge=keychainfs\n".utf8), ".gitattributes")
-        return try sync()
+    var untrusted: UntrustedTree {
+        UntrustedTree(git: git, scratchIndex: clone + "/.git/keychainfs-scratch-index",
+                      filters: !SyncTestSwitch.disables(SyncTestSwitch.untrustedTree, vault))
     }
 
-    /// `sync join REMOTE`: fetches the invitation for `code`, unseals and installs the sync key, removes the invitation.
-    public func join(remote: String, code: InvitationCode) throws(KeychainError) -> SyncReport {
-        try requireNoClone()
-        if try access.with({ keychain throws(KeychainError) in keychain.hasSyncKey }) {
-            throw KeychainError(SecStatus.duplicateItem, "this vault already has a sync key")
+    /// `sync init REMOTE`: a new sync key, the repository's header, the first push.
+    /// A failed init leaves the vault as it was: no key, no clone.
+    public func initialize(remote: String) throws(KeychainError) -> SyncReport {
+        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try initializeHoldingLock(remote: remote) }
+    }
+
+    private func initializeHoldingLock(remote: String) throws(KeychainError) -> SyncReport {
+        try requireNoSyncSetup()
+        return try undoingOnFailure { () throws(KeychainError) -> SyncReport in
+            try cloneRemote(remote)
+            if FileManager.default.fileExists(atPath: clone + "/" + Self.headerName) {
+                throw KeychainError(SecStatus.duplicateItem, "\(remote) already holds a keychainfs sync repository: use 'sync join' with an invitation code")
+            }
+            try access.with { keychain throws(KeychainError) in
+                let key = GuardedKey.random()
+                defer { key.wipe() }
+                try keychain.installSyncKey(key)
+            }
+            try write(Data("keychainfs-sync 1\n".utf8), Self.headerName)
+            return try sync(applying: true)
         }
-        try cloneRemote(remote)
-        let path = "\(InvitationFile.directory)/\(code.fileName)"
-        let refused = KeychainError(SecStatus.authFailed, "the invitation code is wrong or has expired")
-        guard let bytes = FileManager.default.contents(atPath: clone + "/" + path) else { try? removeClone(); throw refused }
-        let key: GuardedKey
-        do { key = try InvitationFile.open(bytes, code: code) } catch { try? removeClone(); throw refused }
-        defer { key.wipe() }
-        try access.with { keychain throws(KeychainError) in try keychain.installSyncKey(key) }
-        try git.run(["rm", "-q", "--", path])
-        return try sync()
+    }
+
+    /// `sync join REMOTE`: fetches the invitation for `code`, unseals and installs the sync key, removes the
+    /// invitation. Nothing enters the vault until the used invitation is pushed: a join that fails before
+    /// leaves the vault as it was (and the invitation in the repository).
+    public func join(remote: String, code: InvitationCode) throws(KeychainError) -> SyncReport {
+        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try joinHoldingLock(remote: remote, code: code) }
+    }
+
+    private func joinHoldingLock(remote: String, code: InvitationCode) throws(KeychainError) -> SyncReport {
+        try requireNoSyncSetup()
+        try undoingOnFailure { () throws(KeychainError) in
+            try cloneRemote(remote)
+            let path = "\(InvitationFile.directory)/\(code.fileName)"
+            let refused = KeychainError(SecStatus.authFailed, "the invitation code is wrong or has expired")
+            guard let bytes = try? FileIO.read(clone + "/" + path) else { throw refused }
+            let key: GuardedKey
+            do { key = try InvitationFile.open(bytes, code: code) } catch { throw refused }
+            defer { key.wipe() }
+            try access.with { keychain throws(KeychainError) in try keychain.installSyncKey(key) }
+            try git.run(["rm", "-q", "--", path])
+            _ = try sync(applying: false)
+        }
+        return try sync(applying: true)
     }
 
     /// `sync invite`: a one-time code, with the sync key sealed to it in the repository until `lifetime` ends.
     public func invite(lifetime: TimeInterval = 3600) throws(KeychainError) -> InvitationCode {
+        try SyncLock.holding(vault) { () throws(KeychainError) -> InvitationCode in try inviteHoldingLock(lifetime: lifetime) }
+    }
+
+    private func inviteHoldingLock(lifetime: TimeInterval) throws(KeychainError) -> InvitationCode {
         try requireClone()
         let code = InvitationCode.random()
         let file = try access.with { keychain throws(KeychainError) -> Data in
@@ -90,7 +111,7 @@ public struct SyncSession: Sendable {
             }
         }
         try write(file, "\(InvitationFile.directory)/\(code.fileName)")
-        _ = try sync()
+        _ = try sync(applying: true)
         return code
     }
 
@@ -105,20 +126,27 @@ public struct SyncSession: Sendable {
     }
 
     /// `sync`: export local changes, fetch and merge (the driver settles conflicts), apply incoming
-    /// changes, remove expired invitations, push; a rejected push is fetched, merged and retried.
+    /// changes, remove expired invitations, push; a rejected push is fetched, merged and retried. Syncs of
+    /// one vault run one after the other (``SyncLock``).
     public func sync() throws(KeychainError) -> SyncReport {
+        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try sync(applying: true) }
+    }
+
+    /// A sync, with the sync lock held; without `applying`, incoming files are merged into the clone but
+    /// not applied to the vault.
+    private func sync(applying: Bool) throws(KeychainError) -> SyncReport {
         try requireClone()
         try registerDriver()
         var report = SyncReport()
         var state = SyncState.load(statePath)
-        let exporter = SyncExporter(clone: clone, access: access)
+        let exporter = SyncExporter(clone: clone, access: access, versionsPath: versionsPath)
         report.exported = try exporter.export(&state)
         report.expiredInvitations = try exporter.removeExpiredInvitations()
         try state.save(statePath)
         try commit()
         for attempt in 1...Self.pushAttempts {
             try fetchAndMerge()
-            try exporter.importChanges(&state, into: &report)
+            if applying { try exporter.importChanges(&state, into: &report) }
             try state.save(statePath)
             try commit()
             if try git.call(["rev-parse", "--verify", "-q", "HEAD"]).status != 0 { return report }
@@ -138,24 +166,44 @@ public struct SyncSession: Sendable {
     private func cloneRemote(_ remote: String) throws(KeychainError) {
         try? FileManager.default.createDirectory(atPath: vault.directory + "/sync", withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
-        try GitRunner(directory: vault.directory + "/sync").run(["clone", "-q", "--", remote, "repo"])
+        // No checkout by clone: it would check out whatever the remote's HEAD names (git's default branch
+        // on a plain `git init --bare`, perhaps none), and before the attributes below are in place.
+        try GitRunner(directory: vault.directory + "/sync").run(["clone", "-q", "--no-checkout", "--", remote, "repo"])
         try git.run(["symbolic-ref", "HEAD", "refs/heads/\(Self.branch)"])
         try registerDriver()
+        if try git.call(["rev-parse", "--verify", "-q", "origin/\(Self.branch)"]).status == 0 {
+            try git.run(["reset", "-q", "--hard", try untrusted.regularFilesOnly("origin/\(Self.branch)")])
+        }
     }
+
+    /// What git does with the files, set in the clone's `.git/info/attributes`, which takes precedence over
+    /// any `.gitattributes` the repository holds (a host could push `items/* merge=union`): item files merge
+    /// with the driver, nothing is converted on checkout, anything else that conflicts stays a conflict.
+    static let attributes = """
+        * -text -filter -ident -working-tree-encoding -merge
+        \(SyncFile.directory)/* merge=keychainfs
+
+        """
 
     private func registerDriver() throws(KeychainError) {
         try git.run(["config", "merge.keychainfs.name", "keychainfs: newer mdat wins"])
         try git.run(["config", "merge.keychainfs.driver", driverCommand])
+        // Belt and braces beside UntrustedTree: a link git would check out becomes a plain file.
+        try git.run(["config", "core.symlinks", untrusted.filters ? "false" : "true"])
+        let info = clone + "/.git/info"
+        if mkdir(info, 0o755) != 0 && errno != EEXIST { throw KeychainError(SecStatus.io, "cannot create \(info): \(String(cString: strerror(errno)))") }
+        try FileIO.writeAtomically(Data(Self.attributes.utf8), to: info + "/attributes", mode: 0o644)
     }
 
     private func fetchAndMerge() throws(KeychainError) {
         try git.run(["fetch", "-q", "origin"])
         guard try git.call(["rev-parse", "--verify", "-q", "origin/\(Self.branch)"]).status == 0 else { return }
+        let incoming = try untrusted.regularFilesOnly("origin/\(Self.branch)")
         if try git.call(["rev-parse", "--verify", "-q", "HEAD"]).status != 0 {
-            try git.run(["reset", "-q", "--keep", "origin/\(Self.branch)"])
+            try git.run(["reset", "-q", "--keep", incoming])
             return
         }
-        let merged = try git.call(["merge", "-q", "--no-edit", "-m", "keychainfs sync", "origin/\(Self.branch)"])
+        let merged = try git.call(["merge", "-q", "--no-edit", "-m", "keychainfs sync", incoming])
         guard merged.status == 0 else {
             _ = try? git.call(["merge", "--abort"])
             throw KeychainError(SecStatus.decode,
@@ -175,8 +223,29 @@ public struct SyncSession: Sendable {
         try FileIO.writeAtomically(data, to: path, mode: 0o600)
     }
 
-    private func requireNoClone() throws(KeychainError) {
+    private func requireNoSyncSetup() throws(KeychainError) {
         if FileManager.default.fileExists(atPath: clone) { throw KeychainError(SecStatus.duplicateItem, "this vault already syncs (\(clone) exists)") }
+    }
+
+    /// Runs the steps of an init or join (no clone exists: a key found is one left without a clone, set
+    /// aside meanwhile); if one fails, removes what they made (the clone, the state, the key), puts the
+    /// key set aside back and rethrows.
+    private func undoingOnFailure<T>(_ steps: () throws(KeychainError) -> T) throws(KeychainError) -> T {
+        let setAside = try access.with { keychain throws(KeychainError) -> Bool in try keychain.setAsideSyncKey() }
+        do {
+            let result = try steps()
+            if setAside { try? access.with { keychain throws(KeychainError) in keychain.endSetAside(keep: false) } }
+            return result
+        } catch {
+            try? removeClone()
+            unlink(statePath)
+            unlink(versionsPath)
+            try? access.with { keychain throws(KeychainError) in
+                try keychain.removeSyncKey()
+                if setAside { keychain.endSetAside(keep: true) }
+            }
+            throw error
+        }
     }
 
     private func requireClone() throws(KeychainError) {
