@@ -33,6 +33,10 @@ import Testing
         }
     }
 
+    @Test func biometryWithoutPasscodeIsAClearError() {
+        #expect { try SimulatedDevice(biometryEnrolled: true) } throws: { ($0 as? KeychainError)?.status == errSecParam }
+    }
+
     @Test func autoLockSetting() throws {
         let device = try SimulatedDevice(passcode: "1234")
         #expect(device.autoLock == nil)
