@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "KeychainEngine", targets: ["KeychainEngine"]),
         // Apple's SecItem API for Swift on Linux: `import Security` (and `import LocalAuthentication`).
         .library(name: "Security", targets: ["Security", "LocalAuthentication"]),
+        // A simulated device per test, driven from Swift (docs/test-kit.md): for test targets.
+        .library(name: "KeychainTesting", targets: ["KeychainTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -55,6 +57,9 @@ let package = Package(
         .target(name: "Security", dependencies: ["KeychainEngine", "KeychainClient", "COpenSSL", "ImportExport", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: strict),
         .target(name: "LocalAuthentication", dependencies: ["Security", "KeychainClient", "KeychainEngine", "ControlChannel"], swiftSettings: strict),
+
+        // The keychain test kit: SimulatedDevice, its controls and the task-local binding of calls to it.
+        .target(name: "KeychainTesting", dependencies: ["Security", "LocalAuthentication", "KeychainClient", "KeychainEngine"], swiftSettings: strict),
 
         // Key and certificate files through libcrypto: PKCS#12, encrypted PKCS#8 (security import/export, SecPKCS12Import).
         .target(name: "ImportExport", dependencies: ["KeychainEngine", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")],
@@ -118,6 +123,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v5), .define("SWIFT5_MODE")]),
+        .testTarget(name: "KeychainTestingTests", dependencies: ["KeychainTesting", "Security", "LocalAuthentication"], swiftSettings: strict),
         .testTarget(name: "WorkflowParserTests", dependencies: ["SecretReferences", "KeychainEngine"], swiftSettings: strict),
         .testTarget(name: "KeychainFSTests", dependencies: ["KeychainFS", "KeychainEngine"], swiftSettings: strict),
         .testTarget(name: "CredentialHelperTests", dependencies: [

@@ -18,6 +18,8 @@ public final class KeychainConnection: Sendable {
 
     private let client: ControlClient
     private let usedDaemon: Mutex<Bool>
+    /// An engine this connection's owner keeps open (a simulated device's): every call goes to it, never to a daemon.
+    private let ownedEngine: Keychain?
     public let caller: Caller
     public let vault: Vault
 
@@ -27,6 +29,7 @@ public final class KeychainConnection: Sendable {
         self.vault = vault
         self.caller = caller
         client = ControlClient(vault: vault)
+        ownedEngine = nil
         let served = client.isDaemonRunning
         usedDaemon = Mutex(served)
         if served { return }
@@ -35,6 +38,16 @@ public final class KeychainConnection: Sendable {
             _ = try Vault.create(at: vault.directory)
         }
         _ = try withInProcessEngine { _ throws(KeychainError) in () }
+    }
+
+    /// Calls straight into `engine`, which its owner keeps open: its in-memory lock state, prompts and
+    /// biometry are the ones in force (a reopened engine would start before first unlock).
+    public init(engine: Keychain, caller: Caller) {
+        vault = engine.vault
+        self.caller = caller
+        client = ControlClient(vault: engine.vault)
+        usedDaemon = Mutex(false)
+        ownedEngine = engine
     }
 
     /// Whether calls go to a daemon (the last call did, or, before any call, one was serving).
@@ -80,6 +93,7 @@ public final class KeychainConnection: Sendable {
     /// starting and holds the vault), waiting a little for a daemon that is away.
     private func perform(_ command: ControlCommand, _ arguments: KeychainDictionary,
                          inProcess: (Keychain) throws(KeychainError) -> KeychainValue?) throws(KeychainError) -> KeychainValue? {
+        if let ownedEngine { return try inProcess(ownedEngine) }
         var arguments = arguments
         arguments["accessGroups"] = .array(caller.accessGroups.map(KeychainValue.string))
         // Named in authentication prompts (`keychainfs device prompts`).

@@ -40,7 +40,7 @@ public struct LADomainState: Sendable {
 }
 
 /// Apple's authentication context, evaluated against the keychainfs authentication simulator of the
-/// vault this process uses (its daemon, or the in-process engine): prompts are answered with
+/// vault this process uses (its daemon, or the in-process engine; a test's bound device first): prompts are answered with
 /// `keychainfs device prompt …` (SPEC §11). A context that evaluated successfully, passed as
 /// kSecUseAuthenticationContext, is not prompted again until `invalidate()`.
 open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Sendable {
@@ -82,12 +82,16 @@ open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Se
 
     /// Raises a prompt (unless this context or a recent biometric unlock covers it) and replies with its answer.
     open func evaluatePolicy(_ policy: LAPolicy, localizedReason: String, reply: @escaping @Sendable (Bool, (any Error)?) -> Void) {
+        // The thread loses task-locals: it evaluates on the device bound where the call was made.
+        let binding = KeychainBinding.current
         Thread.detachNewThread { [self] in
-            do {
-                try evaluate(policy, localizedReason)
-                reply(true, nil)
-            } catch {
-                reply(false, error)
+            KeychainBinding.$task.withValue(binding) {
+                do {
+                    try evaluate(policy, localizedReason)
+                    reply(true, nil)
+                } catch {
+                    reply(false, error)
+                }
             }
         }
     }
@@ -146,7 +150,10 @@ open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Se
     }
 
     private func send(_ command: ControlCommand, _ args: KeychainDictionary) throws(KeychainError) -> Answer {
-        let connection = try KeychainConnection(vault: ClientEnvironment.defaultVault(), caller: ClientEnvironment.caller(), createIfMissing: true)
+        let connection: KeychainConnection
+        if let bound = KeychainBinding.current { connection = bound.connection } else {
+            connection = try KeychainConnection(vault: ClientEnvironment.defaultVault(), caller: ClientEnvironment.caller(), createIfMissing: true)
+        }
         let d = try connection.authentication(command, args)?.dictionaryValue ?? [:]
         lock.withLock {
             lastEnrolled = d["biometryEnrolled"] == .bool(true)

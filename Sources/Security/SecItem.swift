@@ -42,7 +42,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     }
 }
 
-/// Where SecItem calls go: the vault named by `KEYCHAIN_VAULT` (default
+/// Where SecItem calls go: the engine a test bound to this task or process (``KeychainBinding``), else the vault named by `KEYCHAIN_VAULT` (default
 /// `$XDG_DATA_HOME/keychainfs/default`, made on first use without a passcode), through its daemon if one
 /// serves it, else in this process; access groups from `KEYCHAIN_ACCESS_GROUPS`. Connections are
 /// kept per vault and access groups; each call chooses daemon or in-process (``KeychainConnection``),
@@ -51,6 +51,7 @@ enum SecItemSession {
     private static let connections = Mutex<[String: KeychainConnection]>([:])
 
     static func call(_ body: (KeychainConnection) throws(KeychainError) -> Void) -> OSStatus {
+        if let bound = KeychainBinding.current { return status(of: body, bound.connection) }
         let vault = ClientEnvironment.defaultVault()
         let caller = ClientEnvironment.caller()
         let key = vault.directory + "\u{0}" + caller.accessGroups.joined(separator: ",")
@@ -65,6 +66,10 @@ enum SecItemSession {
         } catch {
             return error.status
         }
+        return status(of: body, connection)
+    }
+
+    private static func status(of body: (KeychainConnection) throws(KeychainError) -> Void, _ connection: KeychainConnection) -> OSStatus {
         do {
             try body(connection)
             return errSecSuccess
