@@ -152,7 +152,20 @@ public enum ClientEnvironment {
     /// ``defaultVault(_:)`` of this process's environment, read variable by variable: every SecItem call
     /// asks, and `ProcessInfo.environment` copies the whole environment into a dictionary each time (issue
     /// 27: a third of what the `Security` module added to an engine call).
-    public static func defaultVault() -> Vault { defaultVault(variable) }
+    public static func defaultVault() -> Vault {
+        let path = defaultVaultPath(variable)
+        // A relative path depends on the working directory: made afresh each time.
+        guard path.hasPrefix("/") else { return Vault(directory: path) }
+        if let last = lastVault.withLock({ $0 }), last.path == path { return last.vault }
+        let vault = Vault(directory: path)
+        lastVault.withLock { $0 = (path, vault) }
+        return vault
+    }
+
+    /// The default vault last made, by the path it was made from: `Vault(directory:)` standardizes the path
+    /// through `URL`, the largest part of what the `Security` module added to each call once the environment
+    /// was read variable by variable.
+    private static let lastVault = Mutex<(path: String, vault: Vault)?>(nil)
 
     /// `$KEYCHAIN_ACCESS_GROUPS` (comma-separated), else `["default"]`.
     public static func caller(_ environment: [String: String]) -> Caller { caller { environment[$0] } }
@@ -160,11 +173,13 @@ public enum ClientEnvironment {
     /// ``caller(_:)`` of this process's environment (see ``defaultVault()``).
     public static func caller() -> Caller { caller(variable) }
 
-    private static func defaultVault(_ environment: (String) -> String?) -> Vault {
-        if let vault = environment("KEYCHAIN_VAULT"), !vault.isEmpty { return Vault(directory: vault) }
+    private static func defaultVault(_ environment: (String) -> String?) -> Vault { Vault(directory: defaultVaultPath(environment)) }
+
+    private static func defaultVaultPath(_ environment: (String) -> String?) -> String {
+        if let vault = environment("KEYCHAIN_VAULT"), !vault.isEmpty { return vault }
         let data = environment("XDG_DATA_HOME").flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment("HOME") ?? NSHomeDirectory()) + "/.local/share"
-        return Vault(directory: data + "/keychainfs/default")
+        return data + "/keychainfs/default"
     }
 
     private static func caller(_ environment: (String) -> String?) -> Caller {
