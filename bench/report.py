@@ -23,6 +23,10 @@ try:
     ENGINE = ENGINE[ENGINE.index("name "):].rstrip()  # the table, without the progress lines
 except (OSError, ValueError):
     ENGINE = None
+try:
+    FLOOR = open(f"{results_dir}/engine-floor.txt").read().rstrip()  # bench/floor.py's table
+except OSError:
+    FLOOR = None
 lines = [HEAD.rstrip(), "", "## Latest run", "",
          f"{r['machine']}, {r['cpus']} cores, {r['when']}. Full figures: `bench/results/latest.json`. Load average "
          "(1 min) as each section started: " + ", ".join(f"{title.split('.')[0]}: {load[0]:.2f}" for title, load in res.get("load", {}).items()) + ".", "",
@@ -51,5 +55,8 @@ lines += ["", "![random reads against item count](BENCHMARKS-reads-vs-items.png)
 lines += [f"| {t['figure']} | {t['value']:.2f} | {t['target']} | {'yes' if t['met'] else 'no'} |" for t in res["targets"]]
 if ENGINE:
     lines += ["", "### Engine micro-benchmarks (bench/engine: one SecItem call on a vault of 1,000 items, no FUSE)", "", "```", ENGINE, "```"]
+if FLOOR:
+    lines += ["", "### The engine's calls against their floor (bench/tools/enginefloor.c, same run; target ≤ 3× median, p99 ≤ 10× median)",
+              "", "```", FLOOR, "```"]
 lines += ["", PROSE.rstrip(), ""]
 open(out, "w").write("\n".join(lines))

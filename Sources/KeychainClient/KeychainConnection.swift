@@ -89,6 +89,9 @@ public final class KeychainConnection: Sendable {
         }
     }
 
+    /// This process's executable, named in authentication prompts: read once, not at every call.
+    private static let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+
     /// One call: to the daemon if one listens, else in-process (unless a daemon was used before, or one is
     /// starting and holds the vault), waiting a little for a daemon that is away.
     private func perform(_ command: ControlCommand, _ arguments: KeychainDictionary,
@@ -98,7 +101,7 @@ public final class KeychainConnection: Sendable {
         arguments["accessGroups"] = .array(caller.accessGroups.map(KeychainValue.string))
         // Named in authentication prompts (`keychainfs device prompts`).
         arguments["pid"] = .number(Int64(getpid()))
-        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { arguments["executable"] = .string(executable) }
+        if let executable = Self.executable { arguments["executable"] = .string(executable) }
         let request = ControlRequest(command, arguments)
         let deadline = Date().addingTimeInterval(Self.daemonGraceSeconds)
         while true {
@@ -158,16 +161,45 @@ final class InProcessEngines: @unchecked Sendable {
 /// Which vault and which access groups a client uses when it is not told (SPEC §2, §6).
 public enum ClientEnvironment {
     /// `$KEYCHAIN_VAULT`, else `$XDG_DATA_HOME/keychainfs/default` (`~/.local/share/keychainfs/default`).
-    public static func defaultVault(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Vault {
-        if let vault = environment["KEYCHAIN_VAULT"], !vault.isEmpty { return Vault(directory: vault) }
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
-        return Vault(directory: data + "/keychainfs/default")
+    public static func defaultVault(_ environment: [String: String]) -> Vault { defaultVault { environment[$0] } }
+
+    /// ``defaultVault(_:)`` of this process's environment, read variable by variable: every SecItem call
+    /// asks, and `ProcessInfo.environment` copies the whole environment into a dictionary each time (issue
+    /// 27: a third of what the `Security` module added to an engine call).
+    public static func defaultVault() -> Vault {
+        let path = defaultVaultPath(variable)
+        // A relative path depends on the working directory: made afresh each time.
+        guard path.hasPrefix("/") else { return Vault(directory: path) }
+        if let last = lastVault.withLock({ $0 }), last.path == path { return last.vault }
+        let vault = Vault(directory: path)
+        lastVault.withLock { $0 = (path, vault) }
+        return vault
     }
 
+    /// The default vault last made, by the path it was made from: `Vault(directory:)` standardizes the path
+    /// through `URL`, the largest part of what the `Security` module added to each call once the environment
+    /// was read variable by variable.
+    private static let lastVault = Mutex<(path: String, vault: Vault)?>(nil)
+
     /// `$KEYCHAIN_ACCESS_GROUPS` (comma-separated), else `["default"]`.
-    public static func caller(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Caller {
-        let groups = (environment["KEYCHAIN_ACCESS_GROUPS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    public static func caller(_ environment: [String: String]) -> Caller { caller { environment[$0] } }
+
+    /// ``caller(_:)`` of this process's environment (see ``defaultVault()``).
+    public static func caller() -> Caller { caller(variable) }
+
+    private static func defaultVault(_ environment: (String) -> String?) -> Vault { Vault(directory: defaultVaultPath(environment)) }
+
+    private static func defaultVaultPath(_ environment: (String) -> String?) -> String {
+        if let vault = environment("KEYCHAIN_VAULT"), !vault.isEmpty { return vault }
+        let data = environment("XDG_DATA_HOME").flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment("HOME") ?? NSHomeDirectory()) + "/.local/share"
+        return data + "/keychainfs/default"
+    }
+
+    private static func caller(_ environment: (String) -> String?) -> Caller {
+        let groups = (environment("KEYCHAIN_ACCESS_GROUPS") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return Caller(accessGroups: groups.isEmpty ? Caller.defaultAccessGroups : groups)
     }
+
+    private static func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 }

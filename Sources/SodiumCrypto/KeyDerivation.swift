@@ -76,6 +76,31 @@ public enum KeyDerivation {
         out.withUnsafeMutableBytes { hash.finish(into: $0) }
         return out
     }
+
+    /// ``keyedHash(_:key:outputBytes:)`` of two parts, the same bytes hashed in one libsodium call with
+    /// nothing allocated but the result: a lookup column's hash, a dozen of them per SecItem call (issue 27:
+    /// the incremental state, its wiping and the parts' copies cost twice the hashing itself).
+    public static func keyedHash(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer, key: GuardedKey,
+                                 outputBytes: Int = 16) -> Data {
+        Sodium.ensureInitialised()
+        let length = 8 + first.count + second.count
+        return withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { message in
+            message.storeBytes(of: UInt32(first.count).bigEndian, toByteOffset: 0, as: UInt32.self)
+            UnsafeMutableRawBufferPointer(rebasing: message[4..<(4 + first.count)]).copyMemory(from: first)
+            message.storeBytes(of: UInt32(second.count).bigEndian, toByteOffset: 4 + first.count, as: UInt32.self)
+            UnsafeMutableRawBufferPointer(rebasing: message[(8 + first.count)...]).copyMemory(from: second)
+            var out = Data(count: outputBytes)
+            out.withUnsafeMutableBytes { o in
+                key.withBytes { k in
+                    _ = crypto_generichash(o.baseAddress!.assumingMemoryBound(to: UInt8.self), outputBytes,
+                                           message.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(length),
+                                           k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
+                }
+            }
+            sodium_memzero(message.baseAddress!, length)  // attribute values do not linger on the stack
+            return out
+        }
+    }
 }
 
 /// Incremental keyed BLAKE2b. libsodium's state is 64-byte aligned, which Swift cannot import,

@@ -21,6 +21,7 @@ let package = Package(
             name: "EngineBenchmarks",
             dependencies: [
                 .product(name: "KeychainEngine", package: "keychainfs"),
+                .product(name: "Security", package: "keychainfs"),
                 .product(name: "Benchmark", package: "swift-benchmark"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]),

@@ -14,8 +14,18 @@ public final class AccessPolicy: Sendable {
     /// Whether callers no rule matches are refused.
     public let strict: Bool
 
-    private struct Loaded { var stamp: FileStamp?; var rules: [AccessRule] }
+    private struct Loaded {
+        var stamp: FileStamp?
+        var rules: [AccessRule]
+        /// When the file was last looked at (``PolicyFileWatch/now()``); 0: never.
+        var lookedAt: UInt64 = 0
+        /// Why the file in place could not be read (thrown again until it changes).
+        var malformed: KeychainError?
+    }
     private let loaded = Mutex(Loaded(stamp: nil, rules: []))
+    private let watch: PolicyFileWatch?
+    /// How many times the file was looked at (stat'ed): for the test that a quiet policy costs no look.
+    let looks = Atomic<Int>(0)
     private let digests = ExecutableDigests()
     /// Hears why a process running a rule's executable was not granted it (for the daemon's log).
     private let unverified: UnverifiedCallers
@@ -37,9 +47,12 @@ public final class AccessPolicy: Sendable {
     /// The policy of `vault`. Throws when its `access.toml` is malformed (a daemon must not start with a
     /// policy it cannot read). `report` hears, at most once a minute per rule and reason, that a process
     /// running a rule's executable was refused it (``ProcessIdentity/unverifiable()``).
-    public init(vault: Vault, defaultCaller: Caller, strict: Bool, verifiesExecutables: Bool = true,
+    /// `watchesFile`: whether the file is looked at only when it may have changed (``PolicyFileWatch``);
+    /// false looks at it on every call, as before issue 27 (for the test that shows the watch's effect).
+    public init(vault: Vault, defaultCaller: Caller, strict: Bool, verifiesExecutables: Bool = true, watchesFile: Bool = true,
                 report: @escaping @Sendable (String) -> Void = { _ in }) throws(KeychainError) {
         self.verifiesExecutables = verifiesExecutables
+        watch = watchesFile ? PolicyFileWatch(directory: vault.directory, fileName: AccessPolicyFile.fileName) : nil
         self.vault = vault
         self.defaultCaller = defaultCaller
         self.strict = strict
@@ -50,15 +63,32 @@ public final class AccessPolicy: Sendable {
     /// The path of the policy file of `vault`.
     public static func path(of vault: Vault) -> String { vault.directory + "/" + AccessPolicyFile.fileName }
 
-    /// The rules in force: re-read when the file's identity or time changed. A file made malformed later
-    /// keeps the last good rules in force (and throws, so callers can log it).
+    /// The rules in force: re-read when the file's identity or time changed, looked at only when the watch
+    /// heard a change or a second went by quietly (``PolicyFileWatch``). A file made malformed later keeps
+    /// the last good rules in force (and throws, so callers can log it). Under one lock: a request that
+    /// starts after a change never gets the rules from before it while another thread reads the file.
     public func rules() throws(KeychainError) -> [AccessRule] {
         let path = Self.path(of: vault)
-        let stamp = FileStamp(path)
-        if let current = loaded.withLock({ $0.stamp == stamp ? $0.rules : nil }) { return current }
-        let rules = try Self.read(path)
-        loaded.withLock { $0 = Loaded(stamp: stamp, rules: rules) }
-        return rules
+        let outcome = loaded.withLock { loaded -> Result<[AccessRule], KeychainError> in
+            let now = PolicyFileWatch.now()
+            let quiet = loaded.lookedAt != 0 && now &- loaded.lookedAt < PolicyFileWatch.maxQuiet
+            if let watch, quiet, !watch.heardChange() { return loaded.malformed.map { .failure($0) } ?? .success(loaded.rules) }
+            looks.add(1, ordering: .relaxed)
+            loaded.lookedAt = now
+            let stamp = FileStamp(path)
+            // Unchanged (an absent file too, which has no rules): nothing to read.
+            if loaded.malformed == nil, loaded.stamp == stamp { return .success(loaded.rules) }
+            do throws(KeychainError) {
+                loaded.rules = try Self.read(path)
+                loaded.stamp = stamp
+                loaded.malformed = nil
+                return .success(loaded.rules)
+            } catch {
+                loaded.malformed = error
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
     }
 
     /// Whether any rule exists (then kernel caches must not answer one caller with another's result).

@@ -106,10 +106,11 @@ enum ItemTable {
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values(row) + [row.rowid]))
     }
 
+    /// One prepared statement per class, run per row: a statement with the rowids written into its text
+    /// was compiled afresh on every call (a delete's largest cost after the lookup).
     static func delete(_ db: Database, _ schema: ItemClassSchema, rowids: [Int64]) throws {
-        for chunk in stride(from: 0, to: rowids.count, by: 500).map({ Array(rowids[$0..<min($0 + 500, rowids.count)]) }) {
-            try db.execute(sql: "DELETE FROM \(schema.code) WHERE rowid IN (\(chunk.map(String.init).joined(separator: ",")))")
-        }
+        let statement = try db.cachedStatement(sql: "DELETE FROM \(schema.code) WHERE rowid = ?")
+        for rowid in rowids { try statement.execute(arguments: [rowid]) }
     }
 
     private static func values(_ row: StoredRow) -> [(any DatabaseValueConvertible)?] {

@@ -19,8 +19,16 @@ struct LookupHasher: Sendable {
         }
     }
 
+    /// ``KeyDerivation/keyedHash(_:key:outputBytes:)`` of `[code, matchBytes(value)]`, hashed in place
+    /// (a string's bytes are not copied into a Data first: a lookup hashes a dozen columns).
     func hash(_ code: String, _ value: KeychainValue) -> Data {
-        KeyDerivation.keyedHash([Data(code.utf8), Self.matchBytes(value)], key: indexKey)
+        var code = code
+        return code.withUTF8 { codeBytes in
+            if case .string(var text) = value {
+                return text.withUTF8 { KeyDerivation.keyedHash(UnsafeRawBufferPointer(codeBytes), UnsafeRawBufferPointer($0), key: indexKey) }
+            }
+            return Self.matchBytes(value).withUnsafeBytes { KeyDerivation.keyedHash(UnsafeRawBufferPointer(codeBytes), $0, key: indexKey) }
+        }
     }
 
     /// The lookup column of every attribute of `schema` for an item: the value's hash, the default's

@@ -1,8 +1,11 @@
 // The four SecItem operations against a vault of 1,000 generic passwords in one service, plus the
-// filesystem's own read path (a secret by persistent reference). Every figure is one call.
+// filesystem's own read path (a secret by persistent reference), in the engine and through the `Security`
+// module in-process (no daemon: what an app or a test pays). Every figure is one call. bench/run runs it
+// with `--columns name,median,p99,iterations` and sets each call against bench/tools/enginefloor.c's.
 import Benchmark
 import Foundation
 import KeychainEngine
+import Security
 import Synchronization
 
 /// A vault of `itemCount` items in one service, and a walk over them that never repeats a neighbour.
@@ -64,6 +67,70 @@ benchmark("copyMatching of 1,000 items, m_LimitAll r_Attributes") {
 
 benchmark("update v_Data by primary key") {
     try fixture.keychain.update(Fixture.item(fixture.nextAccount()), ["v_Data": .data(Data("rotated".utf8))], caller: fixture.caller)
+}
+
+benchmark("delete by primary key") { state in
+    // Only the delete is timed: the item it removes is added first, in another service.
+    var query = Fixture.item("gone-\(UUID().uuidString)")
+    query["svce"] = "bench.deleted"
+    _ = try fixture.keychain.add(query.merging(["v_Data": .data(Data("s".utf8))]) { $1 }, caller: fixture.caller)
+    state.start()
+    try fixture.keychain.delete(query, caller: fixture.caller)
+    try state.end()
+}
+
+/// The same calls through the `Security` module, in this process (no daemon serves `KEYCHAIN_VAULT`),
+/// on a vault of its own with the same 1,000 items.
+enum SecurityFixture {
+    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kcfs-security-bench-\(getpid())").path
+
+    static func query(_ service: String, _ account: String) -> [CFString: Any] {
+        [kSecClass: kSecClassGenericPassword, kSecAttrService: service, kSecAttrAccount: account]
+    }
+
+    static func check(_ status: OSStatus, _ call: String) throws {
+        guard status == errSecSuccess else { throw KeychainError(status, "\(call) returned \(status)") }
+    }
+
+    static func make() throws {
+        setenv("KEYCHAIN_VAULT", directory, 1)
+        for index in 0..<Fixture.itemCount {
+            var item = query(Fixture.service, "account\(index)")
+            item[kSecValueData] = Data("secret-\(index)".utf8)
+            try check(SecItemAdd(item as CFDictionary, nil), "SecItemAdd")
+        }
+    }
+}
+
+try SecurityFixture.make()
+defer { try? FileManager.default.removeItem(atPath: SecurityFixture.directory) }
+
+benchmark("Security: SecItemAdd (new item)") {
+    var item = SecurityFixture.query("bench.added", "new-\(UUID().uuidString)")
+    item[kSecValueData] = Data("s".utf8)
+    try SecurityFixture.check(SecItemAdd(item as CFDictionary, nil), "SecItemAdd")
+}
+
+benchmark("Security: SecItemCopyMatching by primary key, kSecReturnData") {
+    var query = SecurityFixture.query(Fixture.service, fixture.nextAccount())
+    query[kSecReturnData] = true
+    var result: CFTypeRef?
+    try SecurityFixture.check(SecItemCopyMatching(query as CFDictionary, &result), "SecItemCopyMatching")
+}
+
+benchmark("Security: SecItemUpdate kSecValueData by primary key") {
+    try SecurityFixture.check(SecItemUpdate(SecurityFixture.query(Fixture.service, fixture.nextAccount()) as CFDictionary,
+                                            [kSecValueData: Data("rotated".utf8)] as CFDictionary), "SecItemUpdate")
+}
+
+benchmark("Security: SecItemDelete by primary key") { state in
+    let query = SecurityFixture.query("bench.deleted", "gone-\(UUID().uuidString)")
+    var item = query
+    item[kSecValueData] = Data("s".utf8)
+    try SecurityFixture.check(SecItemAdd(item as CFDictionary, nil), "SecItemAdd")
+    state.start()
+    try SecurityFixture.check(SecItemDelete(query as CFDictionary), "SecItemDelete")
+    try state.end()
 }
 
 Benchmark.main()
