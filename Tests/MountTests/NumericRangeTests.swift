@@ -9,31 +9,21 @@ import TestSupport
 @Suite struct NumericRangeTests {
     /// errSecParam (-50) as the verbs exit: the OSStatus's low byte.
     static let paramExit = Int32(UInt8(truncatingIfNeeded: SecStatus.param))
-    let root = TestDirectory.root + "/kcfs-ranges-" + UUID().uuidString.prefix(8)
-    var vault: String { root + "/vault" }
-
-    func security(_ arguments: [String]) -> CommandResult {
-        Command.run(MountedVault.binary, arguments, environment: ["KEYCHAIN_VAULT": vault, "KEYCHAIN_ACCESS_GROUPS": ""])
-    }
-
-    /// A connection in this process, closed when `body` returns (the CLI opens the vault next).
-    func withConnection(_ body: (KeychainConnection) throws -> Void) throws {
-        try body(try KeychainConnection(vault: Vault(directory: vault), caller: Caller(), createIfMissing: true))
-    }
+    let v = UnmountedVault("ranges")
 
     @Test func everyNumericOptionIsCheckedByTheSchema() throws {
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        defer { v.remove() }
         for port in ["70000", "65536", "4294967297", "-1"] {
-            let added = security(["add-internet-password", "-s", "range.example.com", "-a", "p" + port, "-P", port, "-w", "pw"])
+            let added = v.security(["add-internet-password", "-s", "range.example.com", "-a", "p" + port, "-P", port, "-w", "pw"])
             #expect(added.status == Self.paramExit || (port == "-1" && added.status == 64), "-P \(port): errSecParam (a usage error for -1), not \(added.status)")
             #expect(added.stderr.contains("port") || added.stderr.contains("-P"), "\(added.stderr)")
-            #expect(security(["find-internet-password", "-s", "range.example.com", "-a", "p" + port]).status != 0, "nothing stored")
+            #expect(v.security(["find-internet-password", "-s", "range.example.com", "-a", "p" + port]).status != 0, "nothing stored")
         }
-        try expectSuccess(security(["add-internet-password", "-s", "range.example.com", "-a", "top", "-P", "65535", "-w", "pw"]))
-        #expect(security(["find-internet-password", "-s", "range.example.com", "-P", "65535", "-w"]).stdout == "pw\n")
-        #expect(security(["find-internet-password", "-s", "range.example.com", "-P", "70000"]).status == Self.paramExit, "a query is checked too")
+        try expectSuccess(v.security(["add-internet-password", "-s", "range.example.com", "-a", "top", "-P", "65535", "-w", "pw"]))
+        #expect(v.security(["find-internet-password", "-s", "range.example.com", "-P", "65535", "-w"]).stdout == "pw\n")
+        #expect(v.security(["find-internet-password", "-s", "range.example.com", "-P", "70000"]).status == Self.paramExit, "a query is checked too")
         // The same schema checks every other path in: SecItem calls, the control socket, the mount.
-        try withConnection { connection in
+        try v.withConnection { connection in
             let outOfRange: [(String, KeychainValue, String)] = [("port", 70000, "inet"), ("port", -1, "inet"), ("crtr", .number(1 << 32), "genp"),
                                                                   ("type", -1, "genp"), ("invi", 2, "genp"), ("nega", 7, "inet")]
             for (code, value, classCode) in outOfRange {
