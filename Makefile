@@ -48,6 +48,8 @@ install-files:
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/keychainfs/README.md
 	install -d $(DESTDIR)$(PREFIX)/share/doc/keychainfs/docs
 	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/keychainfs/docs/
+	install -d $(DESTDIR)$(PREFIX)/share/doc/keychainfs/docs/reference
+	install -m 0644 docs/reference/*.md $(DESTDIR)$(PREFIX)/share/doc/keychainfs/docs/reference/
 
 # A .deb (scripts/make-deb.sh) from the static-stdlib release build; deb-check installs it for real with
 # dpkg -i and removes it (root). CI (scripts/test.sh) runs both with DEB_CONFIG=debug: the same package
