@@ -39,6 +39,11 @@ else
     make --no-print-directory deb DEB_CONFIG=debug
     scripts/deb-check.sh
   fi
+  # This script itself: a run detaches only its own mounts, never another run's (issue 22, 22). Its nested,
+  # filtered run's output goes to a log, shown only if it fails.
+  nested_log="$run_dir/test-sh-leaves-other-mounts.log"
+  Tests/Scripts/test-sh-leaves-other-mounts.sh > "$nested_log" 2>&1 || { cat "$nested_log" >&2; exit 1; }
+  tail -n 1 "$nested_log"
 fi
 # No test may leave a mount behind, even a failing one.
 left=$(own_mounts)
