@@ -1,4 +1,5 @@
 import CSystem
+import KeychainEngine
 import Foundation
 
 /// The kernel's word on who is at the other end of a control connection.
@@ -31,15 +32,12 @@ enum PeerCredentials {
 /// and its reply are handled: a process that executed another program since it connected, or a request
 /// written by another process than the one that connected (a child, a descriptor passed on), is refused.
 struct ExecutableStamp: Equatable {
-    let device: UInt64
-    let inode: UInt64
+    let executable: FileIdentity
     let startTime: UInt64
 
     init?(pid: Int32) {
-        var st = stat()
-        guard stat("/proc/\(pid)/exe", &st) == 0, let start = Self.startTime(of: pid) else { return nil }
-        device = UInt64(st.st_dev)
-        inode = UInt64(st.st_ino)
+        guard let executable = FileIdentity(path: "/proc/\(pid)/exe"), let start = Self.startTime(of: pid) else { return nil }
+        self.executable = executable
         startTime = start
     }
 

@@ -29,10 +29,9 @@ struct ControlHandler: Sendable {
         }
     }
 
-    /// The caller of `request`, refused when the vault's access policy does not let it run the command:
-    /// under `--strict` a caller no rule matches is refused everything but information, and a command that
-    /// changes the device or answers prompts needs the matching rule's permission; whenever rules exist, the
-    /// vault's bulk commands (backup, restore, sync) need `vault`, since they reach every group's items.
+    /// The caller of `request`, refused when the vault's access policy does not let it run the command: under
+    /// `--strict` a caller no rule matches is refused everything but information; a command that needs a
+    /// permission asks the policy (``AccessPolicy/permits(_:_:)``, the rule).
     private func authorize(_ request: ControlRequest, _ peer: ControlPeer) throws(KeychainError) -> Caller {
         let scope = request.command.scope
         guard enforcesAccess else { return accessPolicy?.defaultCaller ?? Caller(pid: peer.pid) }
@@ -43,11 +42,11 @@ struct ControlHandler: Sendable {
         case .information, .items:
             return caller
         case .permission(let permission):
-            guard accessPolicy.strict || permission == .vault, !caller.permissions.contains(permission) else { return caller }
+            guard !accessPolicy.permits(caller, permission) else { return caller }
             throw KeychainError(SecStatus.missingEntitlement,
                                 "access: '\(request.command.rawValue)' needs a rule of access.toml that matches this process with allow = [\"\(permission.rawValue)\"]")
         case .syncMerge:
-            guard !caller.permissions.contains(.vault), !AccessPolicy.process(peer.pid, descendsFrom: getpid()) else { return caller }
+            guard !accessPolicy.permits(caller, .vault), !AccessPolicy.process(peer.pid, descendsFrom: getpid()) else { return caller }
             throw KeychainError(SecStatus.missingEntitlement, "access: only the daemon's own sync (or a rule with allow = [\"vault\"]) merges sync files")
         }
     }

@@ -6,8 +6,17 @@ extension AccessPolicy {
         for _ in 0...maxAncestors {
             guard let current = next else { return false }
             if current == ancestor { return true }
-            next = ProcessIdentity(pid: current).parent
+            next = ProcessIdentity.parent(of: current)
         }
         return false
+    }
+
+    /// Whether `caller` (what ``caller(pid:uid:)`` made of a process) may run a control command that needs
+    /// `permission` (docs/entry-points.md): under `--strict` only with its rule's `allow`; without
+    /// `--strict` device and prompt commands stay open to the user's processes, while `vault` (backup,
+    /// restore, sync: every group's items at once) needs the permission whenever rules exist.
+    public func permits(_ caller: Caller, _ permission: ControlPermission) -> Bool {
+        guard strict || hasRules else { return true }
+        return caller.permissions.contains(permission) || (!strict && permission != .vault)
     }
 }

@@ -23,7 +23,7 @@ struct ProcessIdentity: Sendable {
     }
 
     /// The `PPid:` of `/proc/PID/status`; nil for init or a vanished process.
-    private static func parent(of pid: Int32) -> Int32? {
+    static func parent(of pid: Int32) -> Int32? {
         statusField("PPid", of: pid).flatMap { Int32($0) }.flatMap { $0 > 0 ? $0 : nil }
     }
 
@@ -87,12 +87,12 @@ struct ProcessIdentity: Sendable {
 }
 
 /// A file as the kernel identifies it, whatever path reached it.
-struct FileIdentity: Hashable, Sendable {
-    let device: UInt64
-    let inode: UInt64
+public struct FileIdentity: Hashable, Sendable {
+    public let device: UInt64
+    public let inode: UInt64
 
     /// The file at `path`, following links (`/proc/PID/exe` is one); nil when it cannot be stat'ed.
-    init?(path: String) {
+    public init?(path: String) {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
         device = UInt64(st.st_dev)
