@@ -191,8 +191,8 @@ public struct SyncSession: Sendable {
         // Belt and braces beside UntrustedTree: a link git would check out becomes a plain file.
         try git.run(["config", "core.symlinks", untrusted.filters ? "false" : "true"])
         let info = clone + "/.git/info"
-        if mkdir(info, 0o755) != 0 && errno != EEXIST { throw KeychainError(SecStatus.io, "cannot create \(info): \(String(cString: strerror(errno)))") }
-        try FileIO.writeAtomically(Data(Self.attributes.utf8), to: info + "/attributes", mode: 0o644)
+        if mkdir(info, 0o700) != 0 && errno != EEXIST { throw KeychainError(SecStatus.io, "cannot create \(info): \(String(cString: strerror(errno)))") }
+        try FileIO.writeAtomically(Data(Self.attributes.utf8), to: info + "/attributes", mode: 0o600)
     }
 
     private func fetchAndMerge() throws(KeychainError) {
