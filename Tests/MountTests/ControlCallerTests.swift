@@ -13,6 +13,7 @@ import TestSupport
     struct Fixture {
         let m: MountedVault
         let allowed: String
+        let allowedClient: String
         let socket: String
 
         init() throws {
@@ -24,6 +25,10 @@ import TestSupport
             allowed = m.root + "/allowed-sleep"
             try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: allowed)
             try expectSuccess(m.cli(["access", "grant", "default", "--exe", allowed, "--vault", m.vault]))
+            // A client program the rules allow too: it is served, so the refusals are about borrowing.
+            allowedClient = m.root + "/allowed-client"
+            try FileManager.default.copyItem(atPath: MountedVault.binary, toPath: allowedClient)
+            try expectSuccess(m.cli(["access", "grant", "default", "--exe", allowedClient, "--vault", m.vault]))
             socket = ControlSocket.path(for: Vault(directory: m.vault))
         }
 
@@ -99,9 +104,11 @@ import TestSupport
                 """)
             #expect(!out.stdout.contains("borrowed-secret"))
         }
-        // The allowed caller itself is served: the refusals above are about borrowing, not the rule.
-        let own = Command.run(MountedVault.binary, ["find-generic-password", "-s", "svc", "-w"], environment: ["KEYCHAIN_VAULT": f.m.vault])
-        #expect(own.status != 0, "the CLI is not the allowed binary: \(own.stdout)")
+        // An allowed client of its own is served: the refusals above are about borrowing, not the rule.
+        let own = Command.run(f.allowedClient, ["find-generic-password", "-s", "svc", "-w"], environment: ["KEYCHAIN_VAULT": f.m.vault])
+        #expect(own.stdout == "borrowed-secret\n", "\(own.stdout)\(own.stderr)")
+        let other = Command.run(MountedVault.binary, ["find-generic-password", "-s", "svc", "-w"], environment: ["KEYCHAIN_VAULT": f.m.vault])
+        #expect(other.status != 0 && !other.stdout.contains("borrowed-secret"), "an unmatched program is refused")
     }
 
     /// Defect 19: idle connections of the same user no longer delay `device lock`.
@@ -118,7 +125,7 @@ import TestSupport
         let took = Date().timeIntervalSince(started)
         #expect(took < 3, "device lock took \(took) s behind \(idle.count) idle connections")
         #expect(FS.read(m.path("genp/svc/acct/value")) == .failure(Errno(EACCES)))
-        #expect(ConnectionCount.sockets(of: try #require(m.daemonPID)) <= ControlServer.maxWaitingPerUser + 8, "connections per user are capped")
+        #expect(ControlBoundsTests.openSockets(try #require(m.daemonPID)) <= ControlServer.maxWaitingPerUser + 8, "connections per user are capped")
     }
 
     /// Defect 5: a client killed while its request waits for a prompt takes its prompt with it; the next
@@ -143,13 +150,13 @@ import TestSupport
         #expect(m.wait(3) { pending().isEmpty }, "the dead client's prompt is gone: \(pending())")
         // A live client's prompt is the one the next answer reaches.
         let live = DispatchQueue(label: "live")
-        let result = LockedBox<CommandResult?>(nil)
+        let result = Results<CommandResult>(count: 1)
         let vault = m.vault
-        live.async { result.set(Command.run(MountedVault.binary, ["find-generic-password", "-s", "face", "-w", vault])) }
+        live.async { result.set(0, Command.run(MountedVault.binary, ["find-generic-password", "-s", "face", "-w", vault])) }
         #expect(m.wait(10) { pending().count == 1 })
         try expectSuccess(m.device("prompt", "match"))
-        #expect(m.wait(10) { result.get() != nil })
-        #expect(result.get()?.stdout == "s3cret\n", "\(String(describing: result.get()))")
+        #expect(m.wait(10) { result.values[0] != nil })
+        #expect(result.values[0]?.stdout == "s3cret\n", "\(String(describing: result.values[0]))")
     }
 
     /// Defect 1: `restore` reads the user's file in the client; FIFOs, devices, symlinks and oversized files
@@ -176,22 +183,7 @@ import TestSupport
         let byPath = raw.reply()
         #expect(byPath?.status == SecStatus.param, "the daemon takes bytes, never a path: \(String(describing: byPath))")
         let daemon = try #require(m.daemonPID)
-        #expect(ConnectionCount.residentMiB(daemon) < 200)
+        #expect(ControlBoundsTests.residentMiB(daemon) < 200)
         #expect(m.control.isDaemonRunning)
     }
-}
-
-/// A daemon's open sockets and memory, from /proc.
-enum ConnectionCount {
-    static func sockets(of pid: Int32) -> Int { ControlBoundsTests.openSockets(pid) }
-    static func residentMiB(_ pid: Int32) -> Int { ControlBoundsTests.residentMiB(pid) }
-}
-
-/// A value set on one thread and read on another.
-final class LockedBox<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: T
-    init(_ value: T) { self.value = value }
-    func set(_ new: T) { lock.withLock { value = new } }
-    func get() -> T { lock.withLock { value } }
 }

@@ -48,15 +48,7 @@ import TestSupport
         try process.run()
         defer { if process.isRunning { process.terminate() } }
         var lockedWindows: [(from: Double, to: Double)] = []
-        for _ in 0..<25 {
-            try expectSuccess(m.device("lock"))
-            let locked = Self.now()
-            usleep(20_000)
-            let unlocking = Self.now()
-            try expectSuccess(m.device("unlock", passcode: "1234"))
-            lockedWindows.append((locked, unlocking))
-            usleep(10_000)
-        }
+        for _ in 0..<25 { lockedWindows.append(try m.lockWindow(lockedFor: 20_000, settle: 10_000)) }
         _ = FileManager.default.createFile(atPath: stop, contents: nil)
         #expect(m.wait(10) { !process.isRunning })
         let reads = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map { $0.split(separator: " ") }

@@ -144,15 +144,7 @@ import TestSupport
     }
 
     /// Locks, waits in the locked window, unlocks, and leaves the reader time to refill its pages.
-    func lockCycle(_ m: MountedVault) throws -> (Double, Double) {
-        try expectSuccess(m.device("lock"))
-        let locked = ReadPathLockTests.now()
-        usleep(60_000)
-        let unlocking = ReadPathLockTests.now()
-        try expectSuccess(m.device("unlock", passcode: "1234"))
-        usleep(60_000)
-        return (locked, unlocking)
-    }
+    func lockCycle(_ m: MountedVault) throws -> (Double, Double) { try m.lockWindow(lockedFor: 60_000, settle: 60_000) }
 
     func expectEveryModeRan(_ reads: [Read]) {
         for mode in Self.modes {

@@ -84,15 +84,7 @@ import TestSupport
 
     /// 25 lock/unlock cycles: no read that started while locked gets the secret.
     func lockCycles(_ m: MountedVault, _ value: String) throws -> (leaks: [Read], reads: [Read], windows: [(Double, Double, Int)]) {
-        try leaks(m, value, cycles: 25, forbidden: { _ in ["v0"] }) { _ in
-            try expectSuccess(m.device("lock"))
-            let locked = Self.now()
-            usleep(20_000)
-            let unlocking = Self.now()
-            try expectSuccess(m.device("unlock", passcode: "1234"))
-            usleep(10_000)
-            return (locked, unlocking)
-        }
+        try leaks(m, value, cycles: 25, forbidden: { _ in ["v0"] }) { _ in try m.lockWindow(lockedFor: 20_000, settle: 10_000) }
     }
 
     @Test(arguments: readPaths) func lockEndsEveryRead(readPath: String) throws {
