@@ -31,6 +31,8 @@ let package = Package(
         .systemLibrary(name: "CSystem"),
         // OpenSSL 3 libcrypto: what swift-crypto lacks for Apple's SecKey algorithms (RSA paddings, SHA-224, 16-byte-IV GCM).
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // sd-bus from libsystemd: the D-Bus library of the Secret Service (docs/secret-service.md).
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         // Crypto core: guarded key memory, AEAD, KDF, keyed hashes.
         .target(name: "SodiumCrypto", dependencies: ["CSodium"], swiftSettings: strict),
@@ -71,10 +73,14 @@ let package = Package(
             dependencies: ["CFuse", "KeychainEngine", "SodiumCrypto", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
+        // The freedesktop Secret Service (D-Bus API 0.2) on the engine, through sd-bus (docs/secret-service.md).
+        .target(name: "SecretService", dependencies: ["CSystemd", "COpenSSL", "KeychainEngine", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: strict),
+
         // The daemon: one per mounted vault; wires engine, FUSE session, control socket, signals.
         .target(
             name: "KeychainDaemon",
-            dependencies: ["CSystem", "KeychainEngine", "KeychainFS", "ControlChannel", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CSystem", "KeychainEngine", "KeychainFS", "ControlChannel", "SecretService", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
         // `kc://` references, `{{ }}` templates and env files of `keychainfs run` / `inject`: pure parsers.
@@ -85,7 +91,7 @@ let package = Package(
             name: "keychainfs",
             dependencies: [
                 "CSystem", "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel", "KeychainClient", "SecretReferences", "SodiumCrypto",
-                "ImportExport",
+                "ImportExport", "SecretService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

@@ -1,0 +1,72 @@
+import Foundation
+import KeychainEngine
+import Synchronization
+
+/// The signals of every change, whoever made it (a Secret Service client, the mount, the CLI, the
+/// Security module): a listener on the engine's changes (``Keychain/addChangeObserver(_:)``) schedules a
+/// rescan of the items on a queue of its own, coalescing bursts, and compares it with the last one:
+/// ItemCreated / ItemDeleted / ItemChanged and CollectionChanged, and PropertiesChanged of the collection's
+/// Items, Locked and Modified, as gnome-keyring sends them.
+final class ChangeSignals: Sendable {
+    private let keychain: Keychain
+    private let face: VaultFace
+    private let caller: Caller
+    private let connection: BusConnection
+    private let queue = DispatchQueue(label: "secret-service-changes")
+    private let scheduled = Atomic<Bool>(false)
+    private let last = Mutex<(items: [Data: ServiceItem], locked: Bool)?>(nil)
+
+    init(keychain: Keychain, face: VaultFace, caller: Caller, connection: BusConnection) {
+        self.keychain = keychain
+        self.face = face
+        self.caller = caller
+        self.connection = connection
+    }
+
+    func start() {
+        queue.sync { last.withLock { $0 = snapshot() } }
+        keychain.addChangeObserver { [self] _ in schedule() }
+    }
+
+    private func schedule() {
+        guard !scheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queue.asyncAfter(deadline: .now() + .milliseconds(20)) { [self] in
+            scheduled.store(false, ordering: .releasing)
+            compare()
+        }
+    }
+
+    private func snapshot() -> (items: [Data: ServiceItem], locked: Bool) {
+        let items = (try? face.items(caller)) ?? []
+        return (Dictionary(items.map { ($0.reference, $0) }, uniquingKeysWith: { a, _ in a }), !keychain.isAvailable(.whenUnlocked))
+    }
+
+    private func compare() {
+        let now = snapshot()
+        guard let before = last.withLock({ previous in defer { previous = now }; return previous }) else { return }
+        let collection = ObjectPath.collectionPath
+        var signals: [BusSignal] = []
+        func itemSignal(_ member: String, _ reference: Data) {
+            signals.append(BusSignal(path: collection, interface: ServiceObjects.collectionInterface, member: member,
+                                     arguments: [.objectPath(ObjectPath.itemPath(reference))]))
+        }
+        for reference in now.items.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            if let old = before.items[reference] {
+                if old != now.items[reference] { itemSignal("ItemChanged", reference) }
+            } else {
+                itemSignal("ItemCreated", reference)
+            }
+        }
+        for reference in before.items.keys where now.items[reference] == nil { itemSignal("ItemDeleted", reference) }
+        var changed: [String: BusValue] = [:]
+        if now.items.keys != before.items.keys { changed["Items"] = .paths(now.items.keys.map(ObjectPath.itemPath).sorted()) }
+        if now.locked != before.locked { changed["Locked"] = .bool(now.locked) }
+        if !signals.isEmpty, let modified = now.items.values.map(\.modified).max() { changed["Modified"] = .uint64(ServiceObjects.seconds(modified)) }
+        guard !signals.isEmpty || !changed.isEmpty else { return }
+        signals.append(BusSignal(path: collection, interface: ServiceObjects.propertiesInterface, member: "PropertiesChanged",
+                                 arguments: [.string(ServiceObjects.collectionInterface), .properties(changed), .array(element: "s", [])]))
+        signals.append(BusSignal(path: ObjectPath.root, interface: ServiceObjects.serviceInterface, member: "CollectionChanged",
+                                 arguments: [.objectPath(collection)]))
+        for signal in signals { connection.emit(signal) }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import KeychainEngine
+
+/// The Secret Service's items through the engine's SecItem operations, as the control socket calls them:
+/// the lock, access rules, --strict and the input bounds are the engine's, never decided here.
+struct VaultFace: Sendable {
+    let keychain: Keychain
+
+    /// Every generic password the caller may see, as Secret Service items (attributes only: no secret is
+    /// decrypted, so this answers while the device is locked, as gnome-keyring lists locked items).
+    func items(_ caller: Caller) throws(BusError) -> [ServiceItem] {
+        let query: KeychainDictionary = [SecKey.class: "genp", SecKey.matchLimit: .string(SecKey.matchLimitAll),
+                                         SecKey.returnAttributes: true, SecKey.returnPersistentRef: true, "sync": .string(SecKey.synchronizableAny)]
+        do {
+            guard let found = try keychain.copyMatching(query, caller: caller)?.arrayValue else { return [] }
+            return found.compactMap { $0.dictionaryValue.flatMap(ItemMapping.item) }
+        } catch where error.status == SecStatus.itemNotFound {
+            return []
+        } catch {
+            throw Self.busError(error)
+        }
+    }
+
+    /// The item with `reference`, nil when it is gone.
+    func item(_ reference: Data, _ caller: Caller) throws(BusError) -> ServiceItem? {
+        try items(caller).first { $0.reference == reference }
+    }
+
+    /// The items whose attributes include every one of `attributes`.
+    func search(_ attributes: [String: String], _ caller: Caller) throws(BusError) -> [ServiceItem] {
+        try items(caller).filter { item in attributes.allSatisfy { item.attributes[$0.key] == $0.value } }
+    }
+
+    /// The secret of the item with `reference` (IsLocked while the device keeps it).
+    func secret(_ reference: Data, _ caller: Caller) throws(BusError) -> Data {
+        let query: KeychainDictionary = [SecKey.class: "genp", SecKey.valuePersistentRef: .data(reference), SecKey.returnData: true,
+                                         SecKey.useAuthenticationUI: .string(SecKey.useAuthenticationUISkip)]
+        do {
+            guard let data = try keychain.copyMatching(query, caller: caller)?.dataValue else { throw BusError.noSuchObject("the item is gone") }
+            return data
+        } catch let error as KeychainError {
+            throw Self.busError(error)
+        } catch let error as BusError {
+            throw error
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    /// Creates an item, or with `replace` updates the one its attributes name. Returns its reference.
+    func create(attributes: [String: String], label: String, secret: Data, contentType: String, replace: Bool,
+                _ caller: Caller) throws(BusError) -> (reference: Data, created: Bool) {
+        let (service, account) = ItemMapping.name(of: attributes)
+        let record = ItemMapping.record(attributes, contentType: contentType)
+        let naming: KeychainDictionary = [SecKey.class: "genp", "svce": .string(service), "acct": .string(account)]
+        do throws(KeychainError) {
+            var add = naming
+            add["labl"] = .string(label)
+            add["gena"] = .data(record)
+            add[SecKey.valueData] = .data(secret)
+            add[SecKey.returnPersistentRef] = true
+            guard let reference = try keychain.add(add, caller: caller)?.dataValue else { throw KeychainError(SecStatus.internalComponent, "no reference") }
+            return (reference, true)
+        } catch where error.status == SecStatus.duplicateItem {
+            guard replace else {
+                throw BusError.failed("an item with service '\(service)' and account '\(account)' exists (the same attributes name one "
+                    + "keychain item); create it with replace = true to change it")
+            }
+        } catch {
+            throw Self.busError(error)
+        }
+        do throws(KeychainError) {
+            try keychain.update(naming, ["labl": .string(label), "gena": .data(record), SecKey.valueData: .data(secret)], caller: caller)
+            var lookup = naming
+            lookup[SecKey.returnPersistentRef] = true
+            guard let reference = try keychain.copyMatching(lookup, caller: caller)?.dataValue else { throw KeychainError(SecStatus.itemNotFound, "gone") }
+            return (reference, false)
+        } catch {
+            throw Self.busError(error)
+        }
+    }
+
+    /// Changes what `changes` names (kSecAttr… codes and kSecValueData) of the item with `reference`.
+    func update(_ reference: Data, _ changes: KeychainDictionary, _ caller: Caller) throws(BusError) {
+        do {
+            try keychain.update([SecKey.class: "genp", SecKey.valuePersistentRef: .data(reference)], changes, caller: caller)
+        } catch {
+            throw Self.busError(error)
+        }
+    }
+
+    func delete(_ reference: Data, _ caller: Caller) throws(BusError) {
+        do {
+            try keychain.delete([SecKey.class: "genp", SecKey.valuePersistentRef: .data(reference)], caller: caller)
+        } catch {
+            throw Self.busError(error)
+        }
+    }
+
+    /// The engine's refusal as the Secret Service's error, its message kept.
+    static func busError(_ error: KeychainError) -> BusError {
+        switch error.status {
+        case SecStatus.interactionNotAllowed: .isLocked("the keychain is locked: \(error.message)")
+        case SecStatus.itemNotFound: .noSuchObject("no such item: \(error.message)")
+        case SecStatus.missingEntitlement, SecStatus.authFailed, SecStatus.userCanceled: .accessDenied(error.message)
+        case SecStatus.param, SecStatus.dataTooLarge: .invalidArgs(error.message)
+        default: .failed(error.description)
+        }
+    }
+}
