@@ -36,14 +36,17 @@ final class ChangeSignals: Sendable {
         }
     }
 
-    private func snapshot() -> (items: [Data: ServiceItem], locked: Bool) {
-        let items = (try? face.items(caller)) ?? []
-        return (Dictionary(items.map { ($0.reference, $0) }, uniquingKeysWith: { a, _ in a }), !keychain.isAvailable(.whenUnlocked))
+    /// The items now (the last ones known while the device is locked: their attributes are sealed then).
+    private func snapshot(keeping known: [Data: ServiceItem] = [:]) -> (items: [Data: ServiceItem], locked: Bool) {
+        let locked = !keychain.isAvailable(.whenUnlocked)
+        guard !locked, let items = try? face.items(caller) else { return (known, locked) }
+        return (Dictionary(items.map { ($0.reference, $0) }, uniquingKeysWith: { a, _ in a }), locked)
     }
 
     private func compare() {
-        let now = snapshot()
-        guard let before = last.withLock({ previous in defer { previous = now }; return previous }) else { return }
+        guard let before = last.withLock({ $0 }) else { return }
+        let now = snapshot(keeping: before.items)
+        last.withLock { $0 = now }
         let collection = ObjectPath.collectionPath
         var signals: [BusSignal] = []
         func itemSignal(_ member: String, _ reference: Data) {

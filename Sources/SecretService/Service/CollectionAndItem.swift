@@ -10,7 +10,9 @@ extension ServiceObjects {
         switch call.member {
         case "SearchItems":
             let args = try CallArguments(call, signature: "a{ss}")
-            return [.paths(try face.search(try ItemMapping.attributes(args[0]), caller).map { ObjectPath.itemPath($0.reference) })]
+            let wanted = try ItemMapping.attributes(args[0])
+            guard keychain.isAvailable(.whenUnlocked) else { return [.paths([])] }  // sealed while locked (Service.SearchItems)
+            return [.paths(try face.search(wanted, caller).map { ObjectPath.itemPath($0.reference) })]
         case "CreateItem":
             let args = try CallArguments(call, signature: "a{sv}(oayays)b")
             var label = "", attributes: [String: String] = [:]

@@ -36,7 +36,8 @@ extension ServiceObjects {
         case .service:
             return ["Collections": .paths([ObjectPath.collectionPath])]
         case .collection:
-            let items = try face.items(caller)
+            // While locked the items' attributes are sealed (as on iOS): the collection lists none until Unlock.
+            let items = keychain.isAvailable(.whenUnlocked) ? try face.items(caller) : []
             let created = vaultCreated()
             return ["Items": .paths(items.map { ObjectPath.itemPath($0.reference) }), "Label": .string("Login"),
                     "Locked": .bool(!keychain.isAvailable(.whenUnlocked)), "Created": .uint64(created),

@@ -24,7 +24,11 @@ extension ServiceObjects {
             return [.variant(output), .objectPath(ObjectPath.sessionPath(id))]
         case "SearchItems":
             let args = try CallArguments(call, signature: "a{ss}")
-            let found = try face.search(try ItemMapping.attributes(args[0]), caller)
+            let wanted = try ItemMapping.attributes(args[0])
+            // While locked the attributes are sealed (as on iOS), so nothing can match: the client sees the
+            // collection Locked and calls Unlock, as it does for a locked gnome-keyring.
+            guard keychain.isAvailable(.whenUnlocked) else { return [.paths([]), .paths([])] }
+            let found = try face.search(wanted, caller)
             let unlocked = found.filter { keychain.isAvailable($0.accessibility) }.map { ObjectPath.itemPath($0.reference) }
             let locked = found.filter { !keychain.isAvailable($0.accessibility) }.map { ObjectPath.itemPath($0.reference) }
             return [.paths(unlocked), .paths(locked)]

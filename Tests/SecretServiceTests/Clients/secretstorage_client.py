@@ -78,10 +78,11 @@ def main():
         roundtrip(connection)
         print("OK")
     elif command == "get":
-        items = list(collection.search_items(attributes(rest)))
-        if not items:
-            return 2
         try:
+            collection.ensure_not_locked()  # secretstorage's own check: LockedException while Locked
+            items = list(collection.search_items(attributes(rest)))
+            if not items:
+                return 2
             sys.stdout.write(items[0].get_secret().decode())
         except LockedException:
             print("LOCKED")
