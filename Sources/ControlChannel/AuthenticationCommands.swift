@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Synchronization
 
 /// The authentication simulator's control commands (SPEC §11): biometry, prompt answers, and the

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// The control protocol's version. A peer speaking another version is refused with errSecParam.
 public let controlProtocolVersion: Int64 = 1

@@ -1,6 +1,7 @@
 import ControlChannel
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Synchronization
 
 /// The four SecItem calls on a vault, wherever its engine runs: through the daemon that serves it

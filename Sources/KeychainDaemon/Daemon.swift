@@ -1,6 +1,7 @@
 import ControlChannel
 import Foundation
 import KeychainEngine
+import KeychainModel
 import KeychainFS
 import Logging
 

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// A failed filesystem operation: the errno returned to the kernel, and the OSStatus behind it if any.
 public struct FSError: Error, CustomStringConvertible, Sendable {

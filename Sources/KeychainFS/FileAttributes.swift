@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// What `stat` shows for a node.
 public struct FileAttributes: Sendable {

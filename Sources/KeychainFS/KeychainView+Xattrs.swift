@@ -1,6 +1,8 @@
 import CFuse
 import Foundation
+import ItemNaming
 import KeychainEngine
+import KeychainModel
 
 /// Item attributes as `user.<constant name>` xattrs on the item directory (SPEC §4).
 extension KeychainView {

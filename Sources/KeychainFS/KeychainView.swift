@@ -1,5 +1,7 @@
 import Foundation
+import ItemNaming
 import KeychainEngine
+import KeychainModel
 import Synchronization
 
 /// The filesystem as a thin translation of paths into keychain calls (SPEC §4). No FUSE types here:
@@ -134,19 +136,19 @@ public final class KeychainView: Sendable {
             guard let listed = try listItems(schema, groupValue: groupValue).first(where: { $0.name.utf8.elementsEqual(name) }) else {
                 throw FSError(ENOENT, "no such item")
             }
-            let query: KeychainDictionary = [SecKey.class: .string(schema.code), SecKey.valuePersistentRef: .data(listed.persistentRef),
-                                             SecKey.returnAttributes: true, SecKey.returnPersistentRef: true]
+            let query: KeychainDictionary = [QueryKey.class: .string(schema.code), QueryKey.valuePersistentRef: .data(listed.persistentRef),
+                                             QueryKey.returnAttributes: true, QueryKey.returnPersistentRef: true]
             let found = try keychainCall { () throws(KeychainError) in try keychain.copyMatching(query, caller: caller) }
             return try item(schema, from: found, path: schema.code + "/" + groupName + "/" + text)
         }
         let naming = naming(schema)
         guard let key = naming.parseItem(name) else { throw FSError(ENOENT, "not a canonical item name") }
-        let query = key.merging([SecKey.class: .string(schema.code), schema.namingAttributes.group.code: groupValue]) { $1 }
+        let query = key.merging([QueryKey.class: .string(schema.code), schema.namingAttributes.group.code: groupValue]) { $1 }
         let itemPath = schema.code + "/" + groupName + "/" + text
         var attributeQuery = query
-        attributeQuery[SecKey.returnAttributes] = true
-        attributeQuery[SecKey.returnPersistentRef] = true
-        attributeQuery[SecKey.matchLimit] = 2
+        attributeQuery[QueryKey.returnAttributes] = true
+        attributeQuery[QueryKey.returnPersistentRef] = true
+        attributeQuery[QueryKey.matchLimit] = 2
         let found: [KeychainValue]
         do {
             found = try keychain.copyMatching(attributeQuery, caller: caller)?.arrayValue ?? []
@@ -176,14 +178,14 @@ public final class KeychainView: Sendable {
     }
 
     func item(_ schema: ItemClassSchema, from result: KeychainValue?, path: String) throws(FSError) -> FSItem {
-        guard var attributes = result?.dictionaryValue, let ref = attributes.removeValue(forKey: SecKey.valuePersistentRef)?.dataValue else {
+        guard var attributes = result?.dictionaryValue, let ref = attributes.removeValue(forKey: QueryKey.valuePersistentRef)?.dataValue else {
             throw FSError(EIO, "the keychain returned no item")
         }
         return FSItem(schema: schema, attributes: attributes, persistentRef: ref, path: path)
     }
 
     func groupQuery(_ schema: ItemClassSchema, _ value: KeychainValue) -> KeychainDictionary {
-        [SecKey.class: .string(schema.code), schema.namingAttributes.group.code: value, Attributes.synchronizable.code: .string(SecKey.synchronizableAny)]
+        [QueryKey.class: .string(schema.code), schema.namingAttributes.group.code: value, Attributes.synchronizable.code: .string(QueryKey.synchronizableAny)]
     }
 
     /// Names are keys as bytes, never as Strings: Swift compares Strings by canonical equivalence, so NFC
@@ -194,7 +196,7 @@ public final class KeychainView: Sendable {
 
     /// The groups of a class (services, for genp): from its items, plus the ones just made with mkdir.
     func listGroups(_ schema: ItemClassSchema) throws(FSError) -> [(name: String, value: KeychainValue)] {
-        let query: KeychainDictionary = [SecKey.class: .string(schema.code), Attributes.synchronizable.code: .string(SecKey.synchronizableAny)]
+        let query: KeychainDictionary = [QueryKey.class: .string(schema.code), Attributes.synchronizable.code: .string(QueryKey.synchronizableAny)]
         let naming = naming(schema)
         var seen = Set<[UInt8]>()
         var groups: [(String, KeychainValue)] = []
@@ -323,10 +325,10 @@ public final class KeychainView: Sendable {
     /// refused (EACCES) rather than prompted for on a FUSE thread.
     func commit(_ data: Data, to item: FSItem, authorization: Data? = nil) throws(FSError) {
         var query = item.query()
-        query[SecKey.useAuthenticationUI] = "u_AuthUIF"
+        query[QueryKey.useAuthenticationUI] = "u_AuthUIF"
         if let authorization { query["u_AuthCtx"] = .dictionary([AuthenticationOptions.ContextKey.token: .data(authorization)]) }
         try keychainCall { () throws(KeychainError) in
-            try keychain.update(query, [SecKey.valueData: .data(data)], caller: caller)
+            try keychain.update(query, [QueryKey.valueData: .data(data)], caller: caller)
         }
     }
 }

@@ -1,6 +1,7 @@
 import CFuse
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Logging
 import Synchronization
 

@@ -1,6 +1,8 @@
 import CFuse
 import Foundation
+import ItemNaming
 import KeychainEngine
+import KeychainModel
 import Logging
 
 /// libfuse's low-level callback table: each request names inodes; the ``NodeTable`` turns them into

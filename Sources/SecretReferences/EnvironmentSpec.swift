@@ -1,4 +1,5 @@
 import KeychainEngine
+import KeychainModel
 
 /// The environment `keychainfs run` gives its command (SPEC §13): `NAME=VALUE` pairs from `--env` and
 /// `--env-file`, where a value that is a `kc://` reference is resolved and any other value is kept as

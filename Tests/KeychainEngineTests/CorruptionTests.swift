@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import KeychainEngine
+import KeychainModel
 import Testing
 
 /// Flipped and truncated bytes in every vault file (SPEC §8, issue 12): the open is refused with a message

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 
 /// Accessibility classes against the device-lock simulator (SPEC §3).

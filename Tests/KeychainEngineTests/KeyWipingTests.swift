@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import KeychainEngine
+import KeychainModel
+import KeychainStore
 
 /// Key material is wiped the moment its class becomes unavailable (SPEC §3), checked on the key objects.
 @Suite struct KeyWipingTests {

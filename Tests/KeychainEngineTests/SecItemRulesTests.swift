@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 
 /// The genp rules of reference §4–§6, the seeds' pitfalls among them.

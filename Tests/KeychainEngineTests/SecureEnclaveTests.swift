@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
 import KeychainEngine
+import KeychainModel
+import KeychainSync
 import Testing
 
 /// The simulated Secure Enclave in the engine (SPEC §10): keys bound to the device key and their class.

@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
 import KeychainEngine
+import KeychainModel
+import KeychainStore
 import Testing
 
 /// The vault records its format; a newer one is refused, an older one migrated (SPEC §8).

@@ -1,4 +1,6 @@
+import ItemNaming
 import KeychainEngine
+import KeychainModel
 import Testing
 @testable import KeychainFS
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainSync
 
 /// One libFuzzer target per parser that takes bytes from outside (SPEC §8 "Fuzzing"). A target never
 /// crashes on any input; beyond that, each checks the properties its parser promises (round trips,

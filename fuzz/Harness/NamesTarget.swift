@@ -1,5 +1,7 @@
 import Foundation
+import ItemNaming
 import KeychainEngine
+import KeychainModel
 @testable import KeychainFS
 
 /// Path names (SPEC §4 "Layout"): escaping is reversible and only the canonical spelling is accepted, so a

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import SecretReferences
 
 /// The texts users hand to `run`, `inject` and the daemon (SPEC §12, §13): `kc://` references, templates,

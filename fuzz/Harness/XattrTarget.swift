@@ -1,5 +1,7 @@
 import Foundation
+import ItemNaming
 import KeychainEngine
+import KeychainModel
 @testable import KeychainFS
 
 /// xattr values per attribute kind (SPEC §4 "Attributes as xattrs"): the first byte picks an attribute of

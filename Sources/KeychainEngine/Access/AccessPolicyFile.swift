@@ -1,3 +1,6 @@
+import KeychainModel
+import KeychainStore
+
 /// `access.toml`: the vault's per-application access rules (SPEC §12), in a small subset of TOML:
 ///
 /// ```toml

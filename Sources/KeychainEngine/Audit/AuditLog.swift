@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
 /// The audit log (SPEC §8, opt-in `--audit-log FILE`): one JSON line per open of a secret through the

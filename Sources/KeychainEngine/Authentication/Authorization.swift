@@ -1,3 +1,6 @@
+import ItemNaming
+import KeychainModel
+import KeychainStore
 import Foundation
 import Synchronization
 
@@ -196,10 +199,8 @@ extension Keychain {
         if case .date(let date)? = attributes[Attributes.creationDate.code] { date } else { nil }
     }
 
-    /// The item as a prompt names it: class and service/server/label and account, never the secret.
+    /// The item as a prompt names it: its title (``ItemTitle``), never the secret.
     static func promptItemName(_ request: AuthorizationRequest) -> String {
-        let a = request.item
-        let name = [a["svce"], a["srvr"], a["labl"], a["acct"]].compactMap { $0?.stringValue }.filter { !$0.isEmpty }
-        return ([request.itemClass] + name.prefix(2)).joined(separator: " ")
+        ItemTitle.of(classCode: request.itemClass, request.item) ?? request.itemClass
     }
 }

@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
 extension Keychain {
@@ -8,8 +10,8 @@ extension Keychain {
     func authorizeUpdate(_ query: KeychainDictionary, _ q: ParsedQuery, changesSecretOrProtection: Bool, caller: Caller) throws(KeychainError) {
         guard changesSecretOrProtection, let schema = q.schema else { return }
         var attributeQuery = query
-        attributeQuery[SecKey.returnAttributes] = true
-        attributeQuery[SecKey.matchLimit] = .string(SecKey.matchLimitAll)
+        attributeQuery[QueryKey.returnAttributes] = true
+        attributeQuery[QueryKey.matchLimit] = .string(QueryKey.matchLimitAll)
         let found: [KeychainValue]
         do { found = try copyMatching(attributeQuery, caller: caller)?.arrayValue ?? [] } catch where error.status == SecStatus.itemNotFound { return }
         let options = AuthenticationOptions(useKeys: q.useKeys, authenticationUI: q.authenticationUI)

@@ -1,3 +1,6 @@
+import KeychainModel
+import KeychainStore
+
 /// Who is calling: Apple's entitlements reduced to the ordered list of access groups.
 /// The first group is where new items go when kSecAttrAccessGroup is not given.
 public struct Caller: Sendable, Hashable {

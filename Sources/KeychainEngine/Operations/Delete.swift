@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
 extension Keychain {
@@ -9,12 +11,12 @@ extension Keychain {
         let schema = q.schema!
         // SPEC §2: exactly kSecMatchLimitAll is accepted (what Delete does anyway; code compiled on Linux
         // takes branches written for macOS's file keychain, which accepts it); any other kSecMatch… is -50.
-        let onlyLimitAll = q.matchKeys == [SecKey.matchLimit] && query[SecKey.matchLimit] == .string(SecKey.matchLimitAll)
+        let onlyLimitAll = q.matchKeys == [QueryKey.matchLimit] && query[QueryKey.matchLimit] == .string(QueryKey.matchLimitAll)
         if !q.matchKeys.isEmpty && !onlyLimitAll {
             throw .param("kSecMatch… keys other than kSecMatchLimit: kSecMatchLimitAll are not allowed in SecItemDelete")
         }
         if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
-        if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
+        if q.useKeys[QueryKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
         if schema.isVirtual { return try deleteIdentities(q, caller: caller) }
         let filter = try filter(for: q, caller: caller)
         var deleted: [Data] = []

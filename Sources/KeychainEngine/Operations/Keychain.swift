@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 import SodiumCrypto
 import Synchronization
@@ -10,10 +12,10 @@ import Synchronization
 public final class Keychain: Sendable {
     /// The vault this keychain serves.
     public let vault: Vault
-    let store: ItemStore
-    let hasher: LookupHasher
+    package let store: ItemStore
+    package let hasher: LookupHasher
     let deviceKey: GuardedKey
-    let protection: Mutex<Keybag>
+    package let protection: Mutex<Keybag>
     let autoLockGeneration = Mutex<Int>(0)
     /// Held through every passcode attempt and change (see DeviceCommands): one Argon2id at a time.
     let passcodeGate = NSLock()
@@ -71,7 +73,7 @@ public final class Keychain: Sendable {
         observers.withLock { $0.append(observer) }
     }
 
-    func noteChange(_ change: Change = .items(changed: nil)) {
+    package func noteChange(_ change: Change = .items(changed: nil)) {
         if change == .device, protection.withLock({ $0.state == .locked || $0.state == .beforeFirstUnlock }) { evaluations.dropUntilLock() }
         changes.add(1, ordering: .releasing)
         rows.clear()

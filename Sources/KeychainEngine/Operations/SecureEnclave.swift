@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Crypto
 import Foundation
 import SodiumCrypto
@@ -75,11 +77,11 @@ extension Keychain {
         if let reference = request["persistentRef"]?.dataValue {
             // Reading the key item's data is where its access control is enforced (SPEC §11: the lock,
             // `.privateKeyUsage` with a constraint prompts like any protected read; UI Fail/Skip as asked).
-            var query: KeychainDictionary = [SecKey.class: .string(Schema.key.code), SecKey.valuePersistentRef: .data(reference),
-                                             SecKey.returnData: true, SecKey.returnAttributes: true]
-            if let ui = request[SecKey.useAuthenticationUI] { query[SecKey.useAuthenticationUI] = ui }
+            var query: KeychainDictionary = [QueryKey.class: .string(Schema.key.code), QueryKey.valuePersistentRef: .data(reference),
+                                             QueryKey.returnData: true, QueryKey.returnAttributes: true]
+            if let ui = request[QueryKey.useAuthenticationUI] { query[QueryKey.useAuthenticationUI] = ui }
             if let context = request["u_AuthCtx"] { query["u_AuthCtx"] = context }  // the key's LAContext
-            guard case .dictionary(let item)? = try copyMatching(query, caller: caller), item[SecKey.valueData]?.dataValue == blob,
+            guard case .dictionary(let item)? = try copyMatching(query, caller: caller), item[QueryKey.valueData]?.dataValue == blob,
                   SecureEnclaveBlob.isEnclaveKey(item),
                   let stored = item[Attributes.accessible.code]?.stringValue.flatMap(Accessibility.init) else {
                 throw KeychainError(SecStatus.itemNotFound, "the Secure Enclave key is not in the keychain")

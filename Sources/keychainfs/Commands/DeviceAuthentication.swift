@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// `keychainfs device biometry …`: enrol, remove or show the simulated Face ID (SPEC §11).
 struct Biometry: ParsableCommand {

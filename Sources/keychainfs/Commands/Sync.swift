@@ -3,6 +3,8 @@ import ControlChannel
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainSync
+import KeychainModel
 
 /// `keychainfs sync …` (SPEC §14): synchronizable items replicated through a git repository. Each verb
 /// goes to the vault's daemon when one serves it, else runs in this process.

@@ -2,12 +2,13 @@ import ArgumentParser
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 
 /// add-, find- and delete- for one password class, shared by the generic and internet verbs.
 enum PasswordVerbs {
     /// The given attributes that identify an item (its class's UNIQUE set, from the schema table).
     static func identity(_ attributes: KeychainDictionary, classCode: String) -> KeychainDictionary {
-        let keys = Set((Schema.schema(for: classCode)?.primaryKey ?? []).map(\.code) + [SecKey.class])
+        let keys = Set((Schema.schema(for: classCode)?.primaryKey ?? []).map(\.code) + [QueryKey.class])
         return attributes.filter { keys.contains($0.key) }
     }
 
@@ -65,7 +66,7 @@ enum PasswordVerbs {
                 return
             }
             guard let ref = found["v_PersistentRef"] else { throw KeychainError(SecStatus.itemNotFound, "not found") }
-            try connection.delete([SecKey.valuePersistentRef: ref])
+            try connection.delete([QueryKey.valuePersistentRef: ref])
             SecurityOutput.printItem(found, classCode: attributes["class"]!.stringValue!, vault: connection.vault, withVersion: false)
             print("password has been deleted.")
         } catch {

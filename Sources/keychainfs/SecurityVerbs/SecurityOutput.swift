@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 
 /// What macOS `security` prints and how it exits, so that scripts written for a Mac run unchanged.
 enum SecurityOutput {

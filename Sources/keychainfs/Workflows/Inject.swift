@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KeychainEngine
+import KeychainModel
 import SecretReferences
 
 /// `keychainfs inject`: renders `{{ kc://… }}` references of a template into a file made 0600 atomically

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KeychainEngine
+import KeychainModel
 import SecretReferences
 
 /// `keychainfs run`: a command with secrets in its environment (SPEC §13). Every reference is resolved
