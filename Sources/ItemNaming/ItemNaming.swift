@@ -1,7 +1,7 @@
 import Foundation
 import KeychainModel
 
-/// Item names ↔ attributes, driven by the schema (SPEC §4 "Layout"): `<class>/<group>/<item>` where
+/// Item names ↔ attributes, driven by the schema (docs/spec.md §4 "Layout"): `<class>/<group>/<item>` where
 /// group and item are the class's two naming attributes, and the item's other uniqueness attributes
 /// follow as `;code=value` qualifiers, alphabetically, when not at their defaults.
 ///

@@ -1,4 +1,4 @@
-/// Reversible names (SPEC §4 "Layout"): `%`, `/`, `;`, NUL and bytes that are not printable UTF-8
+/// Reversible names (docs/spec.md §4 "Layout"): `%`, `/`, `;`, NUL and bytes that are not printable UTF-8
 /// become `%XX`; `.` and `..` become `%2E` and `%2E%2E`; the empty string is `%`.
 /// Only the canonical spelling of a name is accepted, so each item has exactly one path.
 package enum NameEscaping {

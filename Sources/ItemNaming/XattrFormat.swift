@@ -1,7 +1,7 @@
 import Foundation
 import KeychainModel
 
-/// Attribute values as xattr bytes (SPEC §4 "Attributes as xattrs"): strings as UTF-8, data raw,
+/// Attribute values as xattr bytes (docs/spec.md §4 "Attributes as xattrs"): strings as UTF-8, data raw,
 /// numbers as decimal, dates as ISO 8601 UTC with milliseconds, enumerations by constant name
 /// (the raw value is accepted on write).
 package enum XattrFormat {

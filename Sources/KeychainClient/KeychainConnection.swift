@@ -159,7 +159,7 @@ final class InProcessEngines: @unchecked Sendable {
     }
 }
 
-/// Which vault and which access groups a client uses when it is not told (SPEC §2, §6).
+/// Which vault and which access groups a client uses when it is not told (docs/spec.md §2, §6).
 public enum ClientEnvironment {
     /// `$KEYCHAIN_VAULT`, else `$XDG_DATA_HOME/keychainfs/default` (`~/.local/share/keychainfs/default`).
     public static func defaultVault(_ environment: [String: String]) -> Vault { defaultVault { environment[$0] } }

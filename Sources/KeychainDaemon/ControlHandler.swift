@@ -12,7 +12,7 @@ struct ControlHandler: Sendable {
     let requestUnmount: @Sendable () -> Void
     /// Per-application access: the caller of SecItem requests comes from the peer, not from what it claims.
     var accessPolicy: AccessPolicy? = nil
-    /// SPEC §8: every SecItem call and device command is recorded, with its outcome.
+    /// docs/spec.md §8: every SecItem call and device command is recorded, with its outcome.
     var audit: AuditLog? = nil
     /// Off only by a test device's test switch (``LockGuards/controlAccess``).
     var enforcesAccess = true

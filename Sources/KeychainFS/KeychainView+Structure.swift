@@ -3,7 +3,7 @@ import ItemNaming
 import KeychainEngine
 import KeychainModel
 
-/// mkdir = Add, rmdir = Delete, mv = Update of the naming attributes (SPEC §4 "Operations").
+/// mkdir = Add, rmdir = Delete, mv = Update of the naming attributes (docs/spec.md §4 "Operations").
 extension KeychainView {
     func makeDirectory(_ path: FSPath) throws(FSError) {
         try path.checkNameLengths()

@@ -4,16 +4,16 @@ import KeychainEngine
 import KeychainModel
 import Synchronization
 
-/// The filesystem as a thin translation of paths into keychain calls (SPEC §4). No FUSE types here:
+/// The filesystem as a thin translation of paths into keychain calls (docs/spec.md §4). No FUSE types here:
 /// ``FuseOperations`` turns kernel requests into these calls and their ``FSError``s into errnos.
 public final class KeychainView: Sendable {
-    /// Largest `value` accepted (SPEC §4: bigger is EFBIG).
+    /// Largest `value` accepted (docs/spec.md §4: bigger is EFBIG).
     public static let maxValueBytes = Keychain.maxValueBytes
 
     let keychain: Keychain
     /// The caller of requests when no access rules decide per request (the mount's access groups).
     let mountCaller: Caller
-    /// The vault's `access.toml` rules, when the mount resolves a caller per request (SPEC §12).
+    /// The vault's `access.toml` rules, when the mount resolves a caller per request (docs/spec.md §12).
     public let accessPolicy: AccessPolicy?
     /// The caller of the request being served, set by the FUSE layer around each request while access
     /// rules exist (a task-local, so every keychain call the request makes carries it).
@@ -28,7 +28,7 @@ public final class KeychainView: Sendable {
     let paths = PathCache()
     let guards: LockGuards
 
-    /// Opens of secrets through the mount are recorded here (SPEC §8), if an audit log was asked for.
+    /// Opens of secrets through the mount are recorded here (docs/spec.md §8), if an audit log was asked for.
     public let audit: AuditLog?
 
     public init(keychain: Keychain, caller: Caller, defaultAccessible: Accessibility? = nil, guards: LockGuards = LockGuards(),
@@ -164,7 +164,7 @@ public final class KeychainView: Sendable {
     }
 
     /// The item a name addresses while its class is unavailable, found by its lookup columns only, so
-    /// that it can be deleted (SPEC §2); anything that needs its attributes or secret is EACCES.
+    /// that it can be deleted (docs/spec.md §2); anything that needs its attributes or secret is EACCES.
     private func sealedItem(_ schema: ItemClassSchema, query: KeychainDictionary, path: String) throws(FSError) -> FSItem {
         let locked = FSError(EACCES, "the item's class is unavailable: the device is locked")
         if schema.isVirtual { throw locked }  // the identity join is read-only: nothing to delete

@@ -4,7 +4,7 @@ import KeychainStore
 import Foundation
 import SodiumCrypto
 
-/// The vault's sync key (SPEC §14): 32 random bytes shared by the vaults of one user, kept in
+/// The vault's sync key (docs/spec.md §14): 32 random bytes shared by the vaults of one user, kept in
 /// `sync/key` sealed under the class C key, so it is available after first unlock and never before.
 extension Keychain {
     /// The directory of the vault's sync state: the key, the clone and what was exported.

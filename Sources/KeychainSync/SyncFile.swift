@@ -4,7 +4,7 @@ import KeychainStore
 import Foundation
 import SodiumCrypto
 
-/// The repository's item file (SPEC §14): `KCS1` and one XChaCha20-Poly1305 box under the sync item key,
+/// The repository's item file (docs/spec.md §14): `KCS1` and one XChaCha20-Poly1305 box under the sync item key,
 /// bound to the file's name (the item's identity). The plaintext is the record's length and bytes, padded
 /// with zeros to a power of two of at least 512 bytes, so a file's size tells only its bucket.
 public enum SyncFile {

@@ -4,7 +4,7 @@ import KeychainStore
 import Crypto
 import Foundation
 
-/// One synchronizable item as the repository carries it (SPEC §14): its class, every attribute, the
+/// One synchronizable item as the repository carries it (docs/spec.md §14): its class, every attribute, the
 /// secret, and whether it is a tombstone. A tombstone keeps the primary key and cdat, with a new mdat.
 public struct SyncRecord: Sendable, Equatable {
     /// The item class (`genp`, `inet`, `cert`, `keys`).

@@ -25,7 +25,7 @@ public struct SyncReport: Sendable {
     public var pushed = false
 }
 
-/// Sync over git (SPEC §14): init, invite, join and sync of one vault's clone at `sync/repo`.
+/// Sync over git (docs/spec.md §14): init, invite, join and sync of one vault's clone at `sync/repo`.
 public struct SyncSession: Sendable {
     package let access: any SyncKeychainAccess
     package let vault: Vault

@@ -4,7 +4,7 @@ import Testing
 import KeychainModel
 import KeychainStore
 
-/// Key material is wiped the moment its class becomes unavailable (SPEC §3), checked on the key objects.
+/// Key material is wiped the moment its class becomes unavailable (docs/spec.md §3), checked on the key objects.
 @Suite struct KeyWipingTests {
     @Test func lockWipesClassAKeysAndRebootWipesClassC() throws {
         let v = try TestVault()

@@ -4,7 +4,7 @@ import KeychainModel
 import Testing
 @testable import KeychainFS
 
-/// The naming rules on their own (SPEC §4 "Layout"): reversible, canonical, schema-driven.
+/// The naming rules on their own (docs/spec.md §4 "Layout"): reversible, canonical, schema-driven.
 @Suite struct NamingRulesTests {
     let naming = ItemNaming(schema: Schema.genericPassword, defaultGroup: "default")
 

@@ -6,7 +6,7 @@ import KeychainModel
 import Testing
 import TestSupport
 
-/// `mount --kernel-cache` (SPEC §4 "Two read paths"): what it refuses. Its lock guarantees are tested
+/// `mount --kernel-cache` (docs/spec.md §4 "Two read paths"): what it refuses. Its lock guarantees are tested
 /// with the gatekeeper path's in ``ReadPathLockTests``.
 @Suite struct KernelCachePathTests {
     let m: MountedVault

@@ -3,7 +3,7 @@ import KeychainStore
 import Foundation
 
 extension Keychain {
-    /// SecItemUpdate of an item with access control (SPEC §11): a new secret, or a change of its access
+    /// SecItemUpdate of an item with access control (docs/spec.md §11): a new secret, or a change of its access
     /// control or protection class, is authorized through the read policy first, item by item, before
     /// the write (prompts never wait under the keybag's lock). Attribute-only updates never prompt
     /// (docs/authentication-table.md, "Updates").

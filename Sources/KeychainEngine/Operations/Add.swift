@@ -4,7 +4,7 @@ import Foundation
 import SodiumCrypto
 
 extension Keychain {
-    /// SecItemAdd (reference §4.1). Returns what the `r_…` keys ask for, or nil.
+    /// SecItemAdd (docs/reference/keychain-semantics.md §4.1). Returns what the `r_…` keys ask for, or nil.
     public func add(_ dictionary: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(dictionary)

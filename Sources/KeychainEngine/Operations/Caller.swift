@@ -23,7 +23,7 @@ public struct Caller: Sendable, Hashable {
         self.executable = executable
     }
 
-    /// The list used when none is configured (SPEC §2).
+    /// The list used when none is configured (docs/spec.md §2).
     public static let defaultAccessGroups = ["default"]
 
     /// The group new items go to.

@@ -3,7 +3,7 @@ import KeychainStore
 import Foundation
 
 extension Keychain {
-    /// SecItemCopyMatching (reference §4.2). Returns one object for a limit of 1 (the default), an array
+    /// SecItemCopyMatching (docs/reference/keychain-semantics.md §4.2). Returns one object for a limit of 1 (the default), an array
     /// otherwise, nil when no `r_…` key asks for anything. Results come in insertion order.
     public func copyMatching(_ query: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
         try Self.requireGroups(caller)

@@ -3,13 +3,13 @@ import KeychainStore
 import Foundation
 
 extension Keychain {
-    /// SecItemDelete (reference §4.4): deletes every match. It needs no key, so deleting items of a
-    /// class that is unavailable while locked succeeds (SPEC §2's choice).
+    /// SecItemDelete (docs/reference/keychain-semantics.md §4.4): deletes every match. It needs no key, so deleting items of a
+    /// class that is unavailable while locked succeeds (docs/spec.md §2's choice).
     public func delete(_ query: KeychainDictionary, caller: Caller) throws(KeychainError) {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(query)
         let schema = q.schema!
-        // SPEC §2: exactly kSecMatchLimitAll is accepted (what Delete does anyway; code compiled on Linux
+        // docs/spec.md §2: exactly kSecMatchLimitAll is accepted (what Delete does anyway; code compiled on Linux
         // takes branches written for macOS's file keychain, which accepts it); any other kSecMatch… is -50.
         let onlyLimitAll = q.matchKeys == [QueryKey.matchLimit] && query[QueryKey.matchLimit] == .string(QueryKey.matchLimitAll)
         if !q.matchKeys.isEmpty && !onlyLimitAll {

@@ -2,7 +2,7 @@ import KeychainModel
 import KeychainStore
 import Foundation
 
-/// kSecClassIdentity (reference §8): the join of a certificate and the private key whose application
+/// kSecClassIdentity (docs/reference/keychain-semantics.md §8): the join of a certificate and the private key whose application
 /// label equals the certificate's public key hash. It has no table: each call runs on the two halves.
 extension Keychain {
     /// One identity: its two halves' attributes and persistent references.

@@ -21,7 +21,7 @@ public final class Keychain: Sendable {
     let passcodeGate = NSLock()
     private let changes = Atomic<UInt64>(0)
     let rows = RowCache()
-    /// Authentication prompts waiting for an answer (SPEC §11).
+    /// Authentication prompts waiting for an answer (docs/spec.md §11).
     public let prompts = PromptQueue()
     let evaluations = EvaluatedContexts()
     private let observers = Mutex<[@Sendable (Change) -> Void]>([])
@@ -52,7 +52,7 @@ public final class Keychain: Sendable {
         try finishOpening(config)
     }
 
-    /// Rejects callers without access groups (reference §4.1 #2).
+    /// Rejects callers without access groups (docs/reference/keychain-semantics.md §4.1 #2).
     static func requireGroups(_ caller: Caller) throws(KeychainError) {
         guard !caller.accessGroups.isEmpty else { throw .missingEntitlement("the caller has no keychain access groups") }
     }

@@ -2,7 +2,7 @@ import KeychainModel
 import KeychainStore
 import Foundation
 
-/// The part of an item a reader asks for (the filesystem's files, SPEC §4).
+/// The part of an item a reader asks for (the filesystem's files, docs/spec.md §4).
 public enum ItemPart: Sendable {
     /// The item's secret (kSecValueData); for an identity, its certificate's DER.
     case data
@@ -10,7 +10,7 @@ public enum ItemPart: Sendable {
     case identityKey
 }
 
-/// The one read policy (SPEC §4, §10, §11): what a caller may read of an item, at this moment. The
+/// The one read policy (docs/spec.md §4, §10, §11): what a caller may read of an item, at this moment. The
 /// filesystem, the Security module and the control socket ask here rather than deciding themselves.
 extension Keychain {
     /// Whether an item keeps its secret in the vault: a key that is not extractable, or a token's private

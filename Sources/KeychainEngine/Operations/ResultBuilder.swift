@@ -2,7 +2,7 @@ import KeychainModel
 import KeychainStore
 import Foundation
 
-/// Builds what a call returns from the `r_…` keys (reference §4.1 #13, §4.2, §6.1).
+/// Builds what a call returns from the `r_…` keys (docs/reference/keychain-semantics.md §4.1 #13, §4.2, §6.1).
 public struct ResultBuilder {
     let query: ParsedQuery
     let schema: ItemClassSchema
@@ -21,7 +21,7 @@ public struct ResultBuilder {
             case QueryKey.returnData: return .data(try secret() ?? Data())
             case QueryKey.returnPersistentRef: return .data(persistentRef)
             case QueryKey.returnAttributes: return .dictionary(returned(attributes))
-            default: return reference  // kSecReturnRef alone: an object, or nothing for genp/inet (reference §4.2)
+            default: return reference  // kSecReturnRef alone: an object, or nothing for genp/inet (docs/reference/keychain-semantics.md §4.2)
             }
         }
         var dict = query.returnsAttributes ? returned(attributes) : [:]

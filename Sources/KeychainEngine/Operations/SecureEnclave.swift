@@ -4,7 +4,7 @@ import Crypto
 import Foundation
 import SodiumCrypto
 
-/// The simulated Secure Enclave (SPEC §10): P-256 keys made and used only here, in the engine (the
+/// The simulated Secure Enclave (docs/spec.md §10): P-256 keys made and used only here, in the engine (the
 /// daemon, or the client process when it opens the vault in-process). A key leaves only as its blob:
 /// the public key (x9.63, 65 bytes) ‖ its private scalar sealed with a key derived from the device key
 /// and the class key of its accessibility. So the blob is useless without this vault's device key
@@ -75,7 +75,7 @@ extension Keychain {
         }
         var accessibility = try enclaveAccessibility(request)
         if let reference = request["persistentRef"]?.dataValue {
-            // Reading the key item's data is where its access control is enforced (SPEC §11: the lock,
+            // Reading the key item's data is where its access control is enforced (docs/spec.md §11: the lock,
             // `.privateKeyUsage` with a constraint prompts like any protected read; UI Fail/Skip as asked).
             var query: KeychainDictionary = [QueryKey.class: .string(Schema.key.code), QueryKey.valuePersistentRef: .data(reference),
                                              QueryKey.returnData: true, QueryKey.returnAttributes: true]

@@ -3,7 +3,7 @@ import KeychainStore
 import Foundation
 
 extension Keychain {
-    /// SecItemUpdate (reference §4.3): every match is updated in one transaction; a primary-key change
+    /// SecItemUpdate (docs/reference/keychain-semantics.md §4.3): every match is updated in one transaction; a primary-key change
     /// that collides is errSecDuplicateItem and nothing changes. Persistent references survive.
     ///
     /// `removing` (not in Apple's API; the filesystem's removexattr) clears attributes: primary-key and

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import SwiftASN1
 
-/// Attributes of an X.509 certificate from its DER (reference §2.5), as Apple's client derives them:
+/// Attributes of an X.509 certificate from its DER (docs/reference/keychain-semantics.md §2.5), as Apple's client derives them:
 /// type and encoding, subject and issuer (the Name's content octets, as the data-protection keychain
 /// returns them), serial number (the INTEGER's content octets), subject key id, public key hash
 /// (SHA-1 of the subjectPublicKey bits) and, as the default label, the subject's common name.

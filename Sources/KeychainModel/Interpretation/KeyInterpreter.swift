@@ -3,7 +3,7 @@ import Foundation
 import SwiftASN1
 
 /// The default kSecAttrApplicationLabel of a key: SHA-1 of its public key, as Apple computes it and as
-/// a certificate's kSecAttrPublicKeyHash is computed, so that identities join (reference §8).
+/// a certificate's kSecAttrPublicKeyHash is computed, so that identities join (docs/reference/keychain-semantics.md §8).
 /// EC keys in Apple's x963 form (04‖X‖Y, private keys 04‖X‖Y‖D) carry the public key in their first bytes;
 /// RSA keys (PKCS#1 DER, public or private) give modulus and exponent, hashed as RSAPublicKey DER.
 package enum KeyInterpreter {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A SecItem dictionary after key dispatch and value coercion (reference §3.1–3.2).
+/// A SecItem dictionary after key dispatch and value coercion (docs/reference/keychain-semantics.md §3.1–3.2).
 /// Each operation then checks which groups of keys it allows.
 package struct ParsedQuery {
     package var schema: ItemClassSchema?
@@ -129,7 +129,7 @@ package struct ParsedQuery {
         }
     }
 
-    /// Parses SecItemUpdate's attributesToUpdate (reference §4.3): every key but `v_Data` is an attribute
+    /// Parses SecItemUpdate's attributesToUpdate (docs/reference/keychain-semantics.md §4.3): every key but `v_Data` is an attribute
     /// lookup, so `class`, `r_…`, `m_…` and unknown keys are errSecNoSuchAttr.
     package static func parseChanges(_ dict: KeychainDictionary, schema: ItemClassSchema) throws(KeychainError) -> (attributes: [String: KeychainValue], data: Data?) {
         var attributes: [String: KeychainValue] = [:]

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A persistent reference (reference §6.3): 4 ASCII bytes of the class + the row's 16-byte UUID,
+/// A persistent reference (docs/reference/keychain-semantics.md §6.3): 4 ASCII bytes of the class + the row's 16-byte UUID,
 /// stable across updates. The legacy 12-byte form (class + big-endian rowid) is parsed too.
 public struct PersistentReference: Sendable, Hashable {
     public enum Target: Sendable, Hashable { case uuid(Data), rowid(Int64) }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Converts a caller's value to the attribute's kind, as Apple's server does (reference §3.2).
+/// Converts a caller's value to the attribute's kind, as Apple's server does (docs/reference/keychain-semantics.md §3.2).
 /// Any value that cannot be converted is errSecParam.
 package enum ValueCoercion {
     package static func coerce(_ value: KeychainValue, to attribute: AttributeDescriptor) throws(KeychainError) -> KeychainValue {

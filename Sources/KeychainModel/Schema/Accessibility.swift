@@ -1,4 +1,4 @@
-/// The seven `kSecAttrAccessible` values (reference §1.3, SPEC §3).
+/// The seven `kSecAttrAccessible` values (docs/reference/keychain-semantics.md §1.3, docs/spec.md §3).
 public enum Accessibility: String, CaseIterable, Sendable {
     case whenUnlocked = "ak"
     case afterFirstUnlock = "ck"

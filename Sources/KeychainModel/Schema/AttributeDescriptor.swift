@@ -1,4 +1,4 @@
-/// How an attribute's values are typed and coerced (reference §3.2).
+/// How an attribute's values are typed and coerced (docs/reference/keychain-semantics.md §3.2).
 public enum AttributeKind: Sendable {
     /// String, data or number accepted and returned as given; matched on bytes (acct, svce, labl, …).
     case blob
@@ -16,7 +16,7 @@ public enum AttributeKind: Sendable {
     case synchronizable
 }
 
-/// Per-attribute flags, after Apple's schema flags (reference §2.1).
+/// Per-attribute flags, after Apple's schema flags (docs/reference/keychain-semantics.md §2.1).
 public struct AttributeFlags: OptionSet, Sendable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
@@ -40,7 +40,7 @@ public struct AttributeFlags: OptionSet, Sendable {
     /// A primary-key attribute that describes the item's value (a certificate's issuer, a key's type and
     /// size): the filesystem names it only when needed to tell two items apart.
     public static let describesValue = AttributeFlags(rawValue: 1 << 8)
-    /// Never a search filter (kSecAttrAccessControl, reference §3.2).
+    /// Never a search filter (kSecAttrAccessControl, docs/reference/keychain-semantics.md §3.2).
     public static let neverFilters = AttributeFlags(rawValue: 1 << 9)
     /// Shared by nearly every item (access group, sync, …): SQL must not pick an index for it.
     public static let poorlySelective = AttributeFlags(rawValue: 1 << 10)
@@ -55,7 +55,7 @@ public struct AttributeDescriptor: Sendable, Hashable {
     public let name: String
     public let kind: AttributeKind
     public let flags: AttributeFlags
-    /// Value used when the attribute is absent (pk attributes are never NULL, reference §2.1).
+    /// Value used when the attribute is absent (pk attributes are never NULL, docs/reference/keychain-semantics.md §2.1).
     public let defaultValue: KeychainValue?
     /// Named values shown instead of raw ones (pdmn → kSecAttrAccessible…), if any.
     public let enumeration: Enumeration?
@@ -80,7 +80,7 @@ public struct AttributeDescriptor: Sendable, Hashable {
     public func hash(into h: inout Hasher) { h.combine(code) }
 }
 
-/// What a number attribute means (SPEC §4: booleans are 0/1): a value outside it is refused (errSecParam,
+/// What a number attribute means (docs/spec.md §4: booleans are 0/1): a value outside it is refused (errSecParam,
 /// EINVAL on the mount) rather than stored wrapped or clamped.
 public enum NumberRange: Sendable, CustomStringConvertible {
     case any

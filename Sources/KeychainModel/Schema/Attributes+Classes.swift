@@ -1,6 +1,6 @@
 import Foundation
 
-/// Attributes of internet passwords, certificates and keys (reference §2.4–§2.6).
+/// Attributes of internet passwords, certificates and keys (docs/reference/keychain-semantics.md §2.4–§2.6).
 extension Attributes {
     package static let pkValue: AttributeFlags = [.primaryKey, .materialized, .describesValue]
 

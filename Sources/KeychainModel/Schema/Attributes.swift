@@ -1,11 +1,11 @@
 /// The attribute descriptors, each written once and shared by the classes that have it
-/// (reference §1.2 for codes and names, §2 for kinds, flags and defaults).
+/// (docs/reference/keychain-semantics.md §1.2 for codes and names, §2 for kinds, flags and defaults).
 public enum Attributes {
     package static let pk: AttributeFlags = [.primaryKey, .materialized]
     /// Primary-key attributes that nearly every item shares.
     package static let commonKey: AttributeFlags = [.primaryKey, .poorlySelective]
 
-    // Common to every class (reference §2.2).
+    // Common to every class (docs/reference/keychain-semantics.md §2.2).
     public static let creationDate = AttributeDescriptor("cdat", "kSecAttrCreationDate", .date, [.systemManaged, .readOnlyInFilesystem])
     public static let modificationDate = AttributeDescriptor("mdat", "kSecAttrModificationDate", .date, [.systemManaged, .readOnlyInFilesystem])
     public static let label = AttributeDescriptor("labl", "kSecAttrLabel", .blob, [.indexed])
@@ -37,7 +37,7 @@ public enum Attributes {
         syncViewHint, tokenID, multiUser, sharingGroup, accessControl,
     ]
 
-    // Password attributes (genp and inet, reference §2.3–2.4).
+    // Password attributes (genp and inet, docs/reference/keychain-semantics.md §2.3–2.4).
     public static let description = AttributeDescriptor("desc", "kSecAttrDescription", .blob)
     public static let comment = AttributeDescriptor("icmt", "kSecAttrComment", .blob)
     public static let creator = AttributeDescriptor("crtr", "kSecAttrCreator", .number, range: .fourCharCode)

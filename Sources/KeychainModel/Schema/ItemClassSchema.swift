@@ -9,7 +9,7 @@ public struct ItemClassSchema: Sendable {
     public let attributes: [AttributeDescriptor]
     /// The two attributes that name an item in the filesystem: `<class>/<first>/<second>`.
     public let namingAttributes: (group: AttributeDescriptor, item: AttributeDescriptor)
-    /// Accessibility given to items added without one (reference §4.1 #5).
+    /// Accessibility given to items added without one (docs/reference/keychain-semantics.md §4.1 #5).
     public let defaultAccessibility: Accessibility
     /// Derives attributes from the item's value (a certificate's DER, a key's bytes), if the class does.
     package let interpreter: ValueInterpreter?
@@ -54,14 +54,14 @@ public struct ItemClassSchema: Sendable {
 
 /// The schema table: every item class the engine serves.
 public enum Schema {
-    /// kSecClassGenericPassword (reference §2.3): UNIQUE(acct, svce, agrp, sync, vwht, tkid, musr, ggrp).
+    /// kSecClassGenericPassword (docs/reference/keychain-semantics.md §2.3): UNIQUE(acct, svce, agrp, sync, vwht, tkid, musr, ggrp).
     public static let genericPassword = ItemClassSchema(
         code: "genp", name: "kSecClassGenericPassword",
         attributes: Attributes.common + Attributes.password + [Attributes.service, Attributes.generic],
         naming: (Attributes.service, Attributes.account),
         defaultAccessibility: .whenUnlocked)
 
-    /// kSecClassInternetPassword (reference §2.4):
+    /// kSecClassInternetPassword (docs/reference/keychain-semantics.md §2.4):
     /// UNIQUE(acct, sdmn, srvr, ptcl, atyp, port, path, agrp, sync, vwht, tkid, musr, ggrp).
     public static let internetPassword = ItemClassSchema(
         code: "inet", name: "kSecClassInternetPassword",
@@ -71,7 +71,7 @@ public enum Schema {
         naming: (Attributes.server, Attributes.account),
         defaultAccessibility: .whenUnlocked)
 
-    /// kSecClassCertificate (reference §2.5): UNIQUE(ctyp, issr, slnr, agrp, sync, vwht, tkid, musr, ggrp).
+    /// kSecClassCertificate (docs/reference/keychain-semantics.md §2.5): UNIQUE(ctyp, issr, slnr, agrp, sync, vwht, tkid, musr, ggrp).
     /// Subject, issuer, serial, key ids and a default label come from the DER.
     public static let certificate = ItemClassSchema(
         code: "cert", name: "kSecClassCertificate",
@@ -83,7 +83,7 @@ public enum Schema {
         defaultAccessibility: .always,
         interpreter: CertificateInterpreter.interpreter)
 
-    /// kSecClassKey (reference §2.6):
+    /// kSecClassKey (docs/reference/keychain-semantics.md §2.6):
     /// UNIQUE(kcls, klbl, atag, crtr, type, bsiz, esiz, sdat, edat, agrp, sync, vwht, tkid, musr, ggrp).
     public static let key = ItemClassSchema(
         code: "keys", name: "kSecClassKey",
@@ -96,7 +96,7 @@ public enum Schema {
         interpreter: KeyInterpreter.interpreter,
         secretWithheldWhen: ("extr", .number(0)))
 
-    /// kSecClassIdentity (reference §8): a certificate joined with the private key whose application label
+    /// kSecClassIdentity (docs/reference/keychain-semantics.md §8): a certificate joined with the private key whose application label
     /// is the certificate's public key hash. Its attributes are the certificate's and the key's; it is
     /// named, and unique, like its certificate.
     public static let identity = ItemClassSchema(
@@ -114,11 +114,11 @@ public enum Schema {
     /// The classes with a table of their own.
     public static let storedClasses: [ItemClassSchema] = classes.filter { !$0.isVirtual }
 
-    /// Class values Apple defines (reference §1.1); the ones not served yet answer errSecNoSuchClass.
+    /// Class values Apple defines (docs/reference/keychain-semantics.md §1.1); the ones not served yet answer errSecNoSuchClass.
     public static let appleClassValues: Set<String> = ["genp", "inet", "cert", "keys", "idnt"]
 
     /// Classes whose items kSecReturnRef returns as objects (SecKey, SecCertificate, SecIdentity); for
-    /// the password classes it returns nothing (reference §4.1 #13).
+    /// the password classes it returns nothing (docs/reference/keychain-semantics.md §4.1 #13).
     public static let classesWithRefObjects: Set<String> = [key.code, certificate.code, identity.code]
 
     /// The schema for a raw class value.

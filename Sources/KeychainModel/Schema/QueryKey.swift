@@ -1,4 +1,4 @@
-/// Raw values of the non-attribute dictionary keys and special values (reference §1.4).
+/// Raw values of the non-attribute dictionary keys and special values (docs/reference/keychain-semantics.md §1.4).
 /// Attribute keys live in the schema table (``Attributes``); this is the rest.
 public enum QueryKey {
     public static let `class` = "class"
@@ -22,10 +22,10 @@ public enum QueryKey {
     public static let useAuthenticationUISkip = "u_AuthUIS"
     /// `nleg`: kSecUseDataProtectionKeychain / kSecAttrNoLegacy, accepted and ignored.
     public static let dataProtectionKeychain = "nleg"
-    /// Internal keys a client may never pass (reference §2.2: `clip` → errSecParam).
+    /// Internal keys a client may never pass (docs/reference/keychain-semantics.md §2.2: `clip` → errSecParam).
     public static let forbidden: Set<String> = ["clip"]
 
-    /// The `u_…` keys the engine accepts (reference §1.4).
+    /// The `u_…` keys the engine accepts (docs/reference/keychain-semantics.md §1.4).
     public static let knownUseKeys: Set<String> = [
         "u_ItemList", "u_Tomb", "u_CredRef", "u_OpPrompt", "u_NoAuthUI", "u_AuthUI", "u_AuthCtx",
         "u_SystemKeychain", "u_SystemKeychainAlways", "u_UserIndependentKeychain",

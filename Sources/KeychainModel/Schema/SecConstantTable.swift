@@ -1,6 +1,6 @@
 /// Every public `kSec…` constant's raw value, found by name. Attribute keys, class values and
 /// enumeration values come from the schema table; this adds the keys and values that are not
-/// attributes (reference §1). The `Security` module declares the constants and takes their values here.
+/// attributes (docs/reference/keychain-semantics.md §1). The `Security` module declares the constants and takes their values here.
 public enum SecConstantTable {
     package static let others: [String: String] = [
         "kSecClass": "class", "kSecAttrPersistentReference": "persistref",

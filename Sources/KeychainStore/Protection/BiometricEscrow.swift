@@ -4,7 +4,7 @@ import SodiumCrypto
 
 /// The class keys kept for Face ID after a passcode unlock, as the Secure Enclave keeps them on iOS:
 /// sealed under a random key that lives in guarded memory and is never written anywhere. A reboot,
-/// an enrolment change or a biometry lockout drops it, so a passcode is needed again (SPEC §11).
+/// an enrolment change or a biometry lockout drops it, so a passcode is needed again (docs/spec.md §11).
 package struct BiometricEscrow {
     /// iOS asks for the passcode when it has not been used to unlock for 48 hours.
     package static let passcodeInterval: TimeInterval = 48 * 60 * 60

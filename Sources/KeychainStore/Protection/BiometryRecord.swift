@@ -2,7 +2,7 @@ import KeychainModel
 import Foundation
 import SodiumCrypto
 
-/// The simulated device's biometry (SPEC §11), kept in the keybag file with the device state.
+/// The simulated device's biometry (docs/spec.md §11), kept in the keybag file with the device state.
 public struct BiometryRecord: Codable, Sendable, Equatable {
     /// Apple locks biometry out after this many failed matches in a row, until a passcode succeeds.
     public static let lockoutFailures = 5

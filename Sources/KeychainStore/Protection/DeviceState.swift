@@ -1,7 +1,7 @@
 import KeychainModel
 import Foundation
 
-/// The simulated device's lock state (SPEC §3).
+/// The simulated device's lock state (docs/spec.md §3).
 public enum DeviceState: String, Sendable, Codable {
     /// No passcode: every class but akpu is always available.
     case noPasscode = "no-passcode"
@@ -12,7 +12,7 @@ public enum DeviceState: String, Sendable, Codable {
     /// Locked after a first unlock: classes C and D.
     case locked
 
-    /// Whether items of `accessibility` can be used in this state (SPEC §3's table).
+    /// Whether items of `accessibility` can be used in this state (docs/spec.md §3's table).
     public func allows(_ accessibility: Accessibility) -> Bool {
         switch (accessibility.tier, self) {
         case (.d, _): true

@@ -3,7 +3,7 @@ import Foundation
 import SodiumCrypto
 
 /// The keys in memory and the device state. Class keys are loaded exactly while their class is
-/// available and wiped the moment it is not (SPEC §3). Callers serialise access (the keychain's lock).
+/// available and wiped the moment it is not (docs/spec.md §3). Callers serialise access (the keychain's lock).
 package struct Keybag {
     package let path: String
     package private(set) var record: KeybagRecord

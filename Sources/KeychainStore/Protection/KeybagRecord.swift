@@ -16,7 +16,7 @@ package struct KeybagRecord: Codable {
     package var failedAttempts = 0
     package var lockedOutUntil: Date?
     package var autoLockSeconds: Int?
-    /// The simulated biometry (SPEC §11); nil in keybags made before it, meaning never enrolled.
+    /// The simulated biometry (docs/spec.md §11); nil in keybags made before it, meaning never enrolled.
     package var biometry: BiometryRecord?
     /// Test devices skip the escalating delays after wrong passcodes.
     package var testDevice: Bool

@@ -2,7 +2,7 @@ import KeychainModel
 import Foundation
 import SodiumCrypto
 
-/// Seals and opens rows (SPEC §3): attributes under the per-class metadata key, the secret under a
+/// Seals and opens rows (docs/spec.md §3): attributes under the per-class metadata key, the secret under a
 /// random per-row key that is itself wrapped by the class key; every box is bound to the item's
 /// identity (class, UUID, protection class) so rows cannot be swapped or spliced.
 package enum ItemSealer {

@@ -61,7 +61,7 @@ package final class ItemStore: Sendable {
         } catch { throw Self.translate(error, path: path) }
     }
 
-    /// SQLite → OSStatus as Apple maps it (reference §0): constraint → duplicate, mismatch → no such attr, rest → not available.
+    /// SQLite → OSStatus as Apple maps it (docs/reference/keychain-semantics.md §0): constraint → duplicate, mismatch → no such attr, rest → not available.
     package static func translate(_ error: any Error, path: String) -> KeychainError {
         if let error = error as? KeychainError { return error }
         if let error = error as? DatabaseError {

@@ -10,7 +10,7 @@ package struct LookupHasher: Sendable {
     package init(indexKey: GuardedKey) { self.indexKey = indexKey }
 
     /// Bytes an attribute value is matched on. Strings and data with the same bytes are equal,
-    /// as Apple's SHA-1 columns make them (reference §3.2).
+    /// as Apple's SHA-1 columns make them (docs/reference/keychain-semantics.md §3.2).
     package static func matchBytes(_ value: KeychainValue) -> Data {
         switch value {
         case .string(let s): Data(s.utf8)
@@ -35,7 +35,7 @@ package struct LookupHasher: Sendable {
     }
 
     /// The lookup column of every attribute of `schema` for an item: the value's hash, the default's
-    /// hash for absent primary-key attributes (never NULL, reference §2.1), NULL for other absent ones.
+    /// hash for absent primary-key attributes (never NULL, docs/reference/keychain-semantics.md §2.1), NULL for other absent ones.
     /// In the schema's attribute order.
     package func columns(for attributes: [String: KeychainValue], schema: ItemClassSchema) -> [Data?] {
         schema.attributes.map { attribute in

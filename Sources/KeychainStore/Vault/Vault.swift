@@ -2,7 +2,7 @@ import KeychainModel
 import Foundation
 import SodiumCrypto
 
-/// A vault directory (SPEC §1): the item database, the keybag and the config. The device key lives
+/// A vault directory (docs/spec.md §1): the item database, the keybag and the config. The device key lives
 /// outside it (``DeviceKeyLocation``), so the directory alone is unreadable; vaults of format 1 kept it inside.
 public struct Vault: Sendable {
     /// Persistent settings chosen at `init`.

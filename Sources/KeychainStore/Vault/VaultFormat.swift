@@ -1,7 +1,7 @@
 import KeychainModel
 import Foundation
 
-/// The vault's on-disk format (SPEC §8): recorded in `vault.json` and, from format 2 on, in the item
+/// The vault's on-disk format (docs/spec.md §8): recorded in `vault.json` and, from format 2 on, in the item
 /// database's migration table. A newer format than this build knows is refused; an older one is migrated.
 public enum VaultFormat {
     /// The format this build writes. 1: the release of 2026-11-23 (device key inside the vault by

@@ -6,7 +6,7 @@ import KeychainEngine
 import KeychainSync
 import KeychainModel
 
-/// `keychainfs sync …` (SPEC §14): synchronizable items replicated through a git repository. Each verb
+/// `keychainfs sync …` (docs/spec.md §14): synchronizable items replicated through a git repository. Each verb
 /// goes to the vault's daemon when one serves it, else runs in this process.
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -59,7 +59,7 @@ enum PasswordVerbs {
             do {
                 found = try connection.copyMatching(query)?.dictionaryValue ?? [:]
             } catch where error.status == SecStatus.interactionNotAllowed {
-                // Locked: the item cannot be shown, but Delete needs no key (SPEC §2), so it goes by the
+                // Locked: the item cannot be shown, but Delete needs no key (docs/spec.md §2), so it goes by the
                 // attributes given, as SecItemDelete does.
                 try connection.delete(attributes.includingSynchronizable)
                 print("password has been deleted.")
