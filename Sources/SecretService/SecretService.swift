@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// The freedesktop Secret Service (API 0.2) on a vault: owns `org.freedesktop.secrets` on the session bus
 /// (or on a bus of its own) and serves the vault as its one collection (docs/secret-service.md).

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// A session bus of the daemon's own (`--private-bus`), for machines without one (servers, containers,
 /// CI): `dbus-daemon --session --nofork --print-address` on a socket whose path follows from the vault,

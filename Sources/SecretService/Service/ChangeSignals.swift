@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Synchronization
 
 /// The signals of every change, whoever made it (a Secret Service client, the mount, the CLI, the

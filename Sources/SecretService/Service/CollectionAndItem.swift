@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// org.freedesktop.Secret.Collection and org.freedesktop.Secret.Item.
 extension ServiceObjects {
@@ -52,7 +53,7 @@ extension ServiceObjects {
             let args = try CallArguments(call, signature: "(oayays)")
             let secret = try CallArguments.secret(args[0])
             let plaintext = try sessions.crypto(secret.session, caller: call.sender).open(secret.value, parameters: secret.parameters)
-            try face.update(reference, [SecKey.valueData: .data(plaintext),
+            try face.update(reference, [QueryKey.valueData: .data(plaintext),
                                         "gena": .data(ItemMapping.record(item.attributes, contentType: secret.contentType))], caller)
             return []
         case "Delete":

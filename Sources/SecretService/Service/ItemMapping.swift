@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// A Secret Service item as the vault keeps it: a generic password (docs/secret-service.md, "One vault,
 /// two faces"). Its attributes and content type live, sealed like every attribute, in the item's
@@ -61,7 +62,7 @@ enum ItemMapping {
     /// kSecReturnPersistentRef). An item made through the mount, the CLI or the Security module has no
     /// record: it shows `service` and `username` (its service and account) and its label.
     static func item(_ found: KeychainDictionary) -> ServiceItem? {
-        guard let reference = found[SecKey.valuePersistentRef]?.dataValue else { return nil }
+        guard let reference = found[QueryKey.valuePersistentRef]?.dataValue else { return nil }
         let service = text(found["svce"]), account = text(found["acct"])
         var attributes = ["service": service, "username": account]
         var contentType = defaultContentType

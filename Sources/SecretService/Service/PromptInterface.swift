@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// org.freedesktop.Secret.Prompt: an Unlock's prompt is the device's authentication prompt, raised in the
 /// engine's queue and answered like any other (`keychainfs device prompt passcode`, `prompt auto`, the

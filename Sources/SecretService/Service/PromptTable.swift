@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Synchronization
 
 /// Prompts the service handed out (Unlock's): who asked, what completes them, and the authentication

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// org.freedesktop.DBus.Properties (Get, GetAll, Set) of every object, answered here since sd-bus's
 /// vtables, which would do it, do not import into Swift.

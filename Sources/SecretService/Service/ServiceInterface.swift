@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// org.freedesktop.Secret.Service.
 extension ServiceObjects {

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// Every object the service exports, answered on the bus thread: a call is routed by path and interface
 /// to its interface's handler, with the caller (the peer process, from the bus) resolved by the access

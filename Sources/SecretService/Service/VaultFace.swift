@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// The Secret Service's items through the engine's SecItem operations, as the control socket calls them:
 /// the lock, access rules, --strict and the input bounds are the engine's, never decided here.
@@ -9,8 +10,8 @@ struct VaultFace: Sendable {
     /// Every generic password the caller may see, as Secret Service items (attributes only: no secret is
     /// decrypted, so this answers while the device is locked, as gnome-keyring lists locked items).
     func items(_ caller: Caller) throws(BusError) -> [ServiceItem] {
-        let query: KeychainDictionary = [SecKey.class: "genp", SecKey.matchLimit: .string(SecKey.matchLimitAll),
-                                         SecKey.returnAttributes: true, SecKey.returnPersistentRef: true, "sync": .string(SecKey.synchronizableAny)]
+        let query: KeychainDictionary = [QueryKey.class: "genp", QueryKey.matchLimit: .string(QueryKey.matchLimitAll),
+                                         QueryKey.returnAttributes: true, QueryKey.returnPersistentRef: true, "sync": .string(QueryKey.synchronizableAny)]
         do {
             guard let found = try keychain.copyMatching(query, caller: caller)?.arrayValue else { return [] }
             return found.compactMap { $0.dictionaryValue.flatMap(ItemMapping.item) }
@@ -33,8 +34,8 @@ struct VaultFace: Sendable {
 
     /// The secret of the item with `reference` (IsLocked while the device keeps it).
     func secret(_ reference: Data, _ caller: Caller) throws(BusError) -> Data {
-        let query: KeychainDictionary = [SecKey.class: "genp", SecKey.valuePersistentRef: .data(reference), SecKey.returnData: true,
-                                         SecKey.useAuthenticationUI: .string(SecKey.useAuthenticationUISkip)]
+        let query: KeychainDictionary = [QueryKey.class: "genp", QueryKey.valuePersistentRef: .data(reference), QueryKey.returnData: true,
+                                         QueryKey.useAuthenticationUI: .string(QueryKey.useAuthenticationUISkip)]
         do {
             guard let data = try keychain.copyMatching(query, caller: caller)?.dataValue else { throw BusError.noSuchObject("the item is gone") }
             return data
@@ -52,13 +53,13 @@ struct VaultFace: Sendable {
                 _ caller: Caller) throws(BusError) -> (reference: Data, created: Bool) {
         let (service, account) = ItemMapping.name(of: attributes)
         let record = ItemMapping.record(attributes, contentType: contentType)
-        let naming: KeychainDictionary = [SecKey.class: "genp", "svce": .string(service), "acct": .string(account)]
+        let naming: KeychainDictionary = [QueryKey.class: "genp", "svce": .string(service), "acct": .string(account)]
         do throws(KeychainError) {
             var add = naming
             add["labl"] = .string(label)
             add["gena"] = .data(record)
-            add[SecKey.valueData] = .data(secret)
-            add[SecKey.returnPersistentRef] = true
+            add[QueryKey.valueData] = .data(secret)
+            add[QueryKey.returnPersistentRef] = true
             guard let reference = try keychain.add(add, caller: caller)?.dataValue else { throw KeychainError(SecStatus.internalComponent, "no reference") }
             return (reference, true)
         } catch where error.status == SecStatus.duplicateItem {
@@ -70,9 +71,9 @@ struct VaultFace: Sendable {
             throw Self.busError(error)
         }
         do throws(KeychainError) {
-            try keychain.update(naming, ["labl": .string(label), "gena": .data(record), SecKey.valueData: .data(secret)], caller: caller)
+            try keychain.update(naming, ["labl": .string(label), "gena": .data(record), QueryKey.valueData: .data(secret)], caller: caller)
             var lookup = naming
-            lookup[SecKey.returnPersistentRef] = true
+            lookup[QueryKey.returnPersistentRef] = true
             guard let reference = try keychain.copyMatching(lookup, caller: caller)?.dataValue else { throw KeychainError(SecStatus.itemNotFound, "gone") }
             return (reference, false)
         } catch {
@@ -83,7 +84,7 @@ struct VaultFace: Sendable {
     /// Changes what `changes` names (kSecAttr… codes and kSecValueData) of the item with `reference`.
     func update(_ reference: Data, _ changes: KeychainDictionary, _ caller: Caller) throws(BusError) {
         do {
-            try keychain.update([SecKey.class: "genp", SecKey.valuePersistentRef: .data(reference)], changes, caller: caller)
+            try keychain.update([QueryKey.class: "genp", QueryKey.valuePersistentRef: .data(reference)], changes, caller: caller)
         } catch {
             throw Self.busError(error)
         }
@@ -91,7 +92,7 @@ struct VaultFace: Sendable {
 
     func delete(_ reference: Data, _ caller: Caller) throws(BusError) {
         do {
-            try keychain.delete([SecKey.class: "genp", SecKey.valuePersistentRef: .data(reference)], caller: caller)
+            try keychain.delete([QueryKey.class: "genp", QueryKey.valuePersistentRef: .data(reference)], caller: caller)
         } catch {
             throw Self.busError(error)
         }
