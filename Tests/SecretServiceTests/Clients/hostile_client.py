@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A hostile Secret Service client, with raw D-Bus calls through jeepney (what secretstorage is built on).
 
-Usage: hostile_client.py huge-attributes | oversize-secret | sessions N | malformed | prompt-and-vanish
+Usage: hostile_client.py huge-attributes | oversize-secret | sessions N | malformed | every-method | prompt-and-vanish
 Each prints what the service answered, one line per probe: the D-Bus error name or "ok".
 """
 import os
@@ -66,6 +66,22 @@ def main():
         item = DBusAddress("/org/freedesktop/secrets/collection/login/zz", bus_name="org.freedesktop.secrets", interface="org.freedesktop.Secret.Item")
         print(call(connection, item, "Delete")[0])
         print(call(connection, SERVICE, "NoSuchMethod")[0])
+    elif command == "every-method":
+        # One call per row of docs/entry-points.md's Secret Service table, each printing its answer.
+        item = DBusAddress("/org/freedesktop/secrets/collection/login/00", bus_name="org.freedesktop.secrets",
+                           interface="org.freedesktop.Secret.Item")
+        properties = DBusAddress("/org/freedesktop/secrets/collection/login", bus_name="org.freedesktop.secrets",
+                                 interface="org.freedesktop.DBus.Properties")
+        session = "/org/freedesktop/secrets/session/s1"
+        print("dbus.get-secret", call(connection, SERVICE, "GetSecrets", "aoo", ([], session))[0])
+        print("dbus.get-secret", call(connection, item, "GetSecret", "o", (session,))[0])
+        print("dbus.search", call(connection, SERVICE, "SearchItems", "a{ss}", ({},))[0])
+        print("dbus.search", call(connection, properties, "Get", "ss", ("org.freedesktop.Secret.Collection", "Items"))[0])
+        print("dbus.write", call(connection, COLLECTION, "CreateItem", "a{sv}(oayays)b", ({}, (session, b"", b"x", "text/plain"), True))[0])
+        print("dbus.write", call(connection, item, "Delete")[0])
+        print("dbus.lock", call(connection, SERVICE, "Lock", "ao", ([],))[0])
+        print("dbus.unlock", call(connection, SERVICE, "Unlock", "ao", ([],))[0])
+        print("dbus.session", call(connection, SERVICE, "OpenSession", "sv", ("plain", ("s", "")))[0])
     elif command == "prompt-and-vanish":
         outcome, body = call(connection, SERVICE, "Unlock", "ao", (["/org/freedesktop/secrets/collection/login"],))
         assert outcome == "ok" and len(body[1]) > 1, (outcome, body)
