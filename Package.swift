@@ -165,7 +165,7 @@ let package = Package(
         .testTarget(name: "SyncTests", dependencies: ["KeychainSync", "KeychainModel", "keychainfs", "KeychainClient", "KeychainEngine", "TestSupport"], swiftSettings: strict),
         // Fuzzing (SPEC §8): one target per parser of outside bytes (fuzz/Harness), libFuzzer's driver or a replayer
         // (fuzz/Driver; fuzz/build.sh builds it with the sanitizers), and the committed corpora replayed as tests.
-        .target(name: "FuzzHarness", dependencies: ["KeychainSync", "KeychainModel", "ItemNaming", "KeychainStore", "ControlChannel", "KeychainEngine", "KeychainFS", "SodiumCrypto", "SecretReferences", "ImportExport",
+        .target(name: "FuzzHarness", dependencies: ["SecretService", "KeychainSync", "KeychainModel", "ItemNaming", "KeychainStore", "ControlChannel", "KeychainEngine", "KeychainFS", "SodiumCrypto", "SecretReferences", "ImportExport",
                                                     .product(name: "Crypto", package: "swift-crypto")],
                 path: "fuzz/Harness", swiftSettings: strict),
         .executableTarget(name: "keychainfs-fuzz", dependencies: ["FuzzHarness"], path: "fuzz/Driver", swiftSettings: strict),

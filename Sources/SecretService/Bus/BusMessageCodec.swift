@@ -4,10 +4,10 @@ import Foundation
 /// Reads a message's arguments into ``BusValue``s and appends ``BusValue``s to a message, through sd-bus's
 /// typed readers and writers (sd-bus has checked the bytes against the signature already). A message may
 /// hold at most ``maxValues`` values, so a huge one costs bounded work before it is refused.
-enum BusMessageCodec {
+package enum BusMessageCodec {
     static let maxValues = 200_000
 
-    struct Malformed: Error { var message: String }
+    package struct Malformed: Error, Equatable { package var message: String }
 
     /// Every argument of `message`, from its start.
     static func arguments(of message: OpaquePointer) throws(Malformed) -> [BusValue] {
