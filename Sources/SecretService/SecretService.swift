@@ -32,8 +32,7 @@ public final class SecretService: Sendable {
             let connection = try BusConnection(address: address)
             let objects = ServiceObjects(keychain: keychain, accessPolicy: accessPolicy, audit: audit, enforcesAccess: enforcesAccess, connection: connection)
             do throws(BusError) {
-                try connection.requestName(Self.busName, replace: replace)
-                try connection.serve(prefix: ObjectPath.root, handler: { call, _ in objects.handle(call) },
+                try connection.serve(prefix: ObjectPath.root, as: Self.busName, replace: replace, handler: { call, _ in objects.handle(call) },
                                      peerGone: { objects.peerGone($0) })
             } catch {
                 connection.stop()

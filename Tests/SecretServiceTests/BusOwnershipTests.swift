@@ -30,6 +30,16 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: socket), "its socket is removed")
     }
 
+    /// A daemon that dies without stopping its bus (SIGKILL) takes the bus with it (setpriv's parent-death signal).
+    @Test func privateBusEndsWithAKilledDaemon() throws {
+        let m = try MountedVault(mountArguments: ["--secret-service", "--private-bus"], mountEnvironment: ["DBUS_SESSION_BUS_ADDRESS": ""])
+        let daemons = Self.daemons(listeningOn: m.vault + "/secret-service.bus")
+        #expect(daemons.count == 1)
+        let pid = try #require(m.daemonPID)
+        kill(pid, SIGKILL)
+        #expect(m.wait(10) { daemons.allSatisfy { kill($0, 0) != 0 } }, "no bus outlives its daemon")
+    }
+
     @Test func theMountPrintsTheAddressToExport() throws {
         let root = TestDirectory.root + "/kcfs-ss-print-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -71,6 +81,8 @@ import TestSupport
         try expectSuccess(second.remount(["--secret-service", "--replace"], environment: first.bus.environment))
         #expect(first.vault.wait(10) { !first.secretTool(["lookup", "service", "first", "username", "x"]).succeeded },
                 "the name moved to the second vault, which has no such item")
+        #expect(first.vault.wait(5) { ((try? String(contentsOfFile: first.vault.vault + "/daemon.log", encoding: .utf8)) ?? "")
+            .contains("another program took org.freedesktop.secrets over") }, "the first daemon's log says it lost the name")
         try expectSuccess(first.secretTool(["store", "--label=b", "service", "second", "username", "y"], stdin: "second-secret"))
         #expect(MountFiles.text(second.path("genp/second/y/value")) == "second-secret")
     }

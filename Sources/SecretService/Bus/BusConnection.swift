@@ -88,7 +88,7 @@ public final class BusConnection: @unchecked Sendable {
     /// Owns `name`. Another owner is an error that names it (its pid and executable), unless `replace`
     /// asks the bus to take the name over (D-Bus's replace-existing flag; the other owner must have
     /// allowed replacement, as this service does).
-    public func requestName(_ name: String, replace: Bool) throws(BusError) {
+    private func requestName(_ name: String, replace: Bool) throws(BusError) {
         let flags = UInt64(SD_BUS_NAME_ALLOW_REPLACEMENT) | (replace ? UInt64(SD_BUS_NAME_REPLACE_EXISTING) : 0)
         let result = sd_bus_request_name(bus, name, flags)
         if result == -EEXIST {
@@ -109,8 +109,24 @@ public final class BusConnection: @unchecked Sendable {
         return "pid \(pid) (\(executable))"
     }
 
-    /// The process behind a unique bus name, from the bus itself (never from what the peer claims).
+    /// The process behind a unique bus name, from the bus itself (never from what the peer claims). A unique
+    /// name is one connection of one process and is never reused on a bus, so the answer is kept until
+    /// the peer leaves (``forget(_:)``): one question to the bus per client, not one per call. Bus thread only.
     public func peer(_ sender: String) -> (pid: Int32, uid: UInt32)? {
+        if let known = peers[sender] { return known }
+        guard let asked = askPeer(sender) else { return nil }
+        if peers.count >= Self.maxRememberedPeers { peers.removeAll() }
+        peers[sender] = asked
+        return asked
+    }
+
+    /// Drops what ``peer(_:)`` kept of a peer that left the bus.
+    func forget(_ sender: String) { peers[sender] = nil }
+
+    private var peers: [String: (pid: Int32, uid: UInt32)] = [:]
+    static let maxRememberedPeers = 4096
+
+    private func askPeer(_ sender: String) -> (pid: Int32, uid: UInt32)? {
         var creds: OpaquePointer?
         let mask = UInt64(SD_BUS_CREDS_PID) | UInt64(SD_BUS_CREDS_EUID)
         guard sd_bus_get_name_creds(bus, sender, mask, &creds) >= 0, let creds else { return nil }
@@ -122,8 +138,10 @@ public final class BusConnection: @unchecked Sendable {
     }
 
     /// Serves method calls on `prefix` and every path below it with `handler`, and reports peers that
-    /// leave the bus to `peerGone`, on the connection's thread, until ``stop()``.
-    public func serve(prefix: String, handler: @escaping Handler, peerGone: @escaping @Sendable (String) -> Void) throws(BusError) {
+    /// leave the bus to `peerGone`, on the connection's thread, until ``stop()``. The objects are in place
+    /// before `name` is owned (``requestName(_:replace:)``), so no client that finds the name misses them.
+    public func serve(prefix: String, as name: String, replace: Bool, handler: @escaping Handler,
+                      peerGone: @escaping @Sendable (String) -> Void) throws(BusError) {
         self.handler = handler
         self.peerGone = peerGone
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -138,6 +156,13 @@ public final class BusConnection: @unchecked Sendable {
             return 0
         }, me)
         guard result >= 0 else { throw BusError.failed("cannot watch peers: \(Self.describe(result))") }
+        // Another program that takes the name over (its --replace) is said in the daemon's log.
+        _ = sd_bus_match_signal(bus, nil, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameLost", { message, _, _ in
+            guard let message, let arguments = try? BusMessageCodec.arguments(of: message), let lost = arguments.first?.stringValue else { return 0 }
+            FileHandle.standardError.write(Data("keychainfs: secret service: another program took \(lost) over; this vault no longer serves it\n".utf8))
+            return 0
+        }, nil)
+        try requestName(name, replace: replace)
         running = true
         let thread = Thread { [self] in loop() }
         thread.name = "secret-service-bus"
@@ -253,6 +278,7 @@ public final class BusConnection: @unchecked Sendable {
     private func nameOwnerChanged(_ message: OpaquePointer) {
         guard let arguments = try? BusMessageCodec.arguments(of: message), arguments.count == 3,
               let name = arguments[0].stringValue, name.hasPrefix(":"), arguments[2].stringValue == "" else { return }
+        forget(name)
         peerGone?(name)
     }
 

@@ -11,6 +11,8 @@ public final class PrivateBus: Sendable {
     private let process: Process
     private let socketPath: String
 
+    static let setpriv = "/usr/bin/setpriv"
+
     /// How long dbus-daemon may take to print its address.
     static let startDeadline: TimeInterval = 10
 
@@ -33,12 +35,37 @@ public final class PrivateBus: Sendable {
             throw BusError.failed("--private-bus needs dbus-daemon (apt install dbus-daemon)")
         }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--session", "--nofork", "--print-address", "--address=unix:path=" + socketPath]
+        let busArguments = ["--session", "--nofork", "--print-address", "--address=unix:path=" + socketPath]
+        // Through setpriv (util-linux) when there is one: the bus is killed if the daemon dies without
+        // stopping it (SIGKILL, a crash), so no bus outlives its vault's daemon. SIGKILL, because the child
+        // inherits the daemon's signal mask, in which SIGTERM is blocked (the daemon waits for it itself).
+        if FileManager.default.isExecutableFile(atPath: Self.setpriv) {
+            process.executableURL = URL(fileURLWithPath: Self.setpriv)
+            process.arguments = ["--pdeathsig", "KILL", "--", executable] + busArguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = busArguments
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { throw BusError.failed("cannot start dbus-daemon: \(error)") }
+        // Started from a thread that lives as long as the bus: the parent-death signal follows the thread
+        // that spawned the child, and the calling thread may end before the bus does.
+        let launch = Launch(process)
+        let launched = DispatchSemaphore(value: 0)
+        let keeper = self.keeper
+        let thread = Thread {
+            do { try launch.process.run() } catch { launch.error = error }
+            launched.signal()
+            keeper.wait()
+        }
+        thread.name = "private-bus"
+        thread.start()
+        launched.wait()
+        if let error = launch.error {
+            keeper.signal()
+            throw BusError.failed("cannot start dbus-daemon: \(error)")
+        }
         self.process = process
         // The first line is the address, once the bus listens; bounded by a deadline.
         let printed = Self.firstLine(of: output.fileHandleForReading, within: Self.startDeadline)
@@ -49,18 +76,25 @@ public final class PrivateBus: Sendable {
         address = printed
     }
 
-    /// Stops the bus (SIGTERM, then SIGKILL after a second) and removes its socket.
+    /// Stops the bus (SIGKILL: it keeps nothing, and SIGTERM is blocked in the mask it inherited) and removes its socket.
     public func stop() {
         Self.end(process)
         unlink(socketPath)
+        keeper.signal()
+    }
+
+    private let keeper = DispatchSemaphore(value: 0)
+
+    /// The process to start on the launching thread, and how starting it went.
+    private final class Launch: @unchecked Sendable {
+        let process: Process
+        var error: (any Error)?
+        init(_ process: Process) { self.process = process }
     }
 
     private static func end(_ process: Process) {
         guard process.isRunning else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(1)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 

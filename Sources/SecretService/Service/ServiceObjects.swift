@@ -115,17 +115,17 @@ final class ServiceObjects: Sendable {
     /// The caller a peer process is: its groups from access.toml (as for the control socket and the mount).
     private func caller(_ peer: (pid: Int32, uid: UInt32)) throws(BusError) -> Caller {
         var caller: Caller
+        let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(peer.pid)/exe")
         if !enforcesAccess {
             caller = accessPolicy.defaultCaller
         } else {
             guard let granted = accessPolicy.caller(pid: peer.pid, uid: peer.uid) else {
-                let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(peer.pid)/exe")) ?? "?"
-                throw .accessDenied("strict access: no rule of access.toml matches this process (pid \(peer.pid), \(executable))")
+                throw .accessDenied("strict access: no rule of access.toml matches this process (pid \(peer.pid), \(executable ?? "?"))")
             }
             caller = granted
         }
         caller.pid = peer.pid
-        caller.executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(peer.pid)/exe")
+        caller.executable = executable
         return caller
     }
 

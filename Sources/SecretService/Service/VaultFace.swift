@@ -22,9 +22,19 @@ struct VaultFace: Sendable {
         }
     }
 
-    /// The item with `reference`, nil when it is gone.
+    /// The item with `reference`, nil when it is gone (one lookup by persistent reference, not a listing).
     func item(_ reference: Data, _ caller: Caller) throws(BusError) -> ServiceItem? {
-        try items(caller).first { $0.reference == reference }
+        let query: KeychainDictionary = [QueryKey.class: "genp", QueryKey.valuePersistentRef: .data(reference),
+                                         QueryKey.returnAttributes: true, QueryKey.returnPersistentRef: true]
+        do {
+            guard var found = try keychain.copyMatching(query, caller: caller)?.dictionaryValue else { return nil }
+            found[QueryKey.valuePersistentRef] = found[QueryKey.valuePersistentRef] ?? .data(reference)
+            return ItemMapping.item(found)
+        } catch where error.status == SecStatus.itemNotFound || error.status == SecStatus.param {
+            return nil  // gone, or a reference that names no item of ours (errSecParam for a malformed one)
+        } catch {
+            throw Self.busError(error)
+        }
     }
 
     /// The items whose attributes include every one of `attributes`.
