@@ -42,14 +42,17 @@ extension ServiceObjects {
     }
 
     func itemMethod(_ call: BusCall, _ reference: Data, _ caller: Caller) throws(BusError) -> [BusValue] {
-        let item = try existingItem(reference, caller)
         switch call.member {
         case "GetSecret":
             let args = try CallArguments(call, signature: "o")
             let crypto = try sessions.crypto(args.string(0), caller: call.sender)
-            let sealed = try crypto.seal(try face.secret(reference, caller))
+            guard let (item, secret) = try face.itemAndSecret(reference, caller) else {
+                throw .noSuchObject("no such item: \(ObjectPath.itemPath(reference))")
+            }
+            let sealed = try crypto.seal(secret)
             return [CallArguments.secret(session: args.string(0), parameters: sealed.parameters, value: sealed.value, contentType: item.contentType)]
         case "SetSecret":
+            let item = try existingItem(reference, caller)
             let args = try CallArguments(call, signature: "(oayays)")
             let secret = try CallArguments.secret(args[0])
             let plaintext = try sessions.crypto(secret.session, caller: call.sender).open(secret.value, parameters: secret.parameters)

@@ -38,10 +38,7 @@ extension ServiceObjects {
             let crypto = try sessions.crypto(args.string(1), caller: call.sender)
             var entries: [BusValue.DictionaryEntry] = []
             for path in args.paths(0) {
-                guard case .item(let reference)? = ObjectPath.parse(path) else { continue }
-                let item = try face.item(reference, caller)
-                guard let item else { continue }
-                let secret = try face.secret(reference, caller)
+                guard case .item(let reference)? = ObjectPath.parse(path), let (item, secret) = try face.itemAndSecret(reference, caller) else { continue }
                 let sealed = try crypto.seal(secret)
                 entries.append(.init(.objectPath(path), CallArguments.secret(session: args.string(1), parameters: sealed.parameters,
                                                                            value: sealed.value, contentType: item.contentType)))

@@ -42,19 +42,21 @@ struct VaultFace: Sendable {
         try items(caller).filter { item in attributes.allSatisfy { item.attributes[$0.key] == $0.value } }
     }
 
-    /// The secret of the item with `reference` (IsLocked while the device keeps it).
-    func secret(_ reference: Data, _ caller: Caller) throws(BusError) -> Data {
-        let query: KeychainDictionary = [QueryKey.class: "genp", QueryKey.valuePersistentRef: .data(reference), QueryKey.returnData: true,
+    /// The item with `reference` and its secret, in one engine call: IsLocked while the device keeps the
+    /// secret, nil when the item is gone.
+    func itemAndSecret(_ reference: Data, _ caller: Caller) throws(BusError) -> (item: ServiceItem, secret: Data)? {
+        let query: KeychainDictionary = [QueryKey.class: "genp", QueryKey.valuePersistentRef: .data(reference), QueryKey.returnAttributes: true,
+                                         QueryKey.returnData: true, QueryKey.returnPersistentRef: true,
                                          QueryKey.useAuthenticationUI: .string(QueryKey.useAuthenticationUISkip)]
         do {
-            guard let data = try keychain.copyMatching(query, caller: caller)?.dataValue else { throw BusError.noSuchObject("the item is gone") }
-            return data
-        } catch let error as KeychainError {
-            throw Self.busError(error)
-        } catch let error as BusError {
-            throw error
+            guard var found = try keychain.copyMatching(query, caller: caller)?.dictionaryValue,
+                  let secret = found[QueryKey.valueData]?.dataValue else { return nil }
+            found[QueryKey.valuePersistentRef] = found[QueryKey.valuePersistentRef] ?? .data(reference)
+            return ItemMapping.item(found).map { ($0, secret) }
+        } catch where error.status == SecStatus.itemNotFound || error.status == SecStatus.param {
+            return nil
         } catch {
-            throw .failed("\(error)")
+            throw Self.busError(error)
         }
     }
 
@@ -103,6 +105,8 @@ struct VaultFace: Sendable {
     func delete(_ reference: Data, _ caller: Caller) throws(BusError) {
         do {
             try keychain.delete([QueryKey.class: "genp", QueryKey.valuePersistentRef: .data(reference)], caller: caller)
+        } catch where error.status == SecStatus.param {
+            throw .noSuchObject("no such item (\(error.message))")  // a path whose reference names no item
         } catch {
             throw Self.busError(error)
         }
