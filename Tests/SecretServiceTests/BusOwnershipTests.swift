@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import KeychainEngine
+import SecretService
 import TestSupport
 
 /// Starting the service: --private-bus on a machine with no session bus (and nothing left running after
@@ -17,7 +19,7 @@ import TestSupport
 
     @Test func privateBusServesClientsAndStopsWithTheMount() throws {
         let m = try MountedVault(mountArguments: ["--secret-service", "--private-bus"], mountEnvironment: ["DBUS_SESSION_BUS_ADDRESS": ""])
-        let socket = m.vault + "/secret-service.bus"
+        let socket = PrivateBus.socketPath(for: Vault(directory: m.vault))
         let address = "unix:path=" + socket
         let daemons = Self.daemons(listeningOn: socket)
         #expect(daemons.count == 1, "one dbus-daemon of the mount's own")
@@ -33,7 +35,7 @@ import TestSupport
     /// A daemon that dies without stopping its bus (SIGKILL) takes the bus with it (setpriv's parent-death signal).
     @Test func privateBusEndsWithAKilledDaemon() throws {
         let m = try MountedVault(mountArguments: ["--secret-service", "--private-bus"], mountEnvironment: ["DBUS_SESSION_BUS_ADDRESS": ""])
-        let daemons = Self.daemons(listeningOn: m.vault + "/secret-service.bus")
+        let daemons = Self.daemons(listeningOn: PrivateBus.socketPath(for: Vault(directory: m.vault)))
         #expect(daemons.count == 1)
         let pid = try #require(m.daemonPID)
         kill(pid, SIGKILL)
@@ -49,9 +51,10 @@ import TestSupport
                                   environment: ["DBUS_SESSION_BUS_ADDRESS": ""])
         defer { _ = Command.run(MountedVault.binary, ["unmount", root + "/mnt"], timeout: 15) }
         try expectSuccess(mounted)
-        #expect(mounted.stdout.contains("DBUS_SESSION_BUS_ADDRESS=unix:path=\(root)/vault/secret-service.bus\n"), "\(mounted)")
+        let socket = PrivateBus.socketPath(for: Vault(directory: root + "/vault"))
+        #expect(mounted.stdout.contains("DBUS_SESSION_BUS_ADDRESS=unix:path=\(socket)\n"), "\(mounted)")
         try expectSuccess(Command.run(MountedVault.binary, ["unmount", root + "/mnt"], timeout: 15))
-        #expect(Self.daemons(listeningOn: root + "/vault/secret-service.bus").isEmpty)
+        #expect(Self.daemons(listeningOn: socket).isEmpty)
     }
 
     @Test func withoutASessionBusTheMountSaysWhatToDo() throws {
