@@ -49,14 +49,17 @@ enum LowLevelOperations {
         Unmanaged<LowLevelContext>.fromOpaque(fuse_req_userdata(req)!).takeUnretainedValue()
     }
 
-    /// Per-application access: who the request runs as (docs/spec.md §12); nil when no rules apply (the mount's caller).
+    /// Per-application access: who the request runs as (docs/spec.md §12, the engine's ``PeerCaller``); nil
+    /// when no rules apply (the mount's caller). The executable is not read here: this is every request.
     static func requestCaller(_ req: fuse_req_t?, _ c: LowLevelContext) throws(FSError) -> Caller? {
-        guard let policy = c.view.accessPolicy, policy.strict || policy.hasRules else { return nil }
+        guard let policy = c.view.accessPolicy, policy.decidesCallers else { return nil }
         let context = fuse_req_ctx(req)!.pointee
-        guard let caller = c.view.caller(pid: context.pid, uid: context.uid) else {
-            throw FSError(EACCES, "strict access: no rule of access.toml matches this process")
+        do {
+            return try PeerCaller.resolve(PeerProcess(pid: context.pid, uid: context.uid), policy: policy, fallback: c.view.mountCaller,
+                                          namingExecutable: false)
+        } catch {
+            throw FSError(EACCES, error.message)
         }
-        return caller
     }
 
     /// Runs a request; a thrown error becomes its errno reply, logged by OSStatus (never a name or value).
