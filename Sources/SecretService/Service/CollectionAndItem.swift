@@ -57,7 +57,7 @@ extension ServiceObjects {
             let secret = try CallArguments.secret(args[0])
             let plaintext = try sessions.crypto(secret.session, caller: call.sender).open(secret.value, parameters: secret.parameters)
             try face.update(reference, [QueryKey.valueData: .data(plaintext),
-                                        "gena": .data(ItemMapping.record(item.attributes, contentType: secret.contentType))], caller)
+                                        Attributes.generic.code: .data(ItemMapping.record(item.attributes, contentType: secret.contentType))], caller)
             return []
         case "Delete":
             _ = try CallArguments(call, signature: "")
@@ -78,12 +78,12 @@ extension ServiceObjects {
         switch name {
         case "Label":
             guard let label = value.stringValue else { throw .invalidArgs("Label is a string") }
-            try face.update(item.reference, ["labl": .string(label)], caller)
+            try face.update(item.reference, [Attributes.label.code: .string(label)], caller)
         case "Attributes":
             let attributes = try ItemMapping.attributes(value)
             let (service, account) = ItemMapping.name(of: attributes)
-            try face.update(item.reference, ["svce": .string(service), "acct": .string(account),
-                                             "gena": .data(ItemMapping.record(attributes, contentType: item.contentType))], caller)
+            try face.update(item.reference, [Attributes.service.code: .string(service), Attributes.account.code: .string(account),
+                                             Attributes.generic.code: .data(ItemMapping.record(attributes, contentType: item.contentType))], caller)
         default:
             throw BusError("org.freedesktop.DBus.Error.PropertyReadOnly", "\(name) cannot be set")
         }

@@ -13,10 +13,10 @@ package enum SecretServiceFuzzInputs {
             return "item path \(text) does not round-trip"
         }
         // kSecAttrGeneric, which any program can write: a record that reads back keeps its attributes.
-        let found: KeychainDictionary = [QueryKey.valuePersistentRef: .data(Data([1])), "gena": .data(ItemMapping.marker + data)]
+        let found: KeychainDictionary = [QueryKey.valuePersistentRef: .data(Data([1])), Attributes.generic.code: .data(ItemMapping.marker + data)]
         if let item = ItemMapping.item(found), item.attributes != ["service": "", "username": ""] {
             let again = ItemMapping.item([QueryKey.valuePersistentRef: .data(Data([1])),
-                                          "gena": .data(ItemMapping.record(item.attributes, contentType: item.contentType))])
+                                          Attributes.generic.code: .data(ItemMapping.record(item.attributes, contentType: item.contentType))])
             if again?.attributes != item.attributes || again?.contentType != item.contentType { return "a record does not survive a rewrite" }
         }
         // Values a client sends: argument readers never crash; the codec reads back what it writes.

@@ -63,19 +63,19 @@ enum ItemMapping {
     /// record: it shows `service` and `username` (its service and account) and its label.
     static func item(_ found: KeychainDictionary) -> ServiceItem? {
         guard let reference = found[QueryKey.valuePersistentRef]?.dataValue else { return nil }
-        let service = text(found["svce"]), account = text(found["acct"])
+        let service = text(found[Attributes.service.code]), account = text(found[Attributes.account.code])
         var attributes = ["service": service, "username": account]
         var contentType = defaultContentType
-        if let generic = found["gena"]?.dataValue, generic.starts(with: marker),
+        if let generic = found[Attributes.generic.code]?.dataValue, generic.starts(with: marker),
            let body = try? JSONSerialization.jsonObject(with: generic.dropFirst(marker.count)) as? [String: Any],
            let stored = body["attributes"] as? [String: String] {
             attributes = stored
             contentType = body["contentType"] as? String ?? defaultContentType
         }
-        let created = date(found["cdat"]) ?? Date(timeIntervalSince1970: 0)
-        return ServiceItem(reference: reference, attributes: attributes, label: text(found["labl"]), contentType: contentType,
-                           created: created, modified: date(found["mdat"]) ?? created,
-                           accessibility: found["pdmn"]?.stringValue.flatMap(Accessibility.init(rawValue:)) ?? .whenUnlocked)
+        let created = date(found[Attributes.creationDate.code]) ?? Date(timeIntervalSince1970: 0)
+        return ServiceItem(reference: reference, attributes: attributes, label: text(found[Attributes.label.code]), contentType: contentType,
+                           created: created, modified: date(found[Attributes.modificationDate.code]) ?? created,
+                           accessibility: found[Attributes.accessible.code]?.stringValue.flatMap(Accessibility.init(rawValue:)) ?? .whenUnlocked)
     }
 
     /// Refuses an attribute map over the bounds, with the reason.

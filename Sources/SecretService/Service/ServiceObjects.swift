@@ -112,21 +112,15 @@ final class ServiceObjects: Sendable {
         }
     }
 
-    /// The caller a peer process is: its groups from access.toml (as for the control socket and the mount).
+    /// The caller a peer process is, by the one rule of every face (``PeerCaller``): access.toml decides,
+    /// --strict refuses a process no rule matches; a client cannot claim groups on the bus.
     private func caller(_ peer: (pid: Int32, uid: UInt32)) throws(BusError) -> Caller {
-        var caller: Caller
-        let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(peer.pid)/exe")
-        if !enforcesAccess {
-            caller = accessPolicy.defaultCaller
-        } else {
-            guard let granted = accessPolicy.caller(pid: peer.pid, uid: peer.uid) else {
-                throw .accessDenied("strict access: no rule of access.toml matches this process (pid \(peer.pid), \(executable ?? "?"))")
-            }
-            caller = granted
+        guard enforcesAccess else { return accessPolicy.defaultCaller.acting(asProcess: peer.pid) }
+        do {
+            return try PeerCaller.resolve(PeerProcess(pid: peer.pid, uid: peer.uid), policy: accessPolicy, fallback: accessPolicy.defaultCaller)
+        } catch {
+            throw .accessDenied("\(error.message) (pid \(peer.pid), \(PeerProcess.executable(of: peer.pid) ?? "?"))")
         }
-        caller.pid = peer.pid
-        caller.executable = executable
-        return caller
     }
 
     /// The audit line of a call: the operation `secret-service.<Member>`, the object, the caller; never a secret.

@@ -10,8 +10,8 @@ struct VaultFace: Sendable {
     /// Every generic password the caller may see, as Secret Service items (attributes only: no secret is
     /// decrypted, so this answers while the device is locked, as gnome-keyring lists locked items).
     func items(_ caller: Caller) throws(BusError) -> [ServiceItem] {
-        let query: KeychainDictionary = [QueryKey.class: "genp", QueryKey.matchLimit: .string(QueryKey.matchLimitAll),
-                                         QueryKey.returnAttributes: true, QueryKey.returnPersistentRef: true, "sync": .string(QueryKey.synchronizableAny)]
+        let query: KeychainDictionary = [QueryKey.class: .string(Schema.genericPassword.code), QueryKey.matchLimit: .string(QueryKey.matchLimitAll),
+                                         QueryKey.returnAttributes: true, QueryKey.returnPersistentRef: true, Attributes.synchronizable.code: .string(QueryKey.synchronizableAny)]
         do {
             guard let found = try keychain.copyMatching(query, caller: caller)?.arrayValue else { return [] }
             return found.compactMap { $0.dictionaryValue.flatMap(ItemMapping.item) }
@@ -24,7 +24,7 @@ struct VaultFace: Sendable {
 
     /// The item with `reference`, nil when it is gone (one lookup by persistent reference, not a listing).
     func item(_ reference: Data, _ caller: Caller) throws(BusError) -> ServiceItem? {
-        let query: KeychainDictionary = [QueryKey.class: "genp", QueryKey.valuePersistentRef: .data(reference),
+        let query: KeychainDictionary = [QueryKey.class: .string(Schema.genericPassword.code), QueryKey.valuePersistentRef: .data(reference),
                                          QueryKey.returnAttributes: true, QueryKey.returnPersistentRef: true]
         do {
             guard var found = try keychain.copyMatching(query, caller: caller)?.dictionaryValue else { return nil }
@@ -45,7 +45,7 @@ struct VaultFace: Sendable {
     /// The item with `reference` and its secret, in one engine call: IsLocked while the device keeps the
     /// secret, nil when the item is gone.
     func itemAndSecret(_ reference: Data, _ caller: Caller) throws(BusError) -> (item: ServiceItem, secret: Data)? {
-        let query: KeychainDictionary = [QueryKey.class: "genp", QueryKey.valuePersistentRef: .data(reference), QueryKey.returnAttributes: true,
+        let query: KeychainDictionary = [QueryKey.class: .string(Schema.genericPassword.code), QueryKey.valuePersistentRef: .data(reference), QueryKey.returnAttributes: true,
                                          QueryKey.returnData: true, QueryKey.returnPersistentRef: true,
                                          QueryKey.useAuthenticationUI: .string(QueryKey.useAuthenticationUISkip)]
         do {
@@ -65,11 +65,11 @@ struct VaultFace: Sendable {
                 _ caller: Caller) throws(BusError) -> (reference: Data, created: Bool) {
         let (service, account) = ItemMapping.name(of: attributes)
         let record = ItemMapping.record(attributes, contentType: contentType)
-        let naming: KeychainDictionary = [QueryKey.class: "genp", "svce": .string(service), "acct": .string(account)]
+        let naming: KeychainDictionary = [QueryKey.class: .string(Schema.genericPassword.code), Attributes.service.code: .string(service), Attributes.account.code: .string(account)]
         do throws(KeychainError) {
             var add = naming
-            add["labl"] = .string(label)
-            add["gena"] = .data(record)
+            add[Attributes.label.code] = .string(label)
+            add[Attributes.generic.code] = .data(record)
             add[QueryKey.valueData] = .data(secret)
             add[QueryKey.returnPersistentRef] = true
             guard let reference = try keychain.add(add, caller: caller)?.dataValue else { throw KeychainError(SecStatus.internalComponent, "no reference") }
@@ -83,7 +83,7 @@ struct VaultFace: Sendable {
             throw Self.busError(error)
         }
         do throws(KeychainError) {
-            try keychain.update(naming, ["labl": .string(label), "gena": .data(record), QueryKey.valueData: .data(secret)], caller: caller)
+            try keychain.update(naming, [Attributes.label.code: .string(label), Attributes.generic.code: .data(record), QueryKey.valueData: .data(secret)], caller: caller)
             var lookup = naming
             lookup[QueryKey.returnPersistentRef] = true
             guard let reference = try keychain.copyMatching(lookup, caller: caller)?.dataValue else { throw KeychainError(SecStatus.itemNotFound, "gone") }
@@ -96,7 +96,7 @@ struct VaultFace: Sendable {
     /// Changes what `changes` names (kSecAttr… codes and kSecValueData) of the item with `reference`.
     func update(_ reference: Data, _ changes: KeychainDictionary, _ caller: Caller) throws(BusError) {
         do {
-            try keychain.update([QueryKey.class: "genp", QueryKey.valuePersistentRef: .data(reference)], changes, caller: caller)
+            try keychain.update([QueryKey.class: .string(Schema.genericPassword.code), QueryKey.valuePersistentRef: .data(reference)], changes, caller: caller)
         } catch {
             throw Self.busError(error)
         }
@@ -104,7 +104,7 @@ struct VaultFace: Sendable {
 
     func delete(_ reference: Data, _ caller: Caller) throws(BusError) {
         do {
-            try keychain.delete([QueryKey.class: "genp", QueryKey.valuePersistentRef: .data(reference)], caller: caller)
+            try keychain.delete([QueryKey.class: .string(Schema.genericPassword.code), QueryKey.valuePersistentRef: .data(reference)], caller: caller)
         } catch where error.status == SecStatus.param {
             throw .noSuchObject("no such item (\(error.message))")  // a path whose reference names no item
         } catch {
