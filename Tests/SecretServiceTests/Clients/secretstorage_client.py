@@ -6,6 +6,7 @@ Usage:
   secretstorage_client.py ALGORITHM get KEY=VALUE... the first matching item's secret, or LOCKED (exit 3)
   secretstorage_client.py ALGORITHM store LABEL SECRET KEY=VALUE...
   secretstorage_client.py ALGORITHM unlock           prints "dismissed" or "unlocked"
+  secretstorage_client.py ALGORITHM lock             Service.Lock on the collection
   secretstorage_client.py ALGORITHM locked           the collection's Locked property
 
 ALGORITHM is dh (dh-ietf1024-sha256-aes128-cbc-pkcs7) or plain.
@@ -92,6 +93,8 @@ def main():
         collection.create_item(label, attributes(rest[2:]), secret.encode(), replace=True)
     elif command == "unlock":
         print("dismissed" if collection.unlock() else "unlocked")
+    elif command == "lock":
+        collection.lock()  # Service.Lock
     elif command == "locked":
         print(collection.is_locked())
     return 0
