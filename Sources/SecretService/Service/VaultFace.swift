@@ -7,11 +7,15 @@ import KeychainModel
 struct VaultFace: Sendable {
     let keychain: Keychain
 
-    /// Every generic password the caller may see, as Secret Service items (attributes only: no secret is
-    /// decrypted, so this answers while the device is locked, as gnome-keyring lists locked items).
-    func items(_ caller: Caller) throws(BusError) -> [ServiceItem] {
-        let query: KeychainDictionary = [QueryKey.class: .string(Schema.genericPassword.code), QueryKey.matchLimit: .string(QueryKey.matchLimitAll),
+    /// Every generic password the caller may see (those `naming` names, when given), as Secret Service
+    /// items: attributes only, no secret decrypted.
+    func items(_ caller: Caller, naming: (service: String, account: String)? = nil) throws(BusError) -> [ServiceItem] {
+        var query: KeychainDictionary = [QueryKey.class: .string(Schema.genericPassword.code), QueryKey.matchLimit: .string(QueryKey.matchLimitAll),
                                          QueryKey.returnAttributes: true, QueryKey.returnPersistentRef: true, Attributes.synchronizable.code: .string(QueryKey.synchronizableAny)]
+        if let naming {
+            query[Attributes.service.code] = .string(naming.service)
+            query[Attributes.account.code] = .string(naming.account)
+        }
         do {
             guard let found = try keychain.copyMatching(query, caller: caller)?.arrayValue else { return [] }
             return found.compactMap { $0.dictionaryValue.flatMap(ItemMapping.item) }
@@ -37,9 +41,12 @@ struct VaultFace: Sendable {
         }
     }
 
-    /// The items whose attributes include every one of `attributes`.
+    /// The items whose attributes include every one of `attributes`. With both `service` and `username`
+    /// asked for, only the item they name can match (``ItemMapping/name(of:)``): the engine looks it up by
+    /// its service and account instead of listing the vault.
     func search(_ attributes: [String: String], _ caller: Caller) throws(BusError) -> [ServiceItem] {
-        try items(caller).filter { item in attributes.allSatisfy { item.attributes[$0.key] == $0.value } }
+        let naming = attributes["service"].flatMap { service in attributes["username"].map { (service, $0) } }
+        return try items(caller, naming: naming).filter { item in attributes.allSatisfy { item.attributes[$0.key] == $0.value } }
     }
 
     /// The item with `reference` and its secret, in one engine call: IsLocked while the device keeps the
