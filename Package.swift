@@ -100,7 +100,7 @@ let package = Package(
             swiftSettings: strict),
 
         // The freedesktop Secret Service (D-Bus API 0.2) on the engine, through sd-bus (docs/secret-service.md).
-        .target(name: "SecretService", dependencies: ["CSystemd", "COpenSSL", "KeychainModel", "KeychainEngine", .product(name: "Crypto", package: "swift-crypto")],
+        .target(name: "SecretService", dependencies: ["CSystemd", "COpenSSL", "KeychainModel", "KeychainEngine", "ItemNaming", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: strict),
 
         // The daemon: one per mounted vault; wires engine, FUSE session, control socket, signals.

@@ -41,6 +41,10 @@ import TestSupport
         #expect(refused.contains { ($0["executable"] as? String ?? "").hasSuffix("secret-tool") }, "\(auditLines(log))")
         #expect(refused.contains { ($0["executable"] as? String ?? "").hasSuffix("docker-credential-secretservice") })
         #expect(!((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("allowed-secret"), "no secret in the audit log")
+        let served = auditLines(log).filter { $0["status"] as? Int == 0 }
+        #expect(served.contains { $0["operation"] as? String == "secret-service.CreateItem" && $0["item"] as? String == "genp/strict-svc/alice"
+            && ($0["executable"] as? String ?? "").contains("python") }, "an item is titled as the mount names it: \(served)")
+        #expect(served.contains { $0["operation"] as? String == "secret-service.GetSecret" && $0["item"] as? String == "genp/strict-svc/alice" })
     }
 
     @Test func withTheGuardSwitchedOffTheSameClientIsServed() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import ItemNaming
 import KeychainEngine
 import KeychainModel
 
@@ -56,6 +57,7 @@ final class ServiceObjects: Sendable {
             record(call, pid: peer.pid, uid: peer.uid, caller: nil, status: SecStatus.missingEntitlement)
             return .failure(error)
         }
+        let auditedItem = audit == nil ? nil : auditTitle(call, object, resolved.caller)  // before a Delete removes it
         let outcome: Result<[BusValue], BusError>
         do {
             outcome = .success(try route(call, object, resolved.caller))
@@ -68,7 +70,7 @@ final class ServiceObjects: Sendable {
             case .failure(let error): Self.status(of: error)
             }
             // Fails closed, as the control socket does: an answer whose audit line cannot be written is withheld.
-            if !record(call, pid: resolved.pid, uid: resolved.uid, caller: resolved.caller, status: status) {
+            if !record(call, item: auditedItem, pid: resolved.pid, uid: resolved.uid, caller: resolved.caller, status: status) {
                 return .failure(.failed("the audit log cannot be written"))
             }
         }
@@ -123,16 +125,33 @@ final class ServiceObjects: Sendable {
         }
     }
 
-    /// The audit line of a call: the operation `secret-service.<Member>`, the object, the caller; never a secret.
+    /// The audit line of a call: the operation `secret-service.<Member>`, the item (or else the object path),
+    /// the caller; never a secret.
     @discardableResult
-    private func record(_ call: BusCall, pid: Int32, uid: UInt32, caller: Caller?, status: OSStatus) -> Bool {
+    private func record(_ call: BusCall, item: String? = nil, pid: Int32, uid: UInt32, caller: Caller?, status: OSStatus) -> Bool {
         guard let audit else { return true }
         do {
-            try audit.record("secret-service." + call.member, item: call.path, status: status, by: .init(pid: pid, uid: uid, rule: caller?.grantedBy))
+            try audit.record("secret-service." + call.member, item: item ?? call.path, status: status, by: .init(pid: pid, uid: uid, rule: caller?.grantedBy))
             return true
         } catch {
             return false
         }
+    }
+
+    /// The item a call is about, titled as the mount and the control socket's audit lines title it
+    /// (``ItemTitle``: `genp/SERVICE/ACCOUNT`): an item's own path, or the attributes CreateItem names.
+    private func auditTitle(_ call: BusCall, _ object: ObjectPath, _ caller: Caller) -> String? {
+        var attributes: [String: String]?
+        if case .item(let reference) = object {
+            attributes = (try? face.item(reference, caller))?.attributes
+        } else if call.member == "CreateItem", let properties = call.arguments.first?.entries,
+                  let map = properties.first(where: { $0.key.stringValue == Self.attributesProperty })?.value {
+            attributes = try? ItemMapping.attributes(map)
+        }
+        guard let attributes else { return nil }
+        let (service, account) = ItemMapping.name(of: attributes)
+        return ItemTitle.of(classCode: Schema.genericPassword.code,
+                            [Attributes.service.code: .string(service), Attributes.account.code: .string(account)])
     }
 
     private static func status(of error: BusError) -> OSStatus {
