@@ -6,7 +6,7 @@ import KeychainModel
 /// engine's queue and answered like any other (`keychainfs device prompt passcode`, `prompt auto`, the
 /// test kit); its Completed signal carries the outcome.
 extension ServiceObjects {
-    func promptMethod(_ call: BusCall, _ id: UInt64) throws(BusError) -> [BusValue] {
+    func promptMethod(_ call: BusCall, _ id: UInt64, _ caller: Caller) throws(BusError) -> [BusValue] {
         let prompt = try prompts.prompt(id, caller: call.sender)
         switch call.member {
         case "Prompt":
@@ -16,17 +16,14 @@ extension ServiceObjects {
                 complete(id, dismissed: false)
                 return []
             }
-            let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(connection.peer(call.sender)?.pid ?? 0)/exe")) ?? "a client"
+            // The prompt names the peer process (`device prompts` shows it), as the mount's prompts name theirs.
             let kind: PromptKind = keychain.biometryStatus().enrolled ? .biometryOrPasscode : .passcode
-            var caller = accessPolicy.defaultCaller
-            caller.pid = connection.peer(call.sender)?.pid
-            caller.executable = executable
-            let raised = keychain.prompts.raise(kind: kind, reason: "unlock the keychain for \(executable) (Secret Service)", caller: caller,
-                                                item: nil) { [self] answer in
+            let raised = keychain.prompts.raise(kind: kind, reason: "unlock the keychain for \(caller.executable ?? "a client") (Secret Service)",
+                                                caller: caller, item: nil) { [self] answer in
                 complete(id, dismissed: !unlock(with: answer))
             }
+            // An answer may have come already (prompt auto, a queued answer) and finished the prompt: nothing to keep.
             if !prompts.markRaised(id, as: raised) { keychain.prompts.cancel(raised) }
-            _ = prompt
             return []
         case "Dismiss":
             _ = try CallArguments(call, signature: "")

@@ -88,7 +88,7 @@ final class ServiceObjects: Sendable {
             guard call.member == "Close" else { throw .unknownMethod("no method \(call.member) of \(interface)") }
             try sessions.close(id, caller: call.sender)
             return []
-        case (.prompt(let id), Self.promptInterface): return try promptMethod(call, id)
+        case (.prompt(let id), Self.promptInterface): return try promptMethod(call, id, caller)
         default: throw .unknownMethod("no method \(call.member) of \(interface) at \(call.path)")
         }
     }
