@@ -16,6 +16,8 @@ final class ChangeSignals: Sendable {
     private let queue = DispatchQueue(label: "secret-service-changes")
     private let scheduled = Atomic<Bool>(false)
     private let last = Mutex<(items: [Data: ServiceItem], locked: Bool)?>(nil)
+    /// Items whose own PropertiesChanged goes out at a lock or unlock (a bigger vault's others do not get one).
+    static let maxItemSignals = 1024
 
     init(keychain: Keychain, face: VaultFace, caller: Caller, connection: BusConnection) {
         self.keychain = keychain
@@ -64,7 +66,15 @@ final class ChangeSignals: Sendable {
         for reference in before.items.keys where now.items[reference] == nil { itemSignal("ItemDeleted", reference) }
         var changed: [String: BusValue] = [:]
         if now.items.keys != before.items.keys { changed["Items"] = .paths(now.items.keys.map(ObjectPath.itemPath).sorted()) }
-        if now.locked != before.locked { changed["Locked"] = .bool(now.locked) }
+        if now.locked != before.locked {
+            changed["Locked"] = .bool(now.locked)
+            // Each item's Locked too, so a client's cached item proxies follow (at most ``maxItemSignals``).
+            for reference in now.items.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }).prefix(Self.maxItemSignals) {
+                signals.append(BusSignal(path: ObjectPath.itemPath(reference), interface: ServiceObjects.propertiesInterface, member: "PropertiesChanged",
+                                         arguments: [.string(ServiceObjects.itemInterface), .properties(["Locked": .bool(now.locked)]),
+                                                     .array(element: "s", [])]))
+            }
+        }
         if !signals.isEmpty, let modified = now.items.values.map(\.modified).max() { changed["Modified"] = .uint64(ServiceObjects.seconds(modified)) }
         guard !signals.isEmpty || !changed.isEmpty else { return }
         signals.append(BusSignal(path: collection, interface: ServiceObjects.propertiesInterface, member: "PropertiesChanged",
