@@ -15,6 +15,7 @@ import sys
 
 import secretstorage
 import secretstorage.util
+from jeepney.wrappers import DBusErrorResponse
 from secretstorage.exceptions import LockedException
 
 
@@ -49,6 +50,13 @@ def roundtrip(connection):
     assert [i.item_path for i in collection.search_items({"kind": "token"})] == [item.item_path]
     assert [i.item_path for i in secretstorage.search_items(connection, {"application": "ss-test"})] == [item.item_path]
     assert list(collection.search_items({"kind": "other"})) == []
+    # Without replace, the same attributes are refused (one service and account name one keychain item).
+    try:
+        collection.create_item("duplicate", {"application": "ss-test", "kind": "token"}, b"dup", replace=False)
+        raise AssertionError("a second item with the same attributes was made")
+    except DBusErrorResponse as error:
+        assert error.name == "org.freedesktop.DBus.Error.Failed", error.name
+    assert item.get_secret() == b"\x00binary\xff" and item.get_label() == "first label", "the refused create changed nothing"
     # Replace: the same attributes name the same item.
     again = collection.create_item("second label", {"application": "ss-test", "kind": "token"}, b"replaced",
                                    replace=True, content_type="text/plain")
