@@ -14,6 +14,12 @@ import TestSupport
         // An item made through the mount is found by its service and username, with its label.
         #expect(MountFiles.makeItem(s, service: "mounted", account: "bob", value: "mount-secret"))
         #expect(s.secretTool(["lookup", "service", "mounted", "username", "bob"]).stdout == "mount-secret")
+        // And one made with the CLI (through the daemon), with its label.
+        let added = Command.run(MountedVault.binary, ["add-generic-password", "-s", "cli-svc", "-a", "gina", "-l", "CLI label", "-w", "cli-secret"],
+                                environment: ["KEYCHAIN_VAULT": s.vault.vault])
+        try expectSuccess(added)
+        let cliItem = s.secretTool(["search", "service", "cli-svc", "username", "gina"])
+        #expect(cliItem.stdout.contains("label = CLI label") && cliItem.stdout.contains("secret = cli-secret"), "\(cliItem)")
         let search = s.secretTool(["search", "--all", "service", "svc"])
         #expect(search.stdout.contains("label = tool label") && search.stdout.contains("secret = tool-secret"), "\(search)")
         #expect(search.stderr.contains("attribute.username = alice"), "secret-tool prints attributes on standard error")
