@@ -5,9 +5,10 @@ import Synchronization
 
 /// Prompts the service handed out (Unlock's): who asked, what completes them, and the authentication
 /// prompt raised for each in the engine's queue (answered by `keychainfs device prompt …`). A client has
-/// at most ``maxPerPeer``; those of a client that leaves the bus are cancelled.
+/// at most ``maxPerPeer``, all clients ``maxTotal``; those of a client that leaves the bus are cancelled.
 final class PromptTable: Sendable {
     static let maxPerPeer = 64
+    static let maxTotal = 4096
 
     struct Prompt: Sendable {
         var owner: String
@@ -21,6 +22,7 @@ final class PromptTable: Sendable {
 
     func add(owner: String, objects: [String]) throws(BusError) -> UInt64 {
         let outcome: Result<UInt64, BusError> = state.withLock { s in
+            if s.prompts.count >= Self.maxTotal { return .failure(.failed("too many prompts pending (\(Self.maxTotal)); try again later")) }
             if s.prompts.values.count(where: { $0.owner == owner }) >= Self.maxPerPeer {
                 return .failure(.failed("a client may have at most \(Self.maxPerPeer) prompts pending; complete or dismiss one first"))
             }
