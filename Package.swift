@@ -171,7 +171,7 @@ let package = Package(
         .executableTarget(name: "keychainfs-fuzz", dependencies: ["FuzzHarness"], path: "fuzz/Driver", swiftSettings: strict),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzHarness"], swiftSettings: strict),
         // The Secret Service through the clients Debian ships (each test on a dbus-daemon of its own; Clients/ are Python scripts).
-        .testTarget(name: "SecretServiceTests", dependencies: ["keychainfs", "SecretService", "KeychainEngine", "TestSupport"], exclude: ["Clients"],
+        .testTarget(name: "SecretServiceTests", dependencies: ["keychainfs", "security-probe", "SecretService", "KeychainEngine", "TestSupport"], exclude: ["Clients"],
                     swiftSettings: strict),
         .testTarget(name: "MountTests", dependencies: ["KeychainModel", "keychainfs", "CSystem", "ControlChannel", "KeychainClient", "KeychainEngine", "TestSupport"],
                     swiftSettings: strict),

@@ -56,6 +56,12 @@ import TestSupport
         #expect(s.python("keyring_client", ["get", "tool-svc", "erin"]).stdout == "from-tool")
         #expect(MountFiles.makeItem(s, service: "fs-svc", account: "frank", value: "from-mount"))
         #expect(s.python("keyring_client", ["get", "fs-svc", "frank"]).stdout == "from-mount")
+        // The Security module (SecItemAdd / SecItemCopyMatching in a process of its own) and keyring, both ways.
+        let probe = MountedVault.builtProgram("security-probe")
+        let vault = ["KEYCHAIN_VAULT": s.vault.vault]
+        #expect(Command.run(probe, ["save", "sec-svc", "hal", "from-security", "ak"], environment: vault).stdout == "saved\n")
+        #expect(s.python("keyring_client", ["get", "sec-svc", "hal"]).stdout == "from-security")
+        #expect(Command.run(probe, ["load", "kr-svc", "dave"], environment: vault).stdout == "value keyring-secret\n")
         try expectSuccess(s.python("keyring_client", ["delete", "kr-svc", "dave"]))
         #expect(s.python("keyring_client", ["get", "kr-svc", "dave"]).status == 2)
         #expect(!MountFiles.exists(s.vault.path("genp/kr-svc/dave/value")))
