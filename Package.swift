@@ -33,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CSystem"),
         // OpenSSL 3 libcrypto: what swift-crypto lacks for Apple's SecKey algorithms (RSA paddings, SHA-224, 16-byte-IV GCM).
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // sd-bus from libsystemd: the D-Bus library of the Secret Service (docs/secret-service.md).
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         // Crypto core: guarded key memory, AEAD, KDF, keyed hashes.
         .target(name: "SodiumCrypto", dependencies: ["CSodium"], swiftSettings: strict),
@@ -97,10 +99,15 @@ let package = Package(
             dependencies: ["KeychainModel", "ItemNaming", "CFuse", "KeychainEngine", "SodiumCrypto", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
+        // The freedesktop Secret Service (D-Bus API 0.2) on the engine, through sd-bus (docs/secret-service.md).
+        .target(name: "SecretService", dependencies: ["CSystemd", "COpenSSL", "KeychainModel", "KeychainEngine", "ItemNaming", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: strict),
+
         // The daemon: one per mounted vault; wires engine, FUSE session, control socket, signals.
         .target(
             name: "KeychainDaemon",
-            dependencies: ["ItemNaming", "KeychainSync", "KeychainModel", "CSystem", "KeychainEngine", "KeychainFS", "ControlChannel", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ItemNaming", "KeychainSync", "KeychainModel", "CSystem", "KeychainEngine", "KeychainFS", "ControlChannel", "SecretService",
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
         // `kc://` references, `{{ }}` templates and env files of `keychainfs run` / `inject`: pure parsers.
@@ -111,7 +118,7 @@ let package = Package(
             name: "keychainfs",
             dependencies: ["KeychainModel", "ItemNaming", "KeychainSync", 
                 "CSystem", "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel", "KeychainClient", "SecretReferences", "SodiumCrypto",
-                "ImportExport",
+                "ImportExport", "SecretService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -158,11 +165,14 @@ let package = Package(
         .testTarget(name: "SyncTests", dependencies: ["KeychainSync", "KeychainModel", "keychainfs", "KeychainClient", "KeychainEngine", "TestSupport"], swiftSettings: strict),
         // Fuzzing (SPEC §8): one target per parser of outside bytes (fuzz/Harness), libFuzzer's driver or a replayer
         // (fuzz/Driver; fuzz/build.sh builds it with the sanitizers), and the committed corpora replayed as tests.
-        .target(name: "FuzzHarness", dependencies: ["KeychainSync", "KeychainModel", "ItemNaming", "KeychainStore", "ControlChannel", "KeychainEngine", "KeychainFS", "SodiumCrypto", "SecretReferences", "ImportExport",
+        .target(name: "FuzzHarness", dependencies: ["SecretService", "KeychainSync", "KeychainModel", "ItemNaming", "KeychainStore", "ControlChannel", "KeychainEngine", "KeychainFS", "SodiumCrypto", "SecretReferences", "ImportExport",
                                                     .product(name: "Crypto", package: "swift-crypto")],
                 path: "fuzz/Harness", swiftSettings: strict),
         .executableTarget(name: "keychainfs-fuzz", dependencies: ["FuzzHarness"], path: "fuzz/Driver", swiftSettings: strict),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzHarness"], swiftSettings: strict),
+        // The Secret Service through the clients Debian ships (each test on a dbus-daemon of its own; Clients/ are Python scripts).
+        .testTarget(name: "SecretServiceTests", dependencies: ["keychainfs", "security-probe", "SecretService", "KeychainEngine", "TestSupport"], exclude: ["Clients"],
+                    swiftSettings: strict),
         .testTarget(name: "MountTests", dependencies: ["KeychainModel", "keychainfs", "CSystem", "ControlChannel", "KeychainClient", "KeychainEngine", "TestSupport"],
                     swiftSettings: strict),
     ]

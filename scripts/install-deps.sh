@@ -4,12 +4,14 @@
 # openssl (the tests make certificates with it), git and python3 (the credential-helper tests drive git and
 # clone from a git-http-backend behind a small Python server), libssl-dev (the Security module's RSA, SHA-224
 # and AES-GCM come from libcrypto) python3-cryptography (the SecKey interop tests), dpkg-dev (dpkg-shlibdeps for make deb) and man-db
-# (make deb-check reads the installed man page).
+# (make deb-check reads the installed man page). The Secret Service links sd-bus (libsystemd-dev), starts
+# dbus-daemon for --private-bus, and its tests drive the clients Debian ships: secret-tool (libsecret-tools),
+# python3-secretstorage, python3-keyring and docker-credential-secretservice (golang-docker-credential-helpers).
 # Uses sudo when not root. Swift itself must already be installed (swift.org toolchain).
 set -euo pipefail
 
 packages=(libfuse3-dev fuse3 libsqlite3-dev libsodium-dev pkg-config attr openssl git python3 libssl-dev python3-cryptography
-  dpkg-dev man-db)
+  dpkg-dev man-db libsystemd-dev dbus-daemon libsecret-tools python3-secretstorage python3-keyring golang-docker-credential-helpers)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -4,6 +4,7 @@ import KeychainEngine
 import KeychainModel
 import KeychainFS
 import Logging
+import SecretService
 
 /// How a daemon serves its vault.
 public struct DaemonConfiguration: Sendable {
@@ -24,6 +25,8 @@ public struct DaemonConfiguration: Sendable {
     public var readPath: ReadPath = .gatekeeper
     /// Let root read the mount too (FUSE's allow_root; docs/spec.md §1 `--allow-root`).
     public var allowRoot = false
+    /// Serve the Secret Service on D-Bus (`--secret-service`; docs/secret-service.md); nil: not.
+    public var secretService: SecretServiceOptions?
 
     public init(vault: Vault, mountpoint: String, caller: Caller, defaultAccessible: Accessibility?, deviceKeyPath: String?,
                 syncInterval: TimeInterval? = nil) {
@@ -71,6 +74,15 @@ public enum Daemon {
                                           verifiesExecutables: verifiesExecutables) { log.warning("\($0)") }
             let view = KeychainView(keychain: keychain, caller: configuration.caller, defaultAccessible: configuration.defaultAccessible,
                                     guards: guards, accessPolicy: policy, audit: audit)
+            // Before the mount: a bus name that cannot be owned ends the start with nothing mounted.
+            let secretService = try configuration.secretService.map { options throws(BusError) in
+                try SecretService(keychain: keychain, accessPolicy: policy, audit: audit, enforcesAccess: guards.controlAccess,
+                                  privateBus: options.privateBus, replace: options.replace)
+            }
+            defer { secretService?.stop() }
+            if let secretService {
+                log.info("secret service: \(SecretService.busName) on DBUS_SESSION_BUS_ADDRESS=\(secretService.address)")
+            }
             let mount = try FuseMount(view: view, mountpoint: configuration.mountpoint, source: configuration.vault.directory, log: log,
                                   readPath: configuration.readPath, allowRoot: configuration.allowRoot)
             exitRequest.set { mount.requestExit() }
@@ -90,10 +102,26 @@ public enum Daemon {
         } catch let error as KeychainError {
             log.error("\(error)")
             return 1
+        } catch let error as BusError {
+            log.error("secret service: \(error.message)")
+            return 1
         } catch {
             log.error("\(error)")
             return 1
         }
+    }
+}
+
+/// How the daemon serves the Secret Service.
+public struct SecretServiceOptions: Sendable {
+    /// Start a dbus-daemon of its own instead of joining DBUS_SESSION_BUS_ADDRESS (`--private-bus`).
+    public var privateBus: Bool
+    /// Take org.freedesktop.secrets over from its owner (`--replace`).
+    public var replace: Bool
+
+    public init(privateBus: Bool, replace: Bool) {
+        self.privateBus = privateBus
+        self.replace = replace
     }
 }
 

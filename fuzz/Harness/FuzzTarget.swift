@@ -25,6 +25,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case workflow
     /// Key and certificate files for `security import` and SecPKCS12Import: PKCS#12, PEM (encrypted keys too), DER.
     case keyfiles
+    /// What the Secret Service reads from clients and from kSecAttrGeneric (docs/secret-service.md).
+    case secretservice
 
     /// Runs one input.
     public func run(_ data: Data) throws(PropertyViolation) {
@@ -39,6 +41,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .sync: try SyncFilesTarget.run(data)
         case .workflow: try WorkflowTextTarget.run(data)
         case .keyfiles: try KeyFilesTarget.run(data)
+        case .secretservice: try SecretServiceTarget.run(data)
         }
     }
 }

@@ -5,6 +5,7 @@ import KeychainDaemon
 import KeychainEngine
 import KeychainModel
 import Logging
+import SecretService
 
 struct Mount: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,7 +48,17 @@ struct Mount: ParsableCommand {
     @Flag(help: "Read path for read-heavy services: no OPEN round trips, a read-only mount; refused with access rules, --strict or --audit-log; values with access control are EACCES.")
     var kernelCache = false
 
+    @Flag(help: "Serve the freedesktop Secret Service (org.freedesktop.secrets) on the D-Bus session bus from this vault (docs/secret-service.md).")
+    var secretService = false
+
+    @Flag(help: "With --secret-service: start a D-Bus session bus of the daemon's own (for servers and CI) and print its DBUS_SESSION_BUS_ADDRESS; it stops on unmount.")
+    var privateBus = false
+
+    @Flag(help: "With --secret-service: take org.freedesktop.secrets over from the program that owns it.")
+    var replace = false
+
     func validate() throws {
+        if (privateBus || replace) && !secretService { throw ValidationError("--private-bus and --replace go with --secret-service") }
         guard (1...86_400).contains(promptTimeout) else { throw ValidationError("--prompt-timeout must be 1 to 86400 seconds") }
         if let defaultAccessible, Accessibility(argument: defaultAccessible) == nil {
             throw ValidationError("unknown accessibility '\(defaultAccessible)': use ak, ck, dk, aku, cku, dku, akpu or a kSecAttrAccessible… name")
@@ -71,7 +82,9 @@ struct Mount: ParsableCommand {
 
         guard foreground else {
             warnIfDeviceKeyInside(vault)
-            return try Background.start(arguments: daemonArguments(mountpoint), vault: vault, mountpoint: mountpoint)
+            try Background.start(arguments: daemonArguments(mountpoint), vault: vault, mountpoint: mountpoint)
+            if privateBus { print("DBUS_SESSION_BUS_ADDRESS=\(PrivateBus.address(for: vault))") }
+            return
         }
         // A daemon started in the background leads its own session, and its parent warned already.
         if getsid(0) != getpid() { warnIfDeviceKeyInside(vault) }
@@ -90,6 +103,7 @@ struct Mount: ParsableCommand {
         configuration.promptTimeout = TimeInterval(promptTimeout)
         configuration.readPath = kernelCache ? .kernelCache : .gatekeeper
         configuration.allowRoot = allowRoot
+        if secretService { configuration.secretService = SecretServiceOptions(privateBus: privateBus, replace: replace) }
         let status = Daemon.run(configuration, log: Logger(label: "keychainfs"))
         if status != 0 { throw ExitCode(status) }
     }
@@ -110,6 +124,9 @@ struct Mount: ParsableCommand {
         if strict { arguments.append("--strict") }
         if kernelCache { arguments.append("--kernel-cache") }
         if allowRoot { arguments.append("--allow-root") }
+        if secretService { arguments.append("--secret-service") }
+        if privateBus { arguments.append("--private-bus") }
+        if replace { arguments.append("--replace") }
         arguments += ["--prompt-timeout", String(promptTimeout)]
         if let deviceKey { arguments += ["--device-key", URL(fileURLWithPath: deviceKey).standardizedFileURL.path] }
         if let syncInterval { arguments += ["--sync-interval", String(syncInterval)] }

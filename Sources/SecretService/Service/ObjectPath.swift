@@ -1,0 +1,61 @@
+import Foundation
+
+/// The objects the service exports, by path (gnome-keyring's layout, which clients' caches expect).
+enum ObjectPath: Equatable {
+    case service
+    /// The vault's one collection, also reached through its aliases.
+    case collection
+    case item(Data)
+    case session(UInt64)
+    case prompt(UInt64)
+    /// A parent of the service's objects (introspection walks them).
+    case node(String)
+
+    static let root = "/org/freedesktop/secrets"
+    static let collectionPath = root + "/collection/login"
+    /// The aliases the collection answers to (ReadAlias; clients also call the alias paths directly).
+    static let aliases = ["default", "login"]
+    /// What "nothing" is where the API wants an object path (no prompt, no such alias).
+    static let none = "/"
+
+    static func parse(_ path: String) -> ObjectPath? {
+        if path == root { return .service }
+        if path == collectionPath || aliases.contains(where: { path == root + "/aliases/" + $0 }) { return .collection }
+        for parent in [root + "/collection", root + "/aliases", root + "/session", root + "/prompt"] where path == parent { return .node(path) }
+        if path.hasPrefix(collectionPath + "/"), let reference = hex(String(path.dropFirst(collectionPath.count + 1))) { return .item(reference) }
+        if let id = number(path, after: root + "/session/s") { return .session(id) }
+        if let id = number(path, after: root + "/prompt/p") { return .prompt(id) }
+        return nil
+    }
+
+    static func itemPath(_ reference: Data) -> String { collectionPath + "/" + reference.map { String(format: "%02x", $0) }.joined() }
+    static func sessionPath(_ id: UInt64) -> String { root + "/session/s\(id)" }
+    static func promptPath(_ id: UInt64) -> String { root + "/prompt/p\(id)" }
+
+    private static func number(_ path: String, after prefix: String) -> UInt64? {
+        guard path.hasPrefix(prefix) else { return nil }
+        return UInt64(String(path.dropFirst(prefix.count)))
+    }
+
+    /// Lower-case hex digits as bytes; nil for anything else (a bounded, total parse of a client's path).
+    private static func hex(_ text: String) -> Data? {
+        let digits = Array(text.utf8)
+        guard !digits.isEmpty, digits.count % 2 == 0, digits.count <= 512 else { return nil }
+        var bytes = Data(capacity: digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import TestSupport
+
+/// A D-Bus session bus of the test's own: `dbus-daemon --session --nofork --print-address`, its address read
+/// within a deadline, killed (and waited for) when the test ends.
+final class SessionBus {
+    let address: String
+    let pid: Int32
+    private let process: Process
+
+    init() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        process.arguments = ["--session", "--nofork", "--print-address"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        pid = process.processIdentifier
+        let fd = output.fileHandleForReading.fileDescriptor
+        var line = Data()
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 100) >= 0 else { break }
+            if pfd.revents == 0 { continue }
+            var byte: UInt8 = 0
+            guard read(fd, &byte, 1) == 1, byte != UInt8(ascii: "\n") else { break }
+            line.append(byte)
+        }
+        address = String(decoding: line, as: UTF8.self)
+        guard address.hasPrefix("unix:") else {
+            process.terminate()
+            throw BusStartFailed()
+        }
+    }
+
+    struct BusStartFailed: Error {}
+
+    deinit {
+        kill(pid, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// The environment of a client of this bus.
+    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+}
+
+/// A vault mounted with `--secret-service` on a bus of the test's own, and the Debian clients pointed at it.
+final class ServedVault {
+    let bus: SessionBus
+    let vault: MountedVault
+
+    init(mountArguments: [String] = [], mountEnvironment: [String: String] = [:]) throws {
+        bus = try SessionBus()
+        vault = try MountedVault(mountArguments: ["--secret-service"] + mountArguments,
+                                 mountEnvironment: bus.environment.merging(mountEnvironment) { $1 })
+    }
+
+    static let clients = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Clients").path
+
+    func secretTool(_ arguments: [String], stdin: String? = nil) -> CommandResult {
+        Command.run("/usr/bin/secret-tool", arguments, stdin: stdin, environment: bus.environment, timeout: 30)
+    }
+
+    /// `Clients/NAME.py ARGS` with Debian's python3 (where python3-secretstorage and python3-keyring are).
+    func python(_ script: String, _ arguments: [String]) -> CommandResult {
+        Command.run("/usr/bin/python3", [Self.clients + "/" + script + ".py"] + arguments, environment: bus.environment, timeout: 60)
+    }
+
+    func docker(_ command: String, stdin: String) -> CommandResult {
+        Command.run("/usr/bin/docker-credential-secretservice", [command], stdin: stdin, environment: bus.environment, timeout: 30)
+    }
+}
+
+/// Files of the mount, read and written as any program would.
+enum MountFiles {
+    static func text(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return (try? handle.readToEnd()).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Makes `genp/SERVICE/ACCOUNT` and writes its value; false on any failure.
+    static func makeItem(_ served: ServedVault, service: String, account: String, value: String) -> Bool {
+        let item = served.vault.path("genp/\(service)/\(account)")
+        _ = mkdir(served.vault.path("genp/\(service)"), 0o700)
+        guard mkdir(item, 0o700) == 0, let handle = FileHandle(forWritingAtPath: item + "/value") else { return false }
+        defer { try? handle.close() }
+        return (try? handle.write(contentsOf: Data(value.utf8))) != nil
+    }
+
+    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+}
