@@ -112,7 +112,7 @@ struct ControlHandler: Sendable {
         case .itemDelete:
             try keychain.delete(try dictionary(args, "query"), caller: caller)
             return nil
-        case .syncNow, .syncInit, .syncJoin, .syncInvite, .syncStatus, .syncMerge:
+        case .syncNow, .syncInit, .syncJoin, .syncInvite, .syncStatus, .syncMerge, .syncMembers, .syncRemove, .syncRotate, .syncLeave:
             return try SyncCommands(keychain: keychain).perform(request.command, args)
         case .backup:
             let (archive, count) = try keychain.backup(password: try data(args, "password"))

@@ -77,7 +77,7 @@ extension Keychain {
         }
     }
 
-    private static func syncClassKey(_ keybag: Keybag) throws(KeychainError) -> GuardedKey {
+    static func syncClassKey(_ keybag: Keybag) throws(KeychainError) -> GuardedKey {
         do { return try keybag.keys(for: .afterFirstUnlock).classKey } catch {
             throw KeychainError(SecStatus.interactionNotAllowed,
                                 "sync needs the sync key, a class C key: it is unavailable until the device's first unlock")

@@ -17,7 +17,8 @@ struct SyncExporter {
         try? FileManager.default.createDirectory(atPath: itemsDirectory, withIntermediateDirectories: true)
         return try access.with { keychain throws(KeychainError) -> Int in
             let items = try keychain.synchronizableItems()
-            return try keychain.withSyncKeys { keys throws(KeychainError) -> Int in
+            return try keychain.withCircleKeys { circle throws(KeychainError) -> Int in
+                let keys = circle.keys
                 var versions = try SyncVersions.load(versionsPath, key: keys.versionKey)
                 var written = 0
                 var present = Set<String>()
@@ -32,12 +33,12 @@ struct SyncExporter {
                     if let known = state.entries[name], known.uuid == entry.uuid, known.fingerprint == entry.fingerprint,
                        lstat(path(name), &st) == 0 { continue }
                     if let bytes = try? FileIO.read(path(name)),
-                       let current = try? SyncFile.open(bytes, name: name, key: keys.itemKey), current == record {
+                       let current = try? circle.open(bytes, name: name), current.record == record, current.epoch == circle.epoch {
                         versions.note(record, name: name)
                         state.entries[name] = SyncState.Entry(uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
                         continue
                     }
-                    let bytes = SyncFile.seal(record, name: name, key: keys.itemKey)
+                    let bytes = circle.seal(record, name: name)
                     try write(bytes, name)
                     versions.note(record, name: name)
                     state.entries[name] = SyncState.Entry(uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
@@ -48,11 +49,11 @@ struct SyncExporter {
                     var next = entry
                     next.uuid = nil
                     next.fingerprint = nil
-                    if let bytes = try? FileIO.read(path(name)), let old = try? SyncFile.open(bytes, name: name, key: keys.itemKey),
+                    if let bytes = try? FileIO.read(path(name)), let old = try? circle.open(bytes, name: name).record,
                        !old.deleted {
                         let stamp = max(Date(), old.modificationDate.addingTimeInterval(0.001))
                         let tombstone = old.tombstone(at: stamp)
-                        let sealed = SyncFile.seal(tombstone, name: name, key: keys.itemKey)
+                        let sealed = circle.seal(tombstone, name: name)
                         try write(sealed, name)
                         versions.note(tombstone, name: name)
                         next.fileHash = SyncState.fileHash(sealed)
@@ -71,16 +72,18 @@ struct SyncExporter {
     func importChanges(_ state: inout SyncState, into report: inout SyncReport) throws(KeychainError) {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: itemsDirectory)) ?? []).sorted()
         try access.with { keychain throws(KeychainError) in
-            try keychain.withSyncKeys { keys throws(KeychainError) in
-                var versions = try SyncVersions.load(versionsPath, key: keys.versionKey)
+            try keychain.withCircleKeys { circle throws(KeychainError) in
+                var versions = try SyncVersions.load(versionsPath, key: circle.keys.versionKey)
                 for name in names where Self.isItemName(name) {
                     // Never through a link or from anything but a regular file (UntrustedTree leaves none out here).
                     guard let bytes = try? FileIO.read(path(name)) else { continue }
                     let hash = SyncState.fileHash(bytes)
                     if state.entries[name]?.fileHash == hash { continue }
                     let record: SyncRecord
-                    do { record = try SyncFile.open(bytes, name: name, key: keys.itemKey) } catch {
+                    do { record = try circle.open(bytes, name: name).record } catch {
                         report.skipped.append("items/\(name): \(error)")
+                        // The vault's own version (if it holds the item) replaces the refused file with the next export.
+                        state.entries[name]?.fingerprint = nil
                         continue
                     }
                     if let known = versions.newerThan(record, name: name) {
@@ -88,7 +91,7 @@ struct SyncExporter {
                         state.entries[name, default: SyncState.Entry(fileHash: "")].fileHash = hash
                         if known.deleted {
                             // Put the tombstone back, so the repository and the vaults that join later agree.
-                            let sealed = SyncFile.seal(record.tombstone(at: known.modified), name: name, key: keys.itemKey)
+                            let sealed = circle.seal(record.tombstone(at: known.modified), name: name)
                             try write(sealed, name)
                             state.entries[name]?.fileHash = SyncState.fileHash(sealed)
                             report.exported += 1
@@ -107,7 +110,7 @@ struct SyncExporter {
                                                 fileHash: hash)
                     if let mine = local?.record, mine != record {
                         // The vault's version is newer: it goes out with this sync.
-                        let sealed = SyncFile.seal(mine, name: name, key: keys.itemKey)
+                        let sealed = circle.seal(mine, name: name)
                         try write(sealed, name)
                         versions.note(mine, name: name)
                         entry.fileHash = SyncState.fileHash(sealed)
@@ -118,7 +121,27 @@ struct SyncExporter {
                     }
                     state.entries[name] = entry
                 }
-                try versions.save(versionsPath, key: keys.versionKey)
+                try versions.save(versionsPath, key: circle.keys.versionKey)
+            }
+        }
+    }
+
+    /// Re-seals every item file this vault can open and accepts in the current epoch, signed by this vault
+    /// (after a new epoch begins: nothing stays readable with the old key alone). Returns the files written.
+    func resealAll(_ state: inout SyncState) throws(KeychainError) -> Int {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: itemsDirectory)) ?? []).sorted()
+        return try access.with { keychain throws(KeychainError) -> Int in
+            try keychain.withCircleKeys { circle throws(KeychainError) -> Int in
+                var written = 0
+                for name in names where Self.isItemName(name) {
+                    guard let bytes = try? FileIO.read(path(name)), let opened = try? circle.open(bytes, name: name),
+                          opened.epoch != circle.epoch else { continue }
+                    let sealed = circle.seal(opened.record, name: name)
+                    try write(sealed, name)
+                    if state.entries[name]?.fileHash == SyncState.fileHash(bytes) { state.entries[name]?.fileHash = SyncState.fileHash(sealed) }
+                    written += 1
+                }
+                return written
             }
         }
     }

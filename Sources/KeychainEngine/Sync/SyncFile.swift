@@ -11,6 +11,11 @@ public enum SyncFile {
 
     /// Seals a record for the file `name`.
     public static func seal(_ record: SyncRecord, name: String, key: GuardedKey) -> Data {
+        magic + AEAD.seal(pad(record), key: key, associatedData: binding(name))
+    }
+
+    /// The record's length and bytes, padded with zeros to a power of two of at least 512 bytes.
+    static func pad(_ record: SyncRecord) -> Data {
         let body = record.encoded
         var plain = Data()
         withUnsafeBytes(of: UInt32(body.count).bigEndian) { plain.append(contentsOf: $0) }
@@ -18,7 +23,7 @@ public enum SyncFile {
         var bucket = 512
         while bucket < plain.count { bucket *= 2 }
         plain.append(Data(count: bucket - plain.count))
-        return magic + AEAD.seal(plain, key: key, associatedData: binding(name))
+        return plain
     }
 
     /// Opens and parses the file `name` (a fuzz target with ``SyncRecord/decode(_:)``): a record, or a
@@ -43,10 +48,10 @@ public enum SyncFile {
     static func binding(_ name: String) -> Data { Data("keychainfs.sync.item.v1/\(name)".utf8) }
 }
 
-/// Keys derived from the sync key: one to seal items, one to name them. Derived per use and wiped after.
+/// Keys derived from the sync key, which every member holds for as long as the circle lives: one to name
+/// item files, one for invitations' expiry, one for the vault's version memory. Items are sealed with the
+/// epoch's key instead (``CircleKeys``). Derived per use and wiped after.
 public struct SyncKeys: Sendable {
-    /// Seals item files.
-    public let itemKey: GuardedKey
     /// Names item files (keyed hash of class and primary key).
     public let nameKey: GuardedKey
     /// Seals invitation expiry dates for members (so any member can remove expired invitations).
@@ -56,7 +61,6 @@ public struct SyncKeys: Sendable {
 
     /// Derives the keys from the sync key.
     public init(syncKey: GuardedKey) {
-        itemKey = KeyDerivation.subkey(of: syncKey, context: "keychainfs.sync.item-key.v1")
         nameKey = KeyDerivation.subkey(of: syncKey, context: "keychainfs.sync.name-key.v1")
         memberKey = KeyDerivation.subkey(of: syncKey, context: "keychainfs.sync.member-key.v1")
         versionKey = KeyDerivation.subkey(of: syncKey, context: "keychainfs.sync.version-key.v1")
@@ -68,5 +72,5 @@ public struct SyncKeys: Sendable {
     }
 
     /// Wipes every key.
-    public func wipe() { itemKey.wipe(); nameKey.wipe(); memberKey.wipe(); versionKey.wipe() }
+    public func wipe() { nameKey.wipe(); memberKey.wipe(); versionKey.wipe() }
 }
