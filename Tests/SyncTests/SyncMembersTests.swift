@@ -163,5 +163,30 @@ struct SyncMembersTests {
         #expect(next.stdout.contains("new epoch"), "A starts an epoch without C: \(next.stdout)")
         let members = group.cli(["sync", "members", "--vault", circle.a]).stdout
         #expect(members.contains("removed by c"), "\(members)")
+        // Everything was re-sealed in the new epoch, the leaver's own item too: B syncs without a refusal,
+        // and a vault that joins now (given only the new epoch's key) gets every item.
+        let fromB = group.cli(["sync", "--vault", circle.b])
+        try expectSuccess(fromB)
+        #expect(!fromB.stderr.contains("skipped"), "\(fromB.stderr)")
+        let d = try group.makeVault("d")
+        try group.join(d, invitedBy: circle.b)
+        #expect(try group.secret(d, service: "svc-c", account: "acct") == "secret-c")
+        #expect(try group.secret(d, service: "svc-old", account: "acct") == "secret-old")
+    }
+
+    @Test("a circle of sync format 1 gets a clear message with the upgrade step; leave, then init, keeps every item")
+    func formatOneUpgrade() throws {
+        let group = try SyncGroup()
+        let a = try group.makeVault("a")
+        try group.add(a, service: "svc-kept", account: "acct", secret: "secret-kept", label: "label-kept")
+        try group.found(a)
+        try group.pushAsHost("format-1") { work in try Data("keychainfs-sync 1\n".utf8).write(to: URL(fileURLWithPath: work + "/FORMAT")) }
+        let refused = group.cli(["sync", "--vault", a])
+        #expect(refused.status != 0 && refused.stderr.contains("sync format 1") && refused.stderr.contains("sync leave"), "\(refused.stderr)")
+        try expectSuccess(group.cli(["sync", "leave", "--vault", a]))
+        let fresh = group.root + "/fresh.git"
+        try expectSuccess(Command.run("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", fresh]))
+        try expectSuccess(group.cli(["sync", "init", fresh, "--vault", a, "--name", "a"]))
+        #expect(try group.secret(a, service: "svc-kept", account: "acct") == "secret-kept")
     }
 }

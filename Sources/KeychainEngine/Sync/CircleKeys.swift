@@ -52,10 +52,14 @@ public final class CircleKeys: @unchecked Sendable {
 
     /// The record in the file `name` and its epoch, or why it is refused: an epoch this vault holds no key
     /// of, a writer that is not a member (or no longer), a bad signature, a record of another item.
-    public func open(_ bytes: Data, name: String) throws(SyncFormatError) -> (record: SyncRecord, epoch: Int) {
+    /// `anyMember` accepts a writer removed since (a tombstone re-sealed in a new epoch: its content is
+    /// this vault's own).
+    public func open(_ bytes: Data, name: String, anyMember: Bool = false) throws(SyncFormatError) -> (record: SyncRecord, epoch: Int) {
         let parts = try SignedSyncFile.parse(bytes)
         guard let itemKey = itemKeys[parts.epoch] else { throw SyncFormatError("sealed in epoch \(parts.epoch), which this vault holds no key of (unknown epoch); refused") }
-        if verifies {
+        if anyMember && verifies {
+            guard membership.member(signingKey: parts.signer) != nil else { throw SyncFormatError("signed by a non-member; refused") }
+        } else if verifies {
             guard membership.accepts(signer: parts.signer, epoch: parts.epoch) else {
                 let member = membership.member(signingKey: parts.signer)
                 throw SyncFormatError(member == nil ? "signed by a non-member; refused"

@@ -31,7 +31,7 @@ public enum JoinRequest {
     /// The member a request names, if its MAC holds under `key`.
     static func open(_ bytes: Data, key: GuardedKey) throws(SyncFormatError) -> MemberKeys {
         let (member, tag) = try parse(bytes)
-        guard tag == mac(member, key: key) else { throw SyncFormatError("a join request's MAC does not hold (not made with the invitation code); refused") }
+        guard Sodium.constantTimeEqual(tag, mac(member, key: key)) else { throw SyncFormatError("a join request's MAC does not hold (not made with the invitation code); refused") }
         return member
     }
 

@@ -126,21 +126,38 @@ struct SyncExporter {
         }
     }
 
-    /// Re-seals every item file this vault can open and accepts in the current epoch, signed by this vault
-    /// (after a new epoch begins: nothing stays readable with the old key alone). Returns the files written.
+    /// Re-seals every item file of an older epoch in the current one, signed by this vault, from what the
+    /// vault itself holds (right after a sync round: the newest versions it accepted): its own items, and
+    /// tombstones of the items it knows deleted. A file that a removed member signed after its removal
+    /// was never applied, so it is replaced, not laundered. Returns the files written.
     func resealAll(_ state: inout SyncState) throws(KeychainError) -> Int {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: itemsDirectory)) ?? []).sorted()
         return try access.with { keychain throws(KeychainError) -> Int in
-            try keychain.withCircleKeys { circle throws(KeychainError) -> Int in
+            let items = try keychain.synchronizableItems()
+            return try keychain.withCircleKeys { circle throws(KeychainError) -> Int in
+                var versions = try SyncVersions.load(versionsPath, key: circle.keys.versionKey)
+                var mine: [String: LocalSyncItem] = [:]
+                for item in items { if let record = item.record { mine[circle.fileName(for: record)] = item } }
                 var written = 0
                 for name in names where Self.isItemName(name) {
-                    guard let bytes = try? FileIO.read(path(name)), let opened = try? circle.open(bytes, name: name),
-                          opened.epoch != circle.epoch else { continue }
-                    let sealed = circle.seal(opened.record, name: name)
+                    guard let bytes = try? FileIO.read(path(name)), let parts = try? SignedSyncFile.parse(bytes), parts.epoch != circle.epoch else { continue }
+                    var entry = state.entries[name] ?? SyncState.Entry(fileHash: "")
+                    let record: SyncRecord
+                    if let item = mine[name], let own = item.record {
+                        record = own
+                        entry.uuid = SyncState.hex(item.uuid)
+                        entry.fingerprint = SyncState.hex(item.fingerprint)
+                    } else if let known = versions.seen[name], known.deleted, let old = try? circle.open(bytes, name: name, anyMember: true).record {
+                        record = old.tombstone(at: known.modified)
+                    } else { continue }
+                    let sealed = circle.seal(record, name: name)
                     try write(sealed, name)
-                    if state.entries[name]?.fileHash == SyncState.fileHash(bytes) { state.entries[name]?.fileHash = SyncState.fileHash(sealed) }
+                    versions.note(record, name: name)
+                    entry.fileHash = SyncState.fileHash(sealed)
+                    state.entries[name] = entry
                     written += 1
                 }
+                try versions.save(versionsPath, key: circle.keys.versionKey)
                 return written
             }
         }

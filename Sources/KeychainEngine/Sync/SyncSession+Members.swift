@@ -46,6 +46,7 @@ extension SyncSession {
         try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in
             var report = SyncReport()
             if FileManager.default.fileExists(atPath: clone + "/.git"), (try? requireCurrentFormat(origin: false)) != nil,
+               (try? requireCurrentFormat(origin: true)) != nil,
                (try? access.with({ keychain throws(KeychainError) in try keychain.isAdmittedToCircle() })) == true {
                 report = try changeMembership(.leave) { _, me in me }
             }
