@@ -38,6 +38,9 @@ struct SyncMembersTests {
     func removedMemberReadsNothingNew() throws {
         let circle = try Circle()
         let group = circle.group
+        try group.add(circle.a, service: "svc-untouched", account: "acct", secret: "secret-untouched", label: "label-untouched")
+        for vault in [circle.a, circle.c] { try group.sync(vault) }
+        #expect(try group.secret(circle.c, service: "svc-untouched", account: "acct") == "secret-untouched")
         try circle.removeC()
         #expect(try group.secret(circle.b, service: "svc-new", account: "acct") == "secret-new")
         #expect(try group.secret(circle.b, service: "svc-old", account: "acct") == "secret-changed")
@@ -47,10 +50,10 @@ struct SyncMembersTests {
         #expect(try group.secret(circle.c, service: "svc-new", account: "acct") == nil)
         #expect(try group.secret(circle.c, service: "svc-old", account: "acct") == "secret-old")
         // With every key it holds, C opens none of the repository's item files: all were re-sealed in an
-        // epoch it was not given.
+        // epoch it was not given, the untouched item's too.
         let work = try group.hostCheckout("after-removal")
         let names = try FileManager.default.contentsOfDirectory(atPath: work + "/items")
-        #expect(names.count >= 2)
+        #expect(names.count == 3)
         let forge = try MemberForge(circle.c)
         for name in names {
             let refusal = try forge.refusal(try Data(contentsOf: URL(fileURLWithPath: work + "/items/" + name)), name: name)
