@@ -1,5 +1,7 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
+import KeychainSync
 import TestSupport
 
 /// A member's vault driven through the engine, as a hostile member's own program would drive it: its

@@ -1,5 +1,7 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
+import KeychainSync
 import Testing
 import TestSupport
 

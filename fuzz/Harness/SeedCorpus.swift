@@ -2,6 +2,9 @@ import Foundation
 @testable import ControlChannel
 import Crypto
 @testable import KeychainEngine
+@testable import KeychainSync
+import KeychainModel
+import KeychainStore
 import SodiumCrypto
 
 /// Writes the committed seed corpora: valid inputs of every target, made with the code that produces them
