@@ -1,0 +1,53 @@
+import Foundation
+import KeychainModel
+import KeychainSync
+import Testing
+import TestSupport
+
+/// Invite and join admit the joiner's identity (issue 26): the code authenticates both sides.
+@Suite("sync admission: invitation codes and join requests", .serialized)
+struct SyncAdmissionTests {
+    @Test("a join request the host forges without the code is refused and reported; nobody is added")
+    func forgedRequestRefused() throws {
+        let group = try SyncGroup()
+        let a = try group.makeVault("a")
+        try group.found(a)
+        let invite = group.cli(["sync", "invite", "--vault", a])
+        try expectSuccess(invite)
+        let name = try InvitationCode.parse(invite.stdout).fileName
+        // The host sees the invitation's file name and writes a request under it, with keys of its own.
+        let forged = ValueCodec.encode(.dictionary(["name": .string("host"), "sign": .data(Data(repeating: 1, count: 32)),
+                                                    "box": .data(Data(repeating: 2, count: 32)), "mac": .data(Data(repeating: 3, count: 32))]))
+        try group.pushAsHost("forged-request") { work in
+            try FileManager.default.createDirectory(atPath: work + "/requests", withIntermediateDirectories: true)
+            try forged.write(to: URL(fileURLWithPath: work + "/requests/" + name))
+        }
+        let synced = group.cli(["sync", "--vault", a])
+        try expectSuccess(synced)
+        #expect(synced.stderr.contains("MAC does not hold"), "\(synced.stderr)")
+        let members = group.cli(["sync", "members", "--vault", a])
+        #expect(members.stdout.split(separator: "\n").count == 1 && !members.stdout.contains("host"), "\(members.stdout)")
+    }
+
+    @Test("a host that serves the joiner another circle's membership log: join refused, the vault left as it was")
+    func anotherCirclesLogRefused() throws {
+        let group = try SyncGroup()
+        let a = try group.makeVault("a"), b = try group.makeVault("b")
+        try group.found(a)
+        let invite = group.cli(["sync", "invite", "--vault", a])
+        try expectSuccess(invite)
+        // Another circle, founded by the host on a repository of its own.
+        let other = try SyncGroup()
+        let h = try other.makeVault("h")
+        try other.found(h)
+        let theirs = try other.hostCheckout("theirs")
+        try group.pushAsHost("swap-log") { work in
+            for file in ["members/log", "members/keyring"] {
+                try Data(contentsOf: URL(fileURLWithPath: theirs + "/" + file)).write(to: URL(fileURLWithPath: work + "/" + file))
+            }
+        }
+        let joined = group.cli(["sync", "join", group.remote, "--vault", b, "--code-stdin", "--name", "b"], stdin: invite.stdout)
+        #expect(joined.status != 0 && joined.stderr.contains("not the one the invitation names"), "\(joined.stderr)")
+        SyncSetupTests.expectNoSyncState(b)
+    }
+}
