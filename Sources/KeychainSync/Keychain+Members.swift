@@ -95,7 +95,9 @@ extension Keychain {
                 throw KeychainError(SecStatus.authFailed, "this vault was removed from its circle by \(me.removedBy ?? "?"): it syncs no more "
                                     + "('keychainfs sync leave' clears its sync setup; its items stay)")
             }
-            if trust.epochKeys[incoming.epoch] == nil, let keyring {
+            // The keyring in force is authoritative for its epoch (a key this vault kept from a change whose
+            // push failed never outlives it).
+            if let keyring {
                 do {
                     if let key = try EpochKeyring.open(keyring, membership: incoming, identity: identity) {
                         trust.epochKeys[incoming.epoch] = key.withBytes { Data($0) }
