@@ -29,6 +29,19 @@ struct SyncAdmissionTests {
         #expect(members.stdout.split(separator: "\n").count == 1 && !members.stdout.contains("host"), "\(members.stdout)")
     }
 
+    @Test("an invitation lives at most 7 days; the last member can neither leave nor be removed")
+    func boundsOfTheCircle() throws {
+        let group = try SyncGroup()
+        let a = try group.makeVault("a")
+        try group.found(a)
+        let long = group.cli(["sync", "invite", "--vault", a, "--expires", String(8 * 86400)])
+        #expect(long.status != 0 && long.stderr.contains("7 days"), "\(long.stderr)")
+        let leave = group.cli(["sync", "leave", "--vault", a])
+        #expect(leave.status != 0 && leave.stderr.contains("last member"), "\(leave.stderr)")
+        #expect(FileManager.default.fileExists(atPath: a + "/sync/repo"), "a refused leave keeps the setup")
+        #expect(group.cli(["sync", "remove", "a", "--vault", a]).status != 0)
+    }
+
     @Test("a host that serves the joiner another circle's membership log: join refused, the vault left as it was")
     func anotherCirclesLogRefused() throws {
         let group = try SyncGroup()
