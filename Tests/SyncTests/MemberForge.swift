@@ -1,7 +1,7 @@
 import Foundation
 import KeychainEngine
 import KeychainModel
-import KeychainSync
+@testable import KeychainSync
 import TestSupport
 
 /// A member's vault driven through the engine, as a hostile member's own program would drive it: its
@@ -39,6 +39,16 @@ struct MemberForge {
         try keychain.withCircleKeys { circle throws(KeychainError) -> String? in
             do throws(SyncFormatError) { _ = try circle.open(bytes, name: name); return nil } catch { return error.message }
         }
+    }
+
+    /// `bytes` (a signed item file `name`) signed instead by a fresh identity that is in no circle, which
+    /// somehow holds the epoch's key.
+    static func signedByStranger(_ bytes: Data, name: String) -> Data {
+        let stranger = SyncIdentity.generate(name: "stranger")
+        defer { stranger.wipe() }
+        var part = Data(bytes.dropLast(64))
+        part.replaceSubrange(8..<40, with: stranger.keys.signingKey)
+        return part + stranger.sign(Data("keychainfs.sync.record.v2\0\(name)\0".utf8) + part)
     }
 
     struct ForgeError: Error, CustomStringConvertible {

@@ -111,7 +111,7 @@ struct SyncMembersTests {
         #expect(try circle.group.secret(circle.a, service: "svc-old", account: "acct") == "secret-from-c", "the switch restores blind trust")
     }
 
-    @Test("a member's forged record for an item of another access group, a bad signature, an unknown epoch: refused, reported; the rest goes on")
+    @Test("a member's forged record for an item of another access group, a bad signature, an unknown epoch, a stranger's signature, an unsigned file: refused, reported; the rest goes on")
     func forgedRecordsRefused() throws {
         let group = try SyncGroup()
         let a = try group.makeVault("a"), b = try group.makeVault("b")
@@ -130,14 +130,19 @@ struct SyncMembersTests {
         // A file claiming epoch 99, which nobody holds a key of.
         var unknownEpoch = try forge.signedFile(x.changed(secret: "unknown-epoch", later: 7200))
         unknownEpoch.bytes.replaceSubrange(4..<8, with: [0, 0, 0, 99])
+        // The same signed by someone in no circle, and an unsigned file of sync format 1.
+        let stranger = try forge.signedFile(y.changed(secret: "stranger", later: 10800))
+        let strangers = (name: stranger.name, bytes: MemberForge.signedByStranger(stranger.bytes, name: stranger.name))
+        let unsigned = (name: String(repeating: "cd", count: 20), bytes: Data("KCS1".utf8) + Data(repeating: 9, count: 600))
         let before = try MemberForge(a).keychain.synchronizableItems().count
         try group.add(b, service: "svc-z", account: "acct", secret: "secret-z", label: "label-z")
         try group.sync(b)
-        for (round, file) in [forged, badSignature, unknownEpoch].enumerated() {
+        for (round, file) in [forged, badSignature, unknownEpoch, strangers, unsigned].enumerated() {
             try group.pushAsHost("forged-\(round)") { work in try file.bytes.write(to: URL(fileURLWithPath: work + "/items/" + file.name)) }
             let synced = group.cli(["sync", "--vault", a])
             try expectSuccess(synced)
-            let reason = ["for another item than its file name says", "bad signature", "unknown epoch"][round]
+            let reason = ["for another item than its file name says", "bad signature", "unknown epoch", "signed by a non-member",
+                          "unsigned item file"][round]
             #expect(synced.stderr.contains(reason), "round \(round): \(synced.stderr)")
         }
         #expect(try group.secret(a, service: "svc-x", account: "acct") == "secret-x")
