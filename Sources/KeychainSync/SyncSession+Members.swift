@@ -51,7 +51,10 @@ extension SyncSession {
             if FileManager.default.fileExists(atPath: clone + "/.git"), (try? requireCurrentFormat(origin: false)) != nil,
                (try? requireCurrentFormat(origin: true)) != nil,
                (try? access.with({ keychain throws(KeychainError) in try keychain.isAdmittedToCircle() })) == true {
-                report = try changeMembership(.leave) { _, me in me }
+                do throws(KeychainError) { report = try changeMembership(.leave) { _, me in me } } catch where error.status == SecStatus.authFailed {
+                    // Removed meanwhile (its sync says so): there is nothing left to sign out of.
+                    report.notes.append("this vault was no longer a member of its circle")
+                }
             }
             try? removeClone()
             unlink(statePath)

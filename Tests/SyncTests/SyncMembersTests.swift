@@ -64,6 +64,10 @@ struct SyncMembersTests {
 
         let members = group.cli(["sync", "members", "--vault", circle.b])
         try expectSuccess(members)
+        // What the message says works: C leaves, keeps its items, and could be invited again.
+        try expectSuccess(group.cli(["sync", "leave", "--vault", circle.c]))
+        #expect(!FileManager.default.fileExists(atPath: circle.c + "/sync/repo"))
+        #expect(try group.secret(circle.c, service: "svc-old", account: "acct") == "secret-old")
         let lines = members.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 3, "\(members.stdout)")
         #expect(lines.contains { $0.hasPrefix("a\t") && $0.contains("added by a") })
