@@ -84,8 +84,8 @@ public struct GitRunner: Sendable {
     private final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var out = Data(), err = Data()
-        package func set(_ data: Data, isOut: Bool) { lock.withLock { if isOut { out = data } else { err = data } } }
-        package func text(_ isOut: Bool) -> String { String(decoding: data(isOut), as: UTF8.self) }
-        package func data(_ isOut: Bool) -> Data { lock.withLock { isOut ? out : err } }
+        func set(_ data: Data, isOut: Bool) { lock.withLock { if isOut { out = data } else { err = data } } }
+        func text(_ isOut: Bool) -> String { String(decoding: data(isOut), as: UTF8.self) }
+        func data(_ isOut: Bool) -> Data { lock.withLock { isOut ? out : err } }
     }
 }

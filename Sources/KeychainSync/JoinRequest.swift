@@ -16,7 +16,7 @@ public enum JoinRequest {
 
     /// The request of `member` for the invitation whose code gave `key`.
     static func seal(_ member: MemberKeys, key: GuardedKey) -> Data {
-        ValueCodec.encode(.dictionary(["name": .string(member.name), "sign": .data(member.signingKey), "box": .data(member.agreementKey),
+        ValueCodec.encode(.dictionary(["name": .string(member.name), "sign": .data(member.signingKey), "box": .data(member.agreementKey),  // not a schema code
                                        "mac": .data(mac(member, key: key))]))
     }
 
@@ -24,7 +24,7 @@ public enum JoinRequest {
     public static func parse(_ bytes: Data) throws(SyncFormatError) -> (member: MemberKeys, mac: Data) {
         guard bytes.count <= maxBytes, let d = (try? ValueCodec.decode(bytes))?.dictionaryValue, d.count == 4,
               let name = d["name"]?.stringValue, MemberKeys.validName(name),
-              let sign = d["sign"]?.dataValue, sign.count == Ed25519.publicKeyBytes,
+              let sign = d["sign"]?.dataValue, sign.count == Ed25519.publicKeyBytes,  // not a schema code
               let box = d["box"]?.dataValue, box.count == SealedBox.publicKeyBytes, let mac = d["mac"]?.dataValue else {
             throw SyncFormatError("a join request is malformed")
         }

@@ -59,7 +59,7 @@ public struct MemberLogEntry: Sendable, Equatable {
             "epoch": .number(Int64(epoch)), "keyring": .data(keyring), "by": .data(signer), "at": .date(date),
         ]
         if let subject {
-            d["member"] = .dictionary(["name": .string(subject.name), "sign": .data(subject.signingKey), "box": .data(subject.agreementKey)])
+            d["member"] = .dictionary(["name": .string(subject.name), "sign": .data(subject.signingKey), "box": .data(subject.agreementKey)])  // not a schema code
         }
         return d
     }
@@ -89,7 +89,7 @@ public struct MemberLogEntry: Sendable, Equatable {
         var subject: MemberKeys?
         if let member = d["member"] {
             guard let m = member.dictionaryValue, m.count == 3, let name = m["name"]?.stringValue, MemberKeys.validName(name),
-                  let sign = m["sign"]?.dataValue, sign.count == Ed25519.publicKeyBytes,
+                  let sign = m["sign"]?.dataValue, sign.count == Ed25519.publicKeyBytes,  // not a schema code
                   let box = m["box"]?.dataValue, box.count == SealedBox.publicKeyBytes else { throw bad }
             subject = MemberKeys(name: name, signingKey: sign, agreementKey: box)
         }
