@@ -166,10 +166,15 @@ package struct SyncExporter {
         }
     }
 
-    /// Removes invitations whose expiry has passed (read with the members' key).
+    /// Removes invitations whose expiry has passed (read with the members' key), and join requests whose
+    /// invitation is gone (used or expired: nobody can admit them any more).
     package func removeExpiredInvitations() throws(KeychainError) -> Int {
         let directory = clone + "/" + InvitationFile.directory
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let requests = clone + "/" + JoinRequest.directory
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: requests)) ?? []).prefix(256) where !names.contains(name) {
+            unlink(requests + "/" + name)
+        }
         guard !names.isEmpty else { return 0 }
         return try access.with { keychain throws(KeychainError) -> Int in
             try keychain.withSyncKeys { keys throws(KeychainError) -> Int in
@@ -179,6 +184,7 @@ package struct SyncExporter {
                     guard let bytes = try? FileIO.read(file),
                           let expiry = InvitationFile.expiry(bytes, name: name, memberKey: keys.memberKey), expiry <= Date() else { continue }
                     try? FileManager.default.removeItem(atPath: file)
+                    unlink(requests + "/" + name)
                     removed += 1
                 }
                 return removed

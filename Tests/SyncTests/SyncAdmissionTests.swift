@@ -29,6 +29,28 @@ struct SyncAdmissionTests {
         #expect(members.stdout.split(separator: "\n").count == 1 && !members.stdout.contains("host"), "\(members.stdout)")
     }
 
+    @Test("a request made before the invitation expired but seen after it is not admitted; both files leave the repository")
+    func expiredInvitationAdmitsNobody() throws {
+        let group = try SyncGroup()
+        let a = try group.makeVault("a"), b = try group.makeVault("b")
+        try group.found(a)
+        let invite = group.cli(["sync", "invite", "--vault", a, "--expires", "3"])
+        try expectSuccess(invite)
+        try expectSuccess(group.cli(["sync", "join", group.remote, "--vault", b, "--code-stdin", "--name", "b"], stdin: invite.stdout))
+        Thread.sleep(forTimeInterval: 3.5)
+        let synced = group.cli(["sync", "--vault", a])
+        try expectSuccess(synced)
+        #expect(!synced.stdout.contains("admitted"), "\(synced.stdout)")
+        #expect(group.cli(["sync", "members", "--vault", a]).stdout.split(separator: "\n").count == 1)
+        try group.sync(a)  // the request came in with the merge, after the invitation went: this sync removes it
+        let work = try group.hostCheckout("after-expiry")
+        for directory in ["invitations", "requests"] {
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: work + "/" + directory)) ?? []).isEmpty, "\(directory) is emptied")
+        }
+        let waiting = group.cli(["sync", "--vault", b])
+        #expect(waiting.stdout.contains("waits for admission"), "\(waiting.stdout)")
+    }
+
     @Test("an invitation lives at most 7 days; the last member can neither leave nor be removed")
     func boundsOfTheCircle() throws {
         let group = try SyncGroup()
