@@ -74,6 +74,13 @@ public final class KeychainConnection: Sendable {
         }
     }
 
+    /// SecItemAdd of an identity: its certificate and private key in one transaction, wherever the engine runs.
+    public func addIdentity(certificate: KeychainDictionary, key: KeychainDictionary) throws(KeychainError) {
+        try perform(ItemAddIdentity(certificate: certificate, key: key)) { keychain throws(KeychainError) in
+            try keychain.addIdentity(certificate: certificate, key: key, caller: caller)
+        }
+    }
+
     /// A simulated Secure Enclave request (see `Keychain.secureEnclave`), wherever the vault's engine runs.
     public func secureEnclave(_ request: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
         try perform(SecureEnclaveCall(operation: request)) { keychain throws(KeychainError) in

@@ -97,6 +97,10 @@ struct ControlHandler: Sendable {
             return try serve(ItemUpdate.self, request) { call throws(KeychainError) in try keychain.update(call.query, call.attributes, caller: caller) }
         case .itemDelete:
             return try serve(ItemDelete.self, request) { call throws(KeychainError) in try keychain.delete(call.query, caller: caller) }
+        case .itemAddIdentity:
+            return try serve(ItemAddIdentity.self, request) { call throws(KeychainError) in
+                try keychain.addIdentity(certificate: call.certificate, key: call.key, caller: caller)
+            }
         case .syncNow, .syncInit, .syncJoin, .syncInvite, .syncStatus, .syncMerge, .syncMembers, .syncRemove, .syncRotate, .syncLeave:
             return try SyncCommands(keychain: keychain).perform(request.command, args)
         case .backup:

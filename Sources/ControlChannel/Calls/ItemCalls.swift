@@ -47,6 +47,22 @@ public struct ItemDelete: EmptyReplyCall {
     public var arguments: KeychainDictionary { ["query": .dictionary(query)] }
 }
 
+/// SecItemAdd of an identity: its certificate and private key, both or neither (``Keychain/addIdentity(certificate:key:caller:)``).
+public struct ItemAddIdentity: EmptyReplyCall {
+    public static let command = ControlCommand.itemAddIdentity
+    public let certificate: KeychainDictionary
+    public let key: KeychainDictionary
+    public init(certificate: KeychainDictionary, key: KeychainDictionary) {
+        self.certificate = certificate
+        self.key = key
+    }
+    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+        certificate = try arguments.dictionary("certificate")
+        key = try arguments.dictionary("key")
+    }
+    public var arguments: KeychainDictionary { ["certificate": .dictionary(certificate), "key": .dictionary(key)] }
+}
+
 /// A simulated Secure Enclave request (generate, sign, key exchange: `Keychain.secureEnclave`).
 public struct SecureEnclaveCall: ValueReplyCall {
     public static let command = ControlCommand.keySecureEnclave
