@@ -4,8 +4,9 @@ import KeychainStore
 import Foundation
 import SodiumCrypto
 
-/// The vault's sync key (docs/spec.md §14): 32 random bytes shared by the vaults of one user, kept in
-/// `sync/key` sealed under the class C key, so it is available after first unlock and never before.
+/// The vault's sync key (docs/spec.md §14): 32 random bytes shared by the members of a circle for as long as
+/// it lives (item files' names, the version memory, invitations' expiry; items themselves are sealed with
+/// the epoch's key), kept in `sync/key` sealed under the class C key: available after first unlock, never before.
 extension Keychain {
     /// The directory of the vault's sync state: the key, the clone and what was exported.
     public var syncDirectory: String { vault.directory + "/sync" }

@@ -4,18 +4,14 @@ import KeychainStore
 import Foundation
 import SodiumCrypto
 
-/// The repository's item file (docs/spec.md §14): `KCS1` and one XChaCha20-Poly1305 box under the sync item key,
-/// bound to the file's name (the item's identity). The plaintext is the record's length and bytes, padded
-/// with zeros to a power of two of at least 512 bytes, so a file's size tells only its bucket.
+/// An item file's sealed plaintext (docs/spec.md §14): the record's length and bytes, padded with zeros to
+/// a power of two of at least 512 bytes, so a file's size tells only its bucket. The file around it is a
+/// ``SignedSyncFile``; sync format 1's unsigned files (`KCS1`) are recognized only to be refused.
 public enum SyncFile {
+    /// The magic of sync format 1's unsigned item files.
     package static let magic = Data("KCS1".utf8)
     /// Item files live here, named by ``SyncKeys/fileName(for:)``.
     public static let directory = "items"
-
-    /// Seals a record for the file `name`.
-    public static func seal(_ record: SyncRecord, name: String, key: GuardedKey) -> Data {
-        magic + AEAD.seal(pad(record), key: key, associatedData: binding(name))
-    }
 
     /// The record's length and bytes, padded with zeros to a power of two of at least 512 bytes.
     static func pad(_ record: SyncRecord) -> Data {
@@ -29,26 +25,13 @@ public enum SyncFile {
         return plain
     }
 
-    /// Opens and parses the file `name` (a fuzz target with ``SyncRecord/decode(_:)``): a record, or a
-    /// typed error for anything else: foreign bytes, a wrong key, a file moved to another name.
-    public static func open(_ bytes: Data, name: String, key: GuardedKey) throws(SyncFormatError) -> SyncRecord {
-        guard bytes.count > magic.count, bytes.prefix(magic.count) == magic else { throw SyncFormatError("not a keychainfs sync item file") }
-        let plain: Data
-        do { plain = try AEAD.open(Data(bytes.dropFirst(magic.count)), key: key, associatedData: binding(name)) } catch {
-            throw SyncFormatError("the item file does not open with this repository's sync key (corrupted or renamed)")
-        }
-        return try unpad(plain)
-    }
-
-    /// The record bytes inside a padded plaintext.
+    /// The record bytes inside a padded plaintext (a fuzz target with ``SyncRecord/decode(_:)``).
     public static func unpad(_ plain: Data) throws(SyncFormatError) -> SyncRecord {
         guard plain.count >= 4 else { throw SyncFormatError("the item file is truncated") }
         let length = plain.prefix(4).reduce(0) { $0 << 8 | Int($1) }
         guard length <= plain.count - 4 else { throw SyncFormatError("the item file's length is out of range") }
         return try SyncRecord.decode(Data(plain.dropFirst(4).prefix(length)))
     }
-
-    package static func binding(_ name: String) -> Data { Data("keychainfs.sync.item.v1/\(name)".utf8) }
 }
 
 /// Keys derived from the sync key, which every member holds for as long as the circle lives: one to name

@@ -38,7 +38,8 @@ public struct SyncReport: Sendable {
     }
 }
 
-/// Sync over git (docs/spec.md §14): init, invite, join and sync of one vault's clone at `sync/repo`.
+/// Sync over git (docs/spec.md §14): init, invite, join and sync of one vault's clone at `sync/repo`; the
+/// circle's commands are in SyncSession+Members, the checks of the remote in SyncSession+Verify.
 public struct SyncSession: Sendable {
     package let access: any SyncKeychainAccess
     package let vault: Vault
@@ -299,8 +300,8 @@ public struct SyncSession: Sendable {
     }
 
     /// Runs the steps of an init or join (no clone exists: a key found is one left without a clone, set
-    /// aside meanwhile); if one fails, removes what they made (the clone, the state, the key), puts the
-    /// key set aside back and rethrows.
+    /// aside meanwhile); if one fails, removes what they made (the clone, the state, the key, the identity,
+    /// the trust memory), puts the key set aside back and rethrows.
     private func undoingOnFailure<T>(_ steps: () throws(KeychainError) -> T) throws(KeychainError) -> T {
         let setAside = try access.with { keychain throws(KeychainError) -> Bool in try keychain.setAsideSyncKey() }
         do {
