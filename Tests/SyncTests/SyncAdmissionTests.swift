@@ -7,6 +7,24 @@ import TestSupport
 /// Invite and join admit the joiner's identity (issue 26): the code authenticates both sides.
 @Suite("sync admission: invitation codes and join requests", .serialized)
 struct SyncAdmissionTests {
+    @Test("the fingerprint join prints is the one the inviter admits and lists: people can compare them")
+    func fingerprintsMatch() throws {
+        let group = try SyncGroup()
+        let a = try group.makeVault("a"), b = try group.makeVault("b")
+        try group.found(a)
+        let invite = group.cli(["sync", "invite", "--vault", a])
+        try expectSuccess(invite)
+        let joined = group.cli(["sync", "join", group.remote, "--vault", b, "--code-stdin", "--name", "b"], stdin: invite.stdout)
+        try expectSuccess(joined)
+        let fingerprint = try #require(joined.stdout.firstMatch(of: /fingerprint ([0-9a-f]{4}(-[0-9a-f]{4}){4})/)?.1)
+        let admitted = group.cli(["sync", "--vault", a])
+        #expect(admitted.stdout.contains("admitted b (fingerprint \(fingerprint))"), "\(admitted.stdout)")
+        let members = group.cli(["sync", "members", "--vault", a]).stdout
+        #expect(members.contains("b\t\(fingerprint)\tadded by a"), "\(members)")
+        let status = group.cli(["sync", "status", "--vault", b]).stdout
+        #expect(status.contains("fingerprint: \(fingerprint)"), "\(status)")
+    }
+
     @Test("a join request the host forges without the code is refused and reported; nobody is added")
     func forgedRequestRefused() throws {
         let group = try SyncGroup()
