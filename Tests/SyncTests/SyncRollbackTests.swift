@@ -68,6 +68,19 @@ struct SyncRollbackTests {
         }
     }
 
+    @Test("a host that deletes the membership log, or garbles it: refused, nothing applied")
+    func missingOrGarbledLogRefused() throws {
+        let group = try SyncGroup()
+        let (a, b, _) = try Self.deletedEverywhere(group)
+        try group.pushAsHost("no-log") { work in try FileManager.default.removeItem(atPath: work + "/members/log") }
+        let missing = group.cli(["sync", "--vault", a])
+        #expect(missing.status != 0 && missing.stderr.contains("no membership log"), "\(missing.stderr)")
+        try group.pushAsHost("garbled-log") { work in try Data(repeating: 0xff, count: 64).write(to: URL(fileURLWithPath: work + "/members/log")) }
+        let garbled = group.cli(["sync", "--vault", b])
+        #expect(garbled.status != 0 && garbled.stderr.contains("membership log is refused"), "\(garbled.stderr)")
+        for vault in [a, b] { #expect(try group.secret(vault, service: "svc-gone", account: "acct") == nil) }
+    }
+
     @Test("a host that puts an older membership log back (undoing a rotation): refused, nothing applied")
     func olderLogRefused() throws {
         let group = try SyncGroup()
