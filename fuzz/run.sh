@@ -9,7 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-120}
-targets=${FUZZ_TARGETS:-"codec frames query der names xattr vault sync workflow keyfiles secretservice"}
+targets=${FUZZ_TARGETS:-"codec frames query der names xattr vault sync members workflow keyfiles secretservice"}
 binary=$(fuzz/build.sh) || exit 1
 status=0
 for target in $targets; do

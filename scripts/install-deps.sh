@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what keychainfs needs on Debian/Ubuntu and is missing: the C libraries it links
 # (libfuse3, libsqlite3, libsodium), fuse3 (fusermount3), pkg-config, attr (getfattr/setfattr) and
-# openssl (the tests make certificates with it), git and python3 (the credential-helper tests drive git and
+# openssl (the tests make certificates with it), git and python3 (the credential-helper and sync tests drive git and
 # clone from a git-http-backend behind a small Python server), libssl-dev (the Security module's RSA, SHA-224
 # and AES-GCM come from libcrypto) python3-cryptography (the SecKey interop tests), dpkg-dev (dpkg-shlibdeps for make deb) and man-db
 # (make deb-check reads the installed man page). The Secret Service links sd-bus (libsystemd-dev), starts

@@ -60,6 +60,11 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case syncInvite = "sync.invite"
     case syncStatus = "sync.status"
     case syncMerge = "sync.merge"
+    /// The circle (issue 26): who is in, remove a member, a new epoch, leave.
+    case syncMembers = "sync.members"
+    case syncRemove = "sync.remove"
+    case syncRotate = "sync.rotate"
+    case syncLeave = "sync.leave"
     /// `keychainfs backup`: the daemon answers the sealed archive (arguments: password); the client writes the file.
     case backup = "vault.backup"
     /// `keychainfs restore`: the client sends the archive it read as the attachment (arguments: password, merge).

@@ -101,7 +101,7 @@ struct ControlHandler: Sendable {
             return try serve(ItemAddIdentity.self, request) { call throws(KeychainError) in
                 try keychain.addIdentity(certificate: call.certificate, key: call.key, caller: caller)
             }
-        case .syncNow, .syncInit, .syncJoin, .syncInvite, .syncStatus, .syncMerge:
+        case .syncNow, .syncInit, .syncJoin, .syncInvite, .syncStatus, .syncMerge, .syncMembers, .syncRemove, .syncRotate, .syncLeave:
             return try SyncCommands(keychain: keychain).perform(request.command, args)
         case .backup:
             return try serve(BackupCall.self, request) { call throws(KeychainError) in

@@ -32,6 +32,8 @@ struct SyncCommands: Sendable {
             return .data(try keychain.mergeSyncFiles(name: name, ours: ours, theirs: theirs))
         case .syncStatus:
             return .dictionary(try session.status())
+        case .syncMembers:
+            return .array(try session.members())
         default:
             break
         }
@@ -39,16 +41,19 @@ struct SyncCommands: Sendable {
         defer { Self.gate.unlock() }
         switch command {
         case .syncNow: return Self.encode(try session.sync())
-        case .syncInit: return Self.encode(try session.initialize(remote: try string(args, "remote")))
+        case .syncInit: return Self.encode(try session.initialize(remote: try string(args, "remote"), name: try string(args, "name")))
         case .syncJoin:
             let text = try string(args, "code")
             let code: InvitationCode
             do { code = try InvitationCode.parse(text) } catch { throw KeychainError(SecStatus.param, error.message) }
-            return Self.encode(try session.join(remote: try string(args, "remote"), code: code))
+            return Self.encode(try session.join(remote: try string(args, "remote"), code: code, name: try string(args, "name")))
         case .syncInvite:
             let seconds = args["seconds"]?.numberValue ?? 3600
             guard seconds > 0 else { throw KeychainError(SecStatus.param, "an invitation lives a positive number of seconds") }
             return .string(try session.invite(lifetime: TimeInterval(seconds)).grouped)
+        case .syncRemove: return Self.encode(try session.remove(try string(args, "member")))
+        case .syncRotate: return Self.encode(try session.rotate())
+        case .syncLeave: return Self.encode(try session.leave())
         default: throw KeychainError(SecStatus.param, "not a sync command")
         }
     }
@@ -74,11 +79,7 @@ struct SyncCommands: Sendable {
     }
 
     /// A report as a control value.
-    static func encode(_ report: SyncReport) -> KeychainValue {
-        .dictionary(["exported": .number(Int64(report.exported)), "imported": .number(Int64(report.imported)),
-                     "skipped": .array(report.skipped.map(KeychainValue.string)), "pushed": .bool(report.pushed),
-                     "expiredInvitations": .number(Int64(report.expiredInvitations))])
-    }
+    static func encode(_ report: SyncReport) -> KeychainValue { .dictionary(report.dictionary) }
 
     private func string(_ args: KeychainDictionary, _ key: String) throws(KeychainError) -> String {
         guard let value = args[key]?.stringValue else { throw KeychainError(SecStatus.param, "missing '\(key)'") }

@@ -22,6 +22,8 @@ public struct GitRunner: Sendable {
         public let stdout: String
         /// Standard error.
         public let stderr: String
+        /// Standard output as bytes (a file's content: `git show`).
+        public let stdoutData: Data
     }
 
     /// Runs git and throws unless it succeeds.
@@ -76,13 +78,14 @@ public struct GitRunner: Sendable {
         }
         _ = group.wait(timeout: .now() + 5)
         process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: collected.text(true), stderr: collected.text(false))
+        return Output(status: process.terminationStatus, stdout: collected.text(true), stderr: collected.text(false), stdoutData: collected.data(true))
     }
 
     private final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var out = Data(), err = Data()
         func set(_ data: Data, isOut: Bool) { lock.withLock { if isOut { out = data } else { err = data } } }
-        func text(_ isOut: Bool) -> String { lock.withLock { String(decoding: isOut ? out : err, as: UTF8.self) } }
+        func text(_ isOut: Bool) -> String { String(decoding: data(isOut), as: UTF8.self) }
+        func data(_ isOut: Bool) -> Data { lock.withLock { isOut ? out : err } }
     }
 }

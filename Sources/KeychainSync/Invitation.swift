@@ -43,14 +43,19 @@ public struct InvitationCode: Sendable, Equatable {
         }.joined(separator: "-")
     }
 
-    /// The key the code seals the sync key with (the code has 150 bits: no slow hash needed).
-    package func sealingKey() -> GuardedKey {
+    /// The key the code seals the invitation with (the code has 150 bits: no slow hash needed).
+    package func sealingKey() -> GuardedKey { derived("keychainfs.sync.invitation-seal.v1") }
+
+    /// The key the joiner MACs its request with: only the inviter (who keeps it) and the code's holder know it.
+    package func requestKey() -> GuardedKey { derived("keychainfs.sync.invitation-request.v2") }
+
+    private func derived(_ context: String) -> GuardedKey {
         let seed = GuardedKey.filled { dst in
             let digest = SHA256.hash(data: Data("keychainfs.sync.invitation.v1/\(canonical)".utf8))
             digest.withUnsafeBytes { dst.copyMemory(from: $0) }
         }
         defer { seed.wipe() }
-        return KeyDerivation.subkey(of: seed, context: "keychainfs.sync.invitation-seal.v1")
+        return KeyDerivation.subkey(of: seed, context: context)
     }
 
     /// The invitation's file name: a hash of the code, which tells nothing of the code.
@@ -61,21 +66,38 @@ public struct InvitationCode: Sendable, Equatable {
     }
 }
 
-/// An invitation file: `KCI1`, the sync key and expiry sealed under the code, and the expiry sealed under
-/// the members' key (so a member can remove it once expired without the code).
+/// What an invitation gives its joiner: the sync key (it names the item files; reading them takes an epoch
+/// key, which only admission gives) and the membership log as the inviter last verified it (its length
+/// and last hash), so that no host can serve the joiner another circle's log or an older one.
+public struct InvitationContent: Sendable {
+    /// The circle's sync key.
+    public let syncKey: GuardedKey
+    /// How many entries the inviter's log had.
+    public let logCount: Int
+    /// The hash of its last entry.
+    public let logHead: Data
+}
+
+/// An invitation file: `KCI2`, the expiry, sync key and log pin sealed under the code, and the expiry
+/// sealed under the members' key (so a member can remove it once expired without the code).
 public enum InvitationFile {
-    package static let magic = Data("KCI1".utf8)
+    package static let magic = Data("KCI2".utf8)
     /// Invitations live here.
     public static let directory = "invitations"
+    /// The longest an invitation may live: a code is a bearer secret until used.
+    public static let maxLifetime: TimeInterval = 7 * 24 * 3600
 
-    /// The file for `code`, carrying `syncKey`, valid until `expiry`.
-    public static func seal(syncKey: GuardedKey, code: InvitationCode, expiry: Date, memberKey: GuardedKey) -> Data {
+    /// The file for `code`, carrying `syncKey` and the log pin, valid until `expiry`.
+    public static func seal(syncKey: GuardedKey, logCount: Int, logHead: Data, code: InvitationCode, expiry: Date, memberKey: GuardedKey) -> Data {
         let name = code.fileName
         let key = code.sealingKey()
         defer { key.wipe() }
         var stamp = Data()
         withUnsafeBytes(of: expiry.timeIntervalSince1970.bitPattern.bigEndian) { stamp.append(contentsOf: $0) }
-        let forJoiner = syncKey.withBytes { AEAD.seal(stamp + Data($0), key: key, associatedData: binding(name, "joiner")) }
+        var pin = Data()
+        withUnsafeBytes(of: UInt32(logCount).bigEndian) { pin.append(contentsOf: $0) }
+        pin.append(logHead)
+        let forJoiner = syncKey.withBytes { AEAD.seal(stamp + Data($0) + pin, key: key, associatedData: binding(name, "joiner")) }
         let forMembers = AEAD.seal(stamp, key: memberKey, associatedData: binding(name, "members"))
         var out = magic
         withUnsafeBytes(of: UInt32(forJoiner.count).bigEndian) { out.append(contentsOf: $0) }
@@ -91,18 +113,20 @@ public enum InvitationFile {
         return (Data(body.prefix(length)), Data(body.dropFirst(length)))
     }
 
-    /// The sync key in the file for `code`, if the code opens it and it has not expired.
-    public static func open(_ bytes: Data, code: InvitationCode, now: Date = Date()) throws(SyncFormatError) -> GuardedKey {
+    /// What the file for `code` carries, if the code opens it and it has not expired.
+    public static func open(_ bytes: Data, code: InvitationCode, now: Date = Date()) throws(SyncFormatError) -> InvitationContent {
         let refused = SyncFormatError("the invitation code is wrong or has expired")
         let key = code.sealingKey()
         defer { key.wipe() }
+        let size = GuardedKey.byteCount
         guard let boxes = try? parse(bytes),
               var plain = try? AEAD.open(boxes.joiner, key: key, associatedData: binding(code.fileName, "joiner")),
-              plain.count == 8 + GuardedKey.byteCount else { throw refused }
+              plain.count == 8 + size + 4 + 32 else { throw refused }
         defer { Sodium.wipe(&plain) }
         guard now < expiry(plain) else { throw refused }
-        guard let syncKey = try? GuardedKey.copying(plain.dropFirst(8)) else { throw refused }
-        return syncKey
+        guard let syncKey = try? GuardedKey.copying(plain.dropFirst(8).prefix(size)) else { throw refused }
+        let pin = Data(plain.dropFirst(8 + size))
+        return InvitationContent(syncKey: syncKey, logCount: pin.prefix(4).reduce(0) { $0 << 8 | Int($1) }, logHead: Data(pin.dropFirst(4)))
     }
 
     /// When the invitation `name` expires, read with the members' key; nil if the file does not open.
@@ -117,5 +141,5 @@ public enum InvitationFile {
         return Date(timeIntervalSince1970: Double(bitPattern: bits))
     }
 
-    package static func binding(_ name: String, _ part: String) -> Data { Data("keychainfs.sync.invitation.v1/\(part)/\(name)".utf8) }
+    package static func binding(_ name: String, _ part: String) -> Data { Data("keychainfs.sync.invitation.v2/\(part)/\(name)".utf8) }
 }

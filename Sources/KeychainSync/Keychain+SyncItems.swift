@@ -121,15 +121,17 @@ extension Keychain {
     }
 
     /// The git merge driver's work: the winner of two versions of the item file `name` (the base is not
-    /// needed: the rule compares the two sides). Either side unreadable is errSecDecode: the merge stops.
+    /// needed: the rule compares the two sides). A side that is refused (not signed by a member, a bad
+    /// signature, an unknown epoch) loses; both refused is errSecDecode: the merge stops.
     public func mergeSyncFiles(name: String, ours: Data, theirs: Data) throws(KeychainError) -> Data {
-        try withSyncKeys { keys throws(KeychainError) -> Data in
-            do {
-                let a = try SyncFile.open(ours, name: name, key: keys.itemKey)
-                let b = try SyncFile.open(theirs, name: name, key: keys.itemKey)
-                return SyncMergeRule.winner(a, b) == a ? ours : theirs
-            } catch {
-                throw KeychainError(SecStatus.decode, "cannot merge \(name): \(error)")
+        try withCircleKeys { circle throws(KeychainError) -> Data in
+            let a = try? circle.open(ours, name: name).record
+            let b = try? circle.open(theirs, name: name).record
+            switch (a, b) {
+            case (let a?, let b?): return SyncMergeRule.winner(a, b) == a ? ours : theirs
+            case (_?, nil): return ours
+            case (nil, _?): return theirs
+            case (nil, nil): throw KeychainError(SecStatus.decode, "cannot merge \(name): neither version is a record this vault accepts")
             }
         }
     }

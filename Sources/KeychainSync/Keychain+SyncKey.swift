@@ -4,8 +4,9 @@ import KeychainStore
 import Foundation
 import SodiumCrypto
 
-/// The vault's sync key (docs/spec.md §14): 32 random bytes shared by the vaults of one user, kept in
-/// `sync/key` sealed under the class C key, so it is available after first unlock and never before.
+/// The vault's sync key (docs/spec.md §14): 32 random bytes shared by the members of a circle for as long as
+/// it lives (item files' names, the version memory, invitations' expiry; items themselves are sealed with
+/// the epoch's key), kept in `sync/key` sealed under the class C key: available after first unlock, never before.
 extension Keychain {
     /// The directory of the vault's sync state: the key, the clone and what was exported.
     public var syncDirectory: String { vault.directory + "/sync" }
@@ -80,7 +81,7 @@ extension Keychain {
         }
     }
 
-    private static func syncClassKey(_ keybag: Keybag) throws(KeychainError) -> GuardedKey {
+    static func syncClassKey(_ keybag: Keybag) throws(KeychainError) -> GuardedKey {
         do { return try keybag.keys(for: .afterFirstUnlock).classKey } catch {
             throw KeychainError(SecStatus.interactionNotAllowed,
                                 "sync needs the sync key, a class C key: it is unavailable until the device's first unlock")

@@ -20,7 +20,8 @@ package struct SyncExporter {
         try? FileManager.default.createDirectory(atPath: itemsDirectory, withIntermediateDirectories: true)
         return try access.with { keychain throws(KeychainError) -> Int in
             let items = try keychain.synchronizableItems()
-            return try keychain.withSyncKeys { keys throws(KeychainError) -> Int in
+            return try keychain.withCircleKeys { circle throws(KeychainError) -> Int in
+                let keys = circle.keys
                 var versions = try SyncVersions.load(versionsPath, key: keys.versionKey)
                 var written = 0
                 var present = Set<String>()
@@ -35,12 +36,12 @@ package struct SyncExporter {
                     if let known = state.entries[name], known.uuid == entry.uuid, known.fingerprint == entry.fingerprint,
                        lstat(path(name), &st) == 0 { continue }
                     if let bytes = try? FileIO.read(path(name)),
-                       let current = try? SyncFile.open(bytes, name: name, key: keys.itemKey), current == record {
+                       let current = try? circle.open(bytes, name: name), current.record == record, current.epoch == circle.epoch {
                         versions.note(record, name: name)
                         state.entries[name] = SyncState.Entry(uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
                         continue
                     }
-                    let bytes = SyncFile.seal(record, name: name, key: keys.itemKey)
+                    let bytes = circle.seal(record, name: name)
                     try write(bytes, name)
                     versions.note(record, name: name)
                     state.entries[name] = SyncState.Entry(uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
@@ -51,11 +52,11 @@ package struct SyncExporter {
                     var next = entry
                     next.uuid = nil
                     next.fingerprint = nil
-                    if let bytes = try? FileIO.read(path(name)), let old = try? SyncFile.open(bytes, name: name, key: keys.itemKey),
+                    if let bytes = try? FileIO.read(path(name)), let old = try? circle.open(bytes, name: name).record,
                        !old.deleted {
                         let stamp = max(Date(), old.modificationDate.addingTimeInterval(0.001))
                         let tombstone = old.tombstone(at: stamp)
-                        let sealed = SyncFile.seal(tombstone, name: name, key: keys.itemKey)
+                        let sealed = circle.seal(tombstone, name: name)
                         try write(sealed, name)
                         versions.note(tombstone, name: name)
                         next.fileHash = SyncState.fileHash(sealed)
@@ -74,16 +75,18 @@ package struct SyncExporter {
     package func importChanges(_ state: inout SyncState, into report: inout SyncReport) throws(KeychainError) {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: itemsDirectory)) ?? []).sorted()
         try access.with { keychain throws(KeychainError) in
-            try keychain.withSyncKeys { keys throws(KeychainError) in
-                var versions = try SyncVersions.load(versionsPath, key: keys.versionKey)
+            try keychain.withCircleKeys { circle throws(KeychainError) in
+                var versions = try SyncVersions.load(versionsPath, key: circle.keys.versionKey)
                 for name in names where Self.isItemName(name) {
                     // Never through a link or from anything but a regular file (UntrustedTree leaves none out here).
                     guard let bytes = try? FileIO.read(path(name)) else { continue }
                     let hash = SyncState.fileHash(bytes)
                     if state.entries[name]?.fileHash == hash { continue }
                     let record: SyncRecord
-                    do { record = try SyncFile.open(bytes, name: name, key: keys.itemKey) } catch {
+                    do { record = try circle.open(bytes, name: name).record } catch {
                         report.skipped.append("items/\(name): \(error)")
+                        // The vault's own version (if it holds the item) replaces the refused file with the next export.
+                        state.entries[name]?.fingerprint = nil
                         continue
                     }
                     if let known = versions.newerThan(record, name: name) {
@@ -91,7 +94,7 @@ package struct SyncExporter {
                         state.entries[name, default: SyncState.Entry(fileHash: "")].fileHash = hash
                         if known.deleted {
                             // Put the tombstone back, so the repository and the vaults that join later agree.
-                            let sealed = SyncFile.seal(record.tombstone(at: known.modified), name: name, key: keys.itemKey)
+                            let sealed = circle.seal(record.tombstone(at: known.modified), name: name)
                             try write(sealed, name)
                             state.entries[name]?.fileHash = SyncState.fileHash(sealed)
                             report.exported += 1
@@ -110,7 +113,7 @@ package struct SyncExporter {
                                                 fileHash: hash)
                     if let mine = local?.record, mine != record {
                         // The vault's version is newer: it goes out with this sync.
-                        let sealed = SyncFile.seal(mine, name: name, key: keys.itemKey)
+                        let sealed = circle.seal(mine, name: name)
                         try write(sealed, name)
                         versions.note(mine, name: name)
                         entry.fileHash = SyncState.fileHash(sealed)
@@ -121,15 +124,57 @@ package struct SyncExporter {
                     }
                     state.entries[name] = entry
                 }
-                try versions.save(versionsPath, key: keys.versionKey)
+                try versions.save(versionsPath, key: circle.keys.versionKey)
             }
         }
     }
 
-    /// Removes invitations whose expiry has passed (read with the members' key).
+    /// Re-seals every item file of an older epoch in the current one, signed by this vault, from what the
+    /// vault itself holds (right after a sync round: the newest versions it accepted): its own items, and
+    /// tombstones of the items it knows deleted. A file that a removed member signed after its removal
+    /// was never applied, so it is replaced, not laundered. Returns the files written.
+    func resealAll(_ state: inout SyncState) throws(KeychainError) -> Int {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: itemsDirectory)) ?? []).sorted()
+        return try access.with { keychain throws(KeychainError) -> Int in
+            let items = try keychain.synchronizableItems()
+            return try keychain.withCircleKeys { circle throws(KeychainError) -> Int in
+                var versions = try SyncVersions.load(versionsPath, key: circle.keys.versionKey)
+                var mine: [String: LocalSyncItem] = [:]
+                for item in items { if let record = item.record { mine[circle.fileName(for: record)] = item } }
+                var written = 0
+                for name in names where Self.isItemName(name) {
+                    guard let bytes = try? FileIO.read(path(name)), let parts = try? SignedSyncFile.parse(bytes), parts.epoch != circle.epoch else { continue }
+                    var entry = state.entries[name] ?? SyncState.Entry(fileHash: "")
+                    let record: SyncRecord
+                    if let item = mine[name], let own = item.record {
+                        record = own
+                        entry.uuid = SyncState.hex(item.uuid)
+                        entry.fingerprint = SyncState.hex(item.fingerprint)
+                    } else if let known = versions.seen[name], known.deleted, let old = try? circle.open(bytes, name: name, anyMember: true).record {
+                        record = old.tombstone(at: known.modified)
+                    } else { continue }
+                    let sealed = circle.seal(record, name: name)
+                    try write(sealed, name)
+                    versions.note(record, name: name)
+                    entry.fileHash = SyncState.fileHash(sealed)
+                    state.entries[name] = entry
+                    written += 1
+                }
+                try versions.save(versionsPath, key: circle.keys.versionKey)
+                return written
+            }
+        }
+    }
+
+    /// Removes invitations whose expiry has passed (read with the members' key), and join requests whose
+    /// invitation is gone (used or expired: nobody can admit them any more).
     package func removeExpiredInvitations() throws(KeychainError) -> Int {
         let directory = clone + "/" + InvitationFile.directory
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let requests = clone + "/" + JoinRequest.directory
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: requests)) ?? []).prefix(256) where !names.contains(name) {
+            unlink(requests + "/" + name)
+        }
         guard !names.isEmpty else { return 0 }
         return try access.with { keychain throws(KeychainError) -> Int in
             try keychain.withSyncKeys { keys throws(KeychainError) -> Int in
@@ -139,6 +184,7 @@ package struct SyncExporter {
                     guard let bytes = try? FileIO.read(file),
                           let expiry = InvitationFile.expiry(bytes, name: name, memberKey: keys.memberKey), expiry <= Date() else { continue }
                     try? FileManager.default.removeItem(atPath: file)
+                    unlink(requests + "/" + name)
                     removed += 1
                 }
                 return removed

@@ -4,16 +4,17 @@ import KeychainStore
 import Foundation
 import SodiumCrypto
 
-/// The repository's item file (docs/spec.md §14): `KCS1` and one XChaCha20-Poly1305 box under the sync item key,
-/// bound to the file's name (the item's identity). The plaintext is the record's length and bytes, padded
-/// with zeros to a power of two of at least 512 bytes, so a file's size tells only its bucket.
+/// An item file's sealed plaintext (docs/spec.md §14): the record's length and bytes, padded with zeros to
+/// a power of two of at least 512 bytes, so a file's size tells only its bucket. The file around it is a
+/// ``SignedSyncFile``; sync format 1's unsigned files (`KCS1`) are recognized only to be refused.
 public enum SyncFile {
+    /// The magic of sync format 1's unsigned item files.
     package static let magic = Data("KCS1".utf8)
     /// Item files live here, named by ``SyncKeys/fileName(for:)``.
     public static let directory = "items"
 
-    /// Seals a record for the file `name`.
-    public static func seal(_ record: SyncRecord, name: String, key: GuardedKey) -> Data {
+    /// The record's length and bytes, padded with zeros to a power of two of at least 512 bytes.
+    static func pad(_ record: SyncRecord) -> Data {
         let body = record.encoded
         var plain = Data()
         withUnsafeBytes(of: UInt32(body.count).bigEndian) { plain.append(contentsOf: $0) }
@@ -21,35 +22,22 @@ public enum SyncFile {
         var bucket = 512
         while bucket < plain.count { bucket *= 2 }
         plain.append(Data(count: bucket - plain.count))
-        return magic + AEAD.seal(plain, key: key, associatedData: binding(name))
+        return plain
     }
 
-    /// Opens and parses the file `name` (a fuzz target with ``SyncRecord/decode(_:)``): a record, or a
-    /// typed error for anything else: foreign bytes, a wrong key, a file moved to another name.
-    public static func open(_ bytes: Data, name: String, key: GuardedKey) throws(SyncFormatError) -> SyncRecord {
-        guard bytes.count > magic.count, bytes.prefix(magic.count) == magic else { throw SyncFormatError("not a keychainfs sync item file") }
-        let plain: Data
-        do { plain = try AEAD.open(Data(bytes.dropFirst(magic.count)), key: key, associatedData: binding(name)) } catch {
-            throw SyncFormatError("the item file does not open with this repository's sync key (corrupted or renamed)")
-        }
-        return try unpad(plain)
-    }
-
-    /// The record bytes inside a padded plaintext.
+    /// The record bytes inside a padded plaintext (a fuzz target with ``SyncRecord/decode(_:)``).
     public static func unpad(_ plain: Data) throws(SyncFormatError) -> SyncRecord {
         guard plain.count >= 4 else { throw SyncFormatError("the item file is truncated") }
         let length = plain.prefix(4).reduce(0) { $0 << 8 | Int($1) }
         guard length <= plain.count - 4 else { throw SyncFormatError("the item file's length is out of range") }
         return try SyncRecord.decode(Data(plain.dropFirst(4).prefix(length)))
     }
-
-    package static func binding(_ name: String) -> Data { Data("keychainfs.sync.item.v1/\(name)".utf8) }
 }
 
-/// Keys derived from the sync key: one to seal items, one to name them. Derived per use and wiped after.
+/// Keys derived from the sync key, which every member holds for as long as the circle lives: one to name
+/// item files, one for invitations' expiry, one for the vault's version memory. Items are sealed with the
+/// epoch's key instead (``CircleKeys``). Derived per use and wiped after.
 public struct SyncKeys: Sendable {
-    /// Seals item files.
-    public let itemKey: GuardedKey
     /// Names item files (keyed hash of class and primary key).
     public let nameKey: GuardedKey
     /// Seals invitation expiry dates for members (so any member can remove expired invitations).
@@ -59,7 +47,6 @@ public struct SyncKeys: Sendable {
 
     /// Derives the keys from the sync key.
     public init(syncKey: GuardedKey) {
-        itemKey = KeyDerivation.subkey(of: syncKey, context: "keychainfs.sync.item-key.v1")
         nameKey = KeyDerivation.subkey(of: syncKey, context: "keychainfs.sync.name-key.v1")
         memberKey = KeyDerivation.subkey(of: syncKey, context: "keychainfs.sync.member-key.v1")
         versionKey = KeyDerivation.subkey(of: syncKey, context: "keychainfs.sync.version-key.v1")
@@ -71,5 +58,5 @@ public struct SyncKeys: Sendable {
     }
 
     /// Wipes every key.
-    public func wipe() { itemKey.wipe(); nameKey.wipe(); memberKey.wipe(); versionKey.wipe() }
+    public func wipe() { nameKey.wipe(); memberKey.wipe(); versionKey.wipe() }
 }

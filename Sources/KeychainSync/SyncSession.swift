@@ -23,9 +23,23 @@ public struct SyncReport: Sendable {
     public var expiredInvitations = 0
     /// Whether a commit was pushed.
     public var pushed = false
+    /// Whether this vault is a member holding the current epoch's key (else it waits for admission).
+    public var admitted = false
+    /// Whether the remote's branch had moved back to an older commit (reported in `notes`, nothing applied).
+    public var rolledBack = false
+    /// What else happened, for people: a joiner admitted, a new epoch, a request waiting, a rewound remote.
+    public var notes: [String] = []
+
+    /// The report as a control value (the daemon's answer; the CLI prints it).
+    public var dictionary: KeychainDictionary {
+        ["exported": .number(Int64(exported)), "imported": .number(Int64(imported)), "skipped": .array(skipped.map(KeychainValue.string)),
+         "pushed": .bool(pushed), "expiredInvitations": .number(Int64(expiredInvitations)), "admitted": .bool(admitted),
+         "rolledBack": .bool(rolledBack), "notes": .array(notes.map(KeychainValue.string))]
+    }
 }
 
-/// Sync over git (docs/spec.md §14): init, invite, join and sync of one vault's clone at `sync/repo`.
+/// Sync over git (docs/spec.md §14): init, invite, join and sync of one vault's clone at `sync/repo`; the
+/// circle's commands are in SyncSession+Members, the checks of the remote in SyncSession+Verify.
 public struct SyncSession: Sendable {
     package let access: any SyncKeychainAccess
     package let vault: Vault
@@ -51,70 +65,104 @@ public struct SyncSession: Sendable {
                       filters: !SyncTestSwitch.disables(SyncTestSwitch.untrustedTree, vault))
     }
 
-    /// `sync init REMOTE`: a new sync key, the repository's header, the first push.
-    /// A failed init leaves the vault as it was: no key, no clone.
-    public func initialize(remote: String) throws(KeychainError) -> SyncReport {
-        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try initializeHoldingLock(remote: remote) }
+    /// `sync init REMOTE`: a new sync key, this vault's identity, the circle's genesis entry and first
+    /// epoch key, the repository's header, the first push. A failed init leaves the vault as it was.
+    public func initialize(remote: String, name: String) throws(KeychainError) -> SyncReport {
+        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try initializeHoldingLock(remote: remote, name: name) }
     }
 
-    private func initializeHoldingLock(remote: String) throws(KeychainError) -> SyncReport {
+    private func initializeHoldingLock(remote: String, name: String) throws(KeychainError) -> SyncReport {
         try requireNoSyncSetup()
         return try undoingOnFailure { () throws(KeychainError) -> SyncReport in
             try cloneRemote(remote)
             if FileManager.default.fileExists(atPath: clone + "/" + Self.headerName) {
                 throw KeychainError(SecStatus.duplicateItem, "\(remote) already holds a keychainfs sync repository: use 'sync join' with an invitation code")
             }
-            try access.with { keychain throws(KeychainError) in
+            let files = try access.with { keychain throws(KeychainError) -> (log: Data, keyring: Data) in
                 let key = GuardedKey.random()
                 defer { key.wipe() }
                 try keychain.installSyncKey(key)
+                _ = try keychain.createSyncIdentity(name: name)
+                return try keychain.foundSyncCircle()
             }
-            try write(Data("keychainfs-sync 1\n".utf8), Self.headerName)
-            return try sync(applying: true)
+            try write(files.log, MemberLog.path)
+            try write(files.keyring, EpochKeyring.path)
+            try write(Data(Self.header.utf8), Self.headerName)
+            return try syncHoldingLock()
         }
     }
 
-    /// `sync join REMOTE`: fetches the invitation for `code`, unseals and installs the sync key, removes the
-    /// invitation. Nothing enters the vault until the used invitation is pushed: a join that fails before
-    /// leaves the vault as it was (and the invitation in the repository).
-    public func join(remote: String, code: InvitationCode) throws(KeychainError) -> SyncReport {
-        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try joinHoldingLock(remote: remote, code: code) }
+    /// `sync join REMOTE`: opens the invitation for `code`, checks the repository's membership log against
+    /// the one the invitation names, installs the sync key, makes this vault's identity and pushes its
+    /// request, MACed with the code. The inviter's next sync admits it; this vault's next sync then gets the
+    /// epoch key and the items. A join that fails leaves the vault as it was.
+    public func join(remote: String, code: InvitationCode, name: String) throws(KeychainError) -> SyncReport {
+        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try joinHoldingLock(remote: remote, code: code, name: name) }
     }
 
-    private func joinHoldingLock(remote: String, code: InvitationCode) throws(KeychainError) -> SyncReport {
+    private func joinHoldingLock(remote: String, code: InvitationCode, name: String) throws(KeychainError) -> SyncReport {
         try requireNoSyncSetup()
-        try undoingOnFailure { () throws(KeychainError) in
+        return try undoingOnFailure { () throws(KeychainError) -> SyncReport in
             try cloneRemote(remote)
-            let path = "\(InvitationFile.directory)/\(code.fileName)"
+            try requireCurrentFormat(origin: true)
             let refused = KeychainError(SecStatus.authFailed, "the invitation code is wrong or has expired")
-            guard let bytes = try? FileIO.read(clone + "/" + path) else { throw refused }
-            let key: GuardedKey
-            do { key = try InvitationFile.open(bytes, code: code) } catch { throw refused }
-            defer { key.wipe() }
-            try access.with { keychain throws(KeychainError) in try keychain.installSyncKey(key) }
-            try git.run(["rm", "-q", "--", path])
-            _ = try sync(applying: false)
+            guard let bytes = try? FileIO.read(clone + "/\(InvitationFile.directory)/\(code.fileName)") else { throw refused }
+            let content: InvitationContent
+            do { content = try InvitationFile.open(bytes, code: code) } catch { throw refused }
+            defer { content.syncKey.wipe() }
+            let log = try originFile(MemberLog.path, limit: MemberLog.maxBytes) ?? Data()
+            let membership: Membership
+            do { membership = try MemberLog.verify(log) } catch {
+                throw KeychainError(SecStatus.decode, "the repository's membership log is refused (\(error))")
+            }
+            guard content.logCount >= 1, membership.entries.count >= content.logCount,
+                  membership.entries[content.logCount - 1].hash == content.logHead else {
+                throw KeychainError(SecStatus.decode, "the repository's membership log is not the one the invitation names (another circle's, or an older one)")
+            }
+            let me = try access.with { keychain throws(KeychainError) -> MemberKeys in
+                try keychain.installSyncKey(content.syncKey)
+                let me = try keychain.createSyncIdentity(name: name)
+                _ = try keychain.trustIncoming(log: log, keyring: nil, remote: try originCommit() ?? "")
+                return me
+            }
+            let requestKey = code.requestKey()
+            defer { requestKey.wipe() }
+            try write(JoinRequest.seal(me, key: requestKey), "\(JoinRequest.directory)/\(code.fileName)")
+            var report = try syncHoldingLock()
+            report.notes.append("this vault (\(me.name), fingerprint \(me.fingerprint)) asked to join: the inviter's next sync admits it, "
+                                + "this vault's next sync then brings the items")
+            return report
         }
-        return try sync(applying: true)
     }
 
-    /// `sync invite`: a one-time code, with the sync key sealed to it in the repository until `lifetime` ends.
+    /// `sync invite`: a one-time code, valid for `lifetime` (at most ``InvitationFile/maxLifetime``). The
+    /// repository holds the sync key and the log pin sealed to the code; this vault keeps the key the
+    /// joiner's request must be MACed with.
     public func invite(lifetime: TimeInterval = 3600) throws(KeychainError) -> InvitationCode {
-        try SyncLock.holding(vault) { () throws(KeychainError) -> InvitationCode in try inviteHoldingLock(lifetime: lifetime) }
+        guard lifetime > 0, lifetime <= InvitationFile.maxLifetime else {
+            throw KeychainError(SecStatus.param, "an invitation lives between 1 second and \(Int(InvitationFile.maxLifetime / 86400)) days")
+        }
+        return try SyncLock.holding(vault) { () throws(KeychainError) -> InvitationCode in try inviteHoldingLock(lifetime: lifetime) }
     }
 
     private func inviteHoldingLock(lifetime: TimeInterval) throws(KeychainError) -> InvitationCode {
         try requireClone()
+        _ = try syncHoldingLock()
         let code = InvitationCode.random()
+        let expiry = Date().addingTimeInterval(lifetime)
         let file = try access.with { keychain throws(KeychainError) -> Data in
-            try keychain.withSyncKey { key throws(KeychainError) -> Data in
-                let keys = SyncKeys(syncKey: key)
-                defer { keys.wipe() }
-                return InvitationFile.seal(syncKey: key, code: code, expiry: Date().addingTimeInterval(lifetime), memberKey: keys.memberKey)
+            try keychain.withCircleKeys { circle throws(KeychainError) -> Data in
+                try keychain.withSyncKey { key throws(KeychainError) -> Data in
+                    let requestKey = code.requestKey()
+                    defer { requestKey.wipe() }
+                    try keychain.rememberInvitation(code.fileName, requestKey: requestKey, expiry: expiry)
+                    return InvitationFile.seal(syncKey: key, logCount: circle.membership.entries.count, logHead: circle.membership.head, code: code,
+                                               expiry: expiry, memberKey: circle.keys.memberKey)
+                }
             }
         }
         try write(file, "\(InvitationFile.directory)/\(code.fileName)")
-        _ = try sync(applying: true)
+        _ = try syncHoldingLock()
         return code
     }
 
@@ -125,36 +173,57 @@ public struct SyncSession: Sendable {
         d["remote"] = .string((try? git.run(["remote", "get-url", "origin"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
         d["items"] = .number(Int64(SyncState.load(statePath).entries.count))
         d["lastCommit"] = .string((try? git.run(["log", "-1", "--format=%cI"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
+        if let circle = try? access.with({ keychain throws(KeychainError) in try keychain.syncMembership() }) {
+            if let me = circle.me { d["member"] = .string(me.name); d["fingerprint"] = .string(me.fingerprint) }
+            if let membership = circle.membership { d["epoch"] = .number(Int64(membership.epoch)); d["members"] = .number(Int64(membership.current.count)) }
+        }
         return d
     }
 
-    /// `sync`: export local changes, fetch and merge (the driver settles conflicts), apply incoming
-    /// changes, remove expired invitations, push; a rejected push is fetched, merged and retried. Syncs of
-    /// one vault run one after the other (``SyncLock``).
+    /// `sync`: export local changes, fetch and verify (the membership log, the history), merge (the driver
+    /// settles conflicts), apply incoming changes, remove expired invitations, push; a rejected push is
+    /// fetched, merged and retried. Then admit joiners whose requests hold, and start a new epoch if a
+    /// member left. Syncs of one vault run one after the other (``SyncLock``).
     public func sync() throws(KeychainError) -> SyncReport {
-        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try sync(applying: true) }
+        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in
+            var report = try syncHoldingLock()
+            guard report.admitted else { return report }
+            try admitJoiners(&report)
+            try rotateAfterLeave(&report)
+            return report
+        }
     }
 
-    /// A sync, with the sync lock held; without `applying`, incoming files are merged into the clone but
-    /// not applied to the vault.
-    private func sync(applying: Bool) throws(KeychainError) -> SyncReport {
+    /// One sync round, with the sync lock held.
+    func syncHoldingLock() throws(KeychainError) -> SyncReport {
         try requireClone()
         try registerDriver()
         var report = SyncReport()
         var state = SyncState.load(statePath)
         let exporter = SyncExporter(clone: clone, access: access, versionsPath: versionsPath)
-        report.exported = try exporter.export(&state)
-        report.expiredInvitations = try exporter.removeExpiredInvitations()
-        try state.save(statePath)
+        var rewound = try fetchAndVerify(&report)
+        report.admitted = try access.with { keychain throws(KeychainError) in try keychain.isAdmittedToCircle() }
+        if report.admitted {
+            report.exported = try exporter.export(&state)
+            report.expiredInvitations = try exporter.removeExpiredInvitations()
+            try state.save(statePath)
+        } else {
+            report.notes.append("this vault waits for admission: a member's sync admits it (its request is in the repository)")
+        }
         try commit()
         for attempt in 1...Self.pushAttempts {
-            try fetchAndMerge()
-            if applying { try exporter.importChanges(&state, into: &report) }
+            if attempt > 1 { rewound = try fetchAndVerify(&report) }
+            if !rewound { try merge() }
+            if report.admitted { try exporter.importChanges(&state, into: &report) }
             try state.save(statePath)
             try commit()
             if try git.call(["rev-parse", "--verify", "-q", "HEAD"]).status != 0 { return report }
             let pushed = try git.call(["push", "-q", "origin", "HEAD:\(Self.branch)"])
-            if pushed.status == 0 { report.pushed = true; return report }
+            if pushed.status == 0 {
+                report.pushed = true
+                try noteOwnPush()
+                return report
+            }
             if attempt == Self.pushAttempts {
                 throw KeychainError(SecStatus.io, "git push was rejected \(Self.pushAttempts) times: \(pushed.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
             }
@@ -198,9 +267,9 @@ public struct SyncSession: Sendable {
         try FileIO.writeAtomically(Data(Self.attributes.utf8), to: info + "/attributes", mode: 0o600)
     }
 
-    private func fetchAndMerge() throws(KeychainError) {
-        try git.run(["fetch", "-q", "origin"])
-        guard try git.call(["rev-parse", "--verify", "-q", "origin/\(Self.branch)"]).status == 0 else { return }
+    /// Merges the remote's branch (fetched and verified by ``fetchAndVerify(_:)``), links and submodules left out.
+    private func merge() throws(KeychainError) {
+        guard try originCommit() != nil else { return }
         let incoming = try untrusted.regularFilesOnly("origin/\(Self.branch)")
         if try git.call(["rev-parse", "--verify", "-q", "HEAD"]).status != 0 {
             try git.run(["reset", "-q", "--keep", incoming])
@@ -214,13 +283,13 @@ public struct SyncSession: Sendable {
         }
     }
 
-    private func commit() throws(KeychainError) {
+    func commit() throws(KeychainError) {
         try git.run(["add", "-A", "."])
         if try git.call(["diff", "--cached", "--quiet"]).status == 0 { return }
         try git.run(["commit", "-q", "-m", "keychainfs sync"])
     }
 
-    private func write(_ data: Data, _ relative: String) throws(KeychainError) {
+    func write(_ data: Data, _ relative: String) throws(KeychainError) {
         let path = clone + "/" + relative
         try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try FileIO.writeAtomically(data, to: path, mode: 0o600)
@@ -231,8 +300,8 @@ public struct SyncSession: Sendable {
     }
 
     /// Runs the steps of an init or join (no clone exists: a key found is one left without a clone, set
-    /// aside meanwhile); if one fails, removes what they made (the clone, the state, the key), puts the
-    /// key set aside back and rethrows.
+    /// aside meanwhile); if one fails, removes what they made (the clone, the state, the key, the identity,
+    /// the trust memory), puts the key set aside back and rethrows.
     private func undoingOnFailure<T>(_ steps: () throws(KeychainError) -> T) throws(KeychainError) -> T {
         let setAside = try access.with { keychain throws(KeychainError) -> Bool in try keychain.setAsideSyncKey() }
         do {
@@ -244,6 +313,7 @@ public struct SyncSession: Sendable {
             unlink(statePath)
             unlink(versionsPath)
             try? access.with { keychain throws(KeychainError) in
+                keychain.removeSyncSecrets()
                 try keychain.removeSyncKey()
                 if setAside { keychain.endSetAside(keep: true) }
             }
@@ -251,13 +321,13 @@ public struct SyncSession: Sendable {
         }
     }
 
-    private func requireClone() throws(KeychainError) {
+    func requireClone() throws(KeychainError) {
         guard FileManager.default.fileExists(atPath: clone + "/.git") else {
             throw KeychainError(SecStatus.itemNotFound, "this vault does not sync yet: run 'keychainfs sync init REMOTE' or 'sync join REMOTE --code-stdin'")
         }
     }
 
-    private func removeClone() throws { try FileManager.default.removeItem(atPath: clone) }
+    func removeClone() throws { try FileManager.default.removeItem(atPath: clone) }
 
     package static func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 }

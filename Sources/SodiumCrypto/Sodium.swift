@@ -20,6 +20,13 @@ public enum Sodium {
         return data
     }
 
+    /// Whether `a` and `b` hold the same bytes, compared in constant time (MACs, tags).
+    public static func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
+        guard a.count == b.count else { return false }
+        guard !a.isEmpty else { return true }
+        return a.withUnsafeBytes { x in b.withUnsafeBytes { y in sodium_memcmp(x.baseAddress!, y.baseAddress!, a.count) == 0 } }
+    }
+
     /// Overwrites `data` with zeros in a way the optimiser keeps.
     public static func wipe(_ data: inout Data) {
         let count = data.count

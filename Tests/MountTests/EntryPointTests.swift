@@ -113,6 +113,9 @@ import TestSupport
         "sync.invite": control(.syncInvite),
         "sync.now": control(.syncNow),
         "sync.merge": control(.syncMerge, ["name": "x", "ours": .data(Data()), "theirs": .data(Data())]),
+        "sync.remove": control(.syncRemove, ["member": "x"]),
+        "sync.rotate": control(.syncRotate),
+        "sync.leave": control(.syncLeave),
         "api.secitem": { m in
             do {
                 _ = try KeychainConnection(vault: Vault(directory: m.vault), caller: Caller()).copyMatching(query.merging(["r_Data": true]) { $1 })

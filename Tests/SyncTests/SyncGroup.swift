@@ -39,11 +39,22 @@ final class SyncGroup {
         try expectSuccess(cli(["sync", "--vault", vault]))
     }
 
-    /// Makes `vault` a member: an invitation from `member`, joined with the code on standard input.
+    /// `sync init` of `vault`, named by its directory's name.
+    func found(_ vault: String) throws {
+        try expectSuccess(cli(["sync", "init", remote, "--vault", vault, "--name", (vault as NSString).lastPathComponent]))
+    }
+
+    /// Makes `vault` a member: an invitation from `member`, joined with the code on standard input (named by
+    /// its directory's name), admitted by the inviter's next sync, the items brought by the joiner's.
     func join(_ vault: String, invitedBy member: String) throws {
         let invite = cli(["sync", "invite", "--vault", member])
         try expectSuccess(invite)
-        try expectSuccess(cli(["sync", "join", remote, "--vault", vault, "--code-stdin"], stdin: invite.stdout))
+        try expectSuccess(cli(["sync", "join", remote, "--vault", vault, "--code-stdin", "--name", (vault as NSString).lastPathComponent],
+                              stdin: invite.stdout))
+        let admitted = cli(["sync", "--vault", member])
+        try expectSuccess(admitted)
+        #expect(admitted.stdout.contains("admitted \((vault as NSString).lastPathComponent)"), "the inviter admits the joiner: \(admitted.stdout)")
+        try sync(vault)
     }
 
     /// Someone with push access to the host: clones `main`, runs `edit` in the work tree, commits and pushes.

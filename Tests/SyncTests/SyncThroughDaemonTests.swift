@@ -29,6 +29,17 @@ struct SyncThroughDaemonTests {
         let status = group.cli(["sync", "status", "--vault", m.vault])
         try expectSuccess(status)
         #expect(status.stdout.contains("configured: yes"))
+
+        // The circle's commands through the daemon, still locked: members, rotate, remove.
+        let members = group.cli(["sync", "members", "--vault", m.vault])
+        try expectSuccess(members)
+        #expect(members.stdout.contains("v2\t") && members.stdout.contains("(this vault)"), "\(members.stdout)")
+        let rotated = group.cli(["sync", "rotate", "--vault", m.vault])
+        try expectSuccess(rotated)
+        #expect(rotated.stdout.contains("new epoch"))
+        try expectSuccess(group.cli(["sync", "remove", "v2", "--vault", m.vault]))
+        let removed = group.cli(["sync", "--vault", v2])
+        #expect(removed.status != 0 && removed.stderr.contains("removed from its circle"), "\(removed.stderr)")
     }
 }
 

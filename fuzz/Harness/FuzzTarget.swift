@@ -21,6 +21,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case vault
     /// The sync repository's files and invitation codes (docs/spec.md §14).
     case sync
+    /// The circle's files (issue 26): membership log, keyring, join request, signed item file.
+    case members
     /// `kc://` references, inject templates, env files and access.toml (docs/spec.md §12, §13).
     case workflow
     /// Key and certificate files for `security import` and SecPKCS12Import: PKCS#12, PEM (encrypted keys too), DER.
@@ -39,6 +41,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .xattr: try XattrTarget.run(data)
         case .vault: try VaultFilesTarget.run(data)
         case .sync: try SyncFilesTarget.run(data)
+        case .members: try MembersTarget.run(data)
         case .workflow: try WorkflowTextTarget.run(data)
         case .keyfiles: try KeyFilesTarget.run(data)
         case .secretservice: try SecretServiceTarget.run(data)

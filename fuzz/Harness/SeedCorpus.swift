@@ -2,6 +2,7 @@ import Foundation
 @testable import ControlChannel
 import Crypto
 @testable import KeychainEngine
+@testable import KeychainSync
 import KeychainModel
 import KeychainStore
 import SodiumCrypto
@@ -26,6 +27,7 @@ public enum SeedCorpus {
         seeds[.xattr] = xattrSeeds()
         seeds[.vault] = try vaultSeeds()
         seeds[.keyfiles] = try keyFileSeeds()
+        seeds[.members] = memberSeeds()
         for (target, files) in seeds {
             let folder = directory + "/" + target.rawValue
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -53,6 +55,29 @@ public enum SeedCorpus {
             "delete": ControlRequest(.itemDelete, ["query": .dictionary(["class": "genp", "svce": "svc", "syna": "syna"])]),
             "status": ControlRequest(.status),
         ]
+    }
+
+    /// A founder's genesis entry and an add (a log that verifies), the keyring of that epoch, a join
+    /// request and a signed item file, all made by the code that writes them.
+    private static func memberSeeds() -> [String: Data] {
+        let founder = SyncIdentity.generate(name: "founder"), joiner = SyncIdentity.generate(name: "joiner")
+        defer { founder.wipe(); joiner.wipe() }
+        let epochKey = GuardedKey.random(), requestKey = GuardedKey.random()
+        defer { epochKey.wipe(); requestKey.wipe() }
+        let date = Date(timeIntervalSinceReferenceDate: 1e8)
+        let first = EpochKeyring.seal(epochKey, epoch: 1, to: [founder.keys])
+        var genesis = MemberLogEntry(sequence: 0, previous: Data(), operation: .found, subject: founder.keys, epoch: 1,
+                                     keyring: EpochKeyring.digest(first), signer: founder.keys.signingKey, date: date)
+        genesis.signature = founder.sign(genesis.signedBytes)
+        let both = EpochKeyring.seal(epochKey, epoch: 1, to: [founder.keys, joiner.keys])
+        var add = MemberLogEntry(sequence: 1, previous: genesis.hash, operation: .add, subject: joiner.keys, epoch: 1,
+                                 keyring: EpochKeyring.digest(both), signer: founder.keys.signingKey, date: date)
+        add.signature = founder.sign(add.signedBytes)
+        let record = SyncRecord(classCode: "genp", attributes: ["svce": "svc", "acct": "alice", "pdmn": "ck", "sync": .number(1)],
+                                secret: Data("s3cret".utf8), deleted: false)
+        let item = SignedSyncFile.seal(record, name: String(repeating: "ab", count: 20), epoch: 1, itemKey: CircleKeys.itemKey(epochKey), identity: founder)
+        return ["log-genesis": MemberLog.encode([genesis]), "log-add": MemberLog.encode([genesis, add]), "entry-add": add.encoded,
+                "keyring": both, "join-request": JoinRequest.seal(joiner.keys, key: requestKey), "signed-item": item]
     }
 
     private static func derSeeds() throws -> [String: Data] {

@@ -12,7 +12,8 @@ struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",  // not a schema code
         abstract: "Replicate synchronizable items through a git repository, end to end encrypted.",
-        subcommands: [Now.self, InitRemote.self, Invite.self, Join.self, SyncStatus.self, MergeDriver.self],
+        subcommands: [Now.self, InitRemote.self, Invite.self, Join.self, SyncStatus.self, Members.self, Remove.self, Rotate.self, Leave.self,
+                      MergeDriver.self],
         defaultSubcommand: Now.self)
 
     struct Now: ParsableCommand {
@@ -25,9 +26,12 @@ struct Sync: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "init", abstract: "Make a new sync key and push the vault's synchronizable items to REMOTE (an empty repository).")
         @OptionGroup var address: DaemonAddress
         @Argument(help: "The git repository (path or URL).") var remote: String
+        @Option(help: "This vault's name in the circle (default: the host's name).") var name: String = SyncRunner.hostName
         func run() throws {
             let remote = SyncRunner.absolute(remote)
-            SyncRunner(address).report(try SyncRunner(address).perform(.syncInit, ["remote": .string(remote)]) { try $0.initialize(remote: remote) })
+            SyncRunner(address).report(try SyncRunner(address).perform(.syncInit, ["remote": .string(remote), "name": .string(name)]) {
+                try $0.initialize(remote: remote, name: name)
+            })
         }
     }
 
@@ -50,6 +54,7 @@ struct Sync: ParsableCommand {
         @OptionGroup var address: DaemonAddress
         @Argument(help: "The git repository (path or URL).") var remote: String
         @Flag(help: "Read the invitation code from standard input (the only way: never in argv).") var codeStdin = false
+        @Option(help: "This vault's name in the circle (default: the host's name).") var name: String = SyncRunner.hostName
         func run() throws {
             guard codeStdin else { throw ValidationError("pass --code-stdin and give the invitation code on standard input") }
             guard let input = try BoundedInput.read(.standardInput, limit: 64 << 10) else { throw CLIError("standard input is larger than 64 KiB: expected an invitation code") }
@@ -58,8 +63,8 @@ struct Sync: ParsableCommand {
             do { code = try InvitationCode.parse(text) } catch { throw CLIError(error.message) }
             let remote = SyncRunner.absolute(remote)
             let runner = SyncRunner(address)
-            runner.report(try runner.perform(.syncJoin, ["remote": .string(remote), "code": .string(code.canonical)]) {
-                try $0.join(remote: remote, code: code)
+            runner.report(try runner.perform(.syncJoin, ["remote": .string(remote), "code": .string(code.canonical), "name": .string(name)]) {
+                try $0.join(remote: remote, code: code, name: name)
             })
         }
     }
@@ -73,6 +78,44 @@ struct Sync: ParsableCommand {
                 print("\(key): \(SyncRunner.text(value))")
             }
         }
+    }
+
+    struct Members: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "members", abstract: "The circle's members as this vault last verified them: name, fingerprint, added by, when.")
+        @OptionGroup var address: DaemonAddress
+        func run() throws {
+            let list = try SyncRunner(address).perform(.syncMembers) { .array(try $0.members()) }
+            for member in list.arrayValue ?? [] {
+                let d = member.dictionaryValue ?? [:]
+                let text = { (key: String) in SyncRunner.text(d[key] ?? .string("")) }
+                var line = "\(text("name"))\t\(text("fingerprint"))\tadded by \(text("addedBy")) at \(text("addedAt"))"
+                if d["removedBy"] != nil { line += "\tremoved by \(text("removedBy")) at \(text("removedAt"))" }
+                if d["self"] == .bool(true) { line += "\t(this vault)" }
+                print(line)
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove MEMBER (name or fingerprint): a new epoch key it is not given, every item re-sealed.")
+        @OptionGroup var address: DaemonAddress
+        @Argument(help: "The member's name or fingerprint.") var member: String
+        func run() throws {
+            let runner = SyncRunner(address)
+            runner.report(try runner.perform(.syncRemove, ["member": .string(member)]) { try $0.remove(member) })
+        }
+    }
+
+    struct Rotate: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rotate", abstract: "Start a new epoch: a new items key, every item re-sealed, nobody removed.")
+        @OptionGroup var address: DaemonAddress
+        func run() throws { SyncRunner(address).report(try SyncRunner(address).perform(.syncRotate) { try $0.rotate() }) }
+    }
+
+    struct Leave: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "leave", abstract: "Leave the circle: sign the leave, then drop this vault's sync setup (its items stay).")
+        @OptionGroup var address: DaemonAddress
+        func run() throws { SyncRunner(address).report(try SyncRunner(address).perform(.syncLeave) { try $0.leave() }) }
     }
 
     struct MergeDriver: ParsableCommand {
@@ -135,12 +178,18 @@ struct SyncRunner {
     func report(_ value: KeychainValue) {
         let d = value.dictionaryValue ?? [:]
         print("exported \(d["exported"]?.numberValue ?? 0), imported \(d["imported"]?.numberValue ?? 0)\(d["pushed"] == .bool(true) ? ", pushed" : "")")
+        for note in d["notes"]?.arrayValue ?? [] { print(note.stringValue ?? "") }
         for skipped in d["skipped"]?.arrayValue ?? [] { FileHandle.standardError.write(Data("skipped \(skipped.stringValue ?? "")\n".utf8)) }
     }
 
-    static func encode(_ report: SyncReport) -> KeychainValue {
-        .dictionary(["exported": .number(Int64(report.exported)), "imported": .number(Int64(report.imported)),
-                     "skipped": .array(report.skipped.map(KeychainValue.string)), "pushed": .bool(report.pushed)])
+    static func encode(_ report: SyncReport) -> KeychainValue { .dictionary(report.dictionary) }
+
+    /// The default member name: the host's name.
+    static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "vault" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "vault" : name
     }
 
     static func text(_ value: KeychainValue) -> String {
@@ -148,6 +197,7 @@ struct SyncRunner {
         case .string(let s): s
         case .number(let n): String(n)
         case .bool(let b): b ? "yes" : "no"
+        case .date(let date): ISO8601DateFormatter().string(from: date)
         default: value.typeName
         }
     }
