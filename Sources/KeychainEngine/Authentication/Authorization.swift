@@ -132,7 +132,7 @@ extension Keychain {
     }
 
     func authenticationSnapshot() -> AuthenticationSnapshot {
-        protection.withLock { kb in AuthenticationSnapshot(passcodeSet: kb.record.hasPasscode, biometry: kb.record.biometry ?? BiometryRecord(), now: Self.now()) }
+        protection.withLock { kb in AuthenticationSnapshot(passcodeSet: kb.record.hasPasscode, biometry: kb.record.biometry ?? BiometryRecord(), now: now()) }
     }
 
     /// What the caller already holds: an LAContext's evaluation, a recent biometric unlock within its
@@ -170,7 +170,7 @@ extension Keychain {
         let biometric = !step.accepts.isDisjoint(with: [.biometryAny, .biometryCurrentSet])
         let change: ((inout BiometryRecord) -> Void)? = switch (answer, result) {
         case (.noMatch, _) where biometric: { $0.failures += 1 }
-        case (.match, .success), (.passcode, .success): { $0.failures = 0 }
+        case (.match, .success), (.passcode, .success), (.accept, .success): { $0.failures = 0 }
         default: nil
         }
         guard let change else { return }

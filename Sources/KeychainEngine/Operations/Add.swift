@@ -34,7 +34,7 @@ extension Keychain {
         }
         let accessibility = attributes[Attributes.accessible.code].flatMap { $0.stringValue }.flatMap(Accessibility.init) ?? schema.defaultAccessibility
         attributes[Attributes.accessible.code] = .string(accessibility.rawValue)
-        let now = Self.now()
+        let now = self.now()
         attributes[Attributes.creationDate.code] = .date(now)
         attributes[Attributes.modificationDate.code] = .date(now)
         var storedSecret = q.valueData

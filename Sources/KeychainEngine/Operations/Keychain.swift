@@ -20,7 +20,9 @@ public final class Keychain: Sendable {
     private let changes = Atomic<UInt64>(0)
     let rows = RowCache()
     /// Authentication prompts waiting for an answer (SPEC §11).
-    public let prompts = PromptQueue()
+    public let prompts: PromptQueue
+    /// Where the keychain reads the time and runs its timers (a test device's is virtual).
+    public let clock: any KeychainClock
     let evaluations = EvaluatedContexts()
     private let observers = Mutex<[@Sendable (Change) -> Void]>([])
 
@@ -35,15 +37,20 @@ public final class Keychain: Sendable {
     }
 
     /// Opens the vault at `vault`. The device starts before its first unlock if a passcode is set
-    /// (a daemon start is a boot), unlocked otherwise.
-    public init(vault: Vault, deviceKeyPath: String? = nil) throws(KeychainError) {
+    /// (a daemon start is a boot), unlocked otherwise. `clock` is the time the keychain follows.
+    public init(vault: Vault, deviceKeyPath: String? = nil, clock: any KeychainClock = WallClock()) throws(KeychainError) {
         self.vault = vault
+        self.clock = clock
+        prompts = PromptQueue(clock: clock)
         try vault.checkPrivate()
         let config = try vault.config()
         if config.testDevice { CrashPoint.enableForTestDevice() }
         let keyPath = try vault.deviceKeyPath(override: deviceKeyPath)
         deviceKey = try DeviceKey.load(from: keyPath)
         let keybag = try Keybag.opening(vault.keybagPath, deviceKey: deviceKey, deviceKeyPath: keyPath)
+        if keybag.record.hardness == .simulated && !clock.isVirtual {
+            throw KeychainError(SecStatus.param, "this vault is a KeychainTesting device's (its passcode derivation is the test-only minimum): it opens only in the test kit")
+        }
         hasher = LookupHasher(indexKey: keybag.indexKey)
         protection = Mutex(keybag)
         store = try ItemStore(path: vault.databasePath)
@@ -84,6 +91,6 @@ public final class Keychain: Sendable {
         protection.withLock { $0.state.allows(accessibility) }
     }
 
-    /// Current time, as the keychain stamps it.
-    static func now() -> Date { Date() }
+    /// Current time, as the keychain stamps it: its clock's.
+    func now() -> Date { clock.now() }
 }

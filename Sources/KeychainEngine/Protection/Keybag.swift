@@ -96,7 +96,7 @@ struct Keybag {
     }
 
     /// Unlock with a passcode's KEK: loads classes A and C, or throws errSecAuthFailed for a wrong passcode.
-    mutating func unlock(with kek: GuardedKey) throws(KeychainError) {
+    mutating func unlock(with kek: GuardedKey, at now: Date) throws(KeychainError) {
         guard record.hasPasscode else { return }
         try load(Accessibility.allCases.filter { $0.tier != .d }, kek: kek)
         CrashPoint.reach("unlock.afterKeysLoaded")
@@ -105,7 +105,7 @@ struct Keybag {
         dropBiometricEscrow()
         // (A lockout does not stop it: this passcode releases the lockout right after.)
         if record.biometry?.enrolled == true {
-            escrow = BiometricEscrow(wrapping: classKeys.filter { $0.key.tier != .d }, passcodeUnlock: Keychain.now())
+            escrow = BiometricEscrow(wrapping: classKeys.filter { $0.key.tier != .d }, passcodeUnlock: now)
         }
     }
 
@@ -159,8 +159,8 @@ struct Keybag {
     }
 
     /// Changes the passcode; `oldKEK` must unlock the current one.
-    mutating func changePasscode(oldKEK: GuardedKey, newKEK: GuardedKey, newSalt: Data) throws(KeychainError) {
-        try unlock(with: oldKEK)
+    mutating func changePasscode(oldKEK: GuardedKey, newKEK: GuardedKey, newSalt: Data, at now: Date) throws(KeychainError) {
+        try unlock(with: oldKEK, at: now)
         var next = record
         next.passcodeSalt = newSalt
         for a in Accessibility.allCases where a.tier != .d { try rewrap(a, under: newKEK, into: &next) }
@@ -171,8 +171,8 @@ struct Keybag {
     /// Removes the passcode (`kek` must unlock it): akpu keys are destroyed, A and C fall back to the device key.
     /// The record says the akpu items are still to be deleted; the caller deletes them, then clears the flag
     /// (an open that finds it set finishes the deletion).
-    mutating func removePasscode(kek: GuardedKey) throws(KeychainError) {
-        try unlock(with: kek)
+    mutating func removePasscode(kek: GuardedKey, at now: Date) throws(KeychainError) {
+        try unlock(with: kek, at: now)
         var next = record
         next.passcodeSalt = nil
         next.akpuSweepPending = true
