@@ -17,6 +17,8 @@ public final class SimulatedDevice: Sendable {
     let virtualClock = VirtualClock()
     /// The passcode the kit set (``launch(_:)`` unlocks with it): a test's, never a user's.
     let knownPasscode = Mutex<String?>(nil)
+    /// What the keychain did (``events``).
+    let eventLog = EventLog()
     /// One connection per app that has called (``run(as:_:)``), so each call carries its app's groups.
     let apps = Mutex<[App: KeychainConnection]>([:])
     /// The private temporary directory (0700) holding the vault and the device key.
@@ -32,6 +34,7 @@ public final class SimulatedDevice: Sendable {
         do {
             let vault = try Vault.create(at: directory + "/vault", deviceKeyPath: directory + "/device.key", simulatedDevice: true)
             engine = try Keychain(vault: vault, clock: virtualClock)
+            engine.addEventListener { [eventLog] in eventLog.record($0) }
             if let passcode { try engine.setPasscode(Data(passcode.utf8)) }
             knownPasscode.withLock { $0 = passcode }
             if biometryEnrolled { try engine.enrollBiometry() }

@@ -152,8 +152,10 @@ extension Keychain {
     func runPrompts(_ steps: ArraySlice<PromptStep>, request: AuthorizationRequest, handle: AuthorizationHandle,
                     satisfied: Set<AuthenticationFactor> = [], completion: @escaping @Sendable (Result<Set<AuthenticationFactor>, AuthenticationFailure>) -> Void) {
         guard let step = steps.first else { return completion(.success(satisfied)) }
-        let id = prompts.raise(kind: step.kind, reason: request.options.reason, caller: request.caller,
-                               item: Self.promptItemName(request)) { [self] answer in
+        let item = Self.promptItemName(request)
+        report(.promptRaised(kind: step.kind, reason: request.options.reason, item: item, application: request.caller.application))
+        let id = prompts.raise(kind: step.kind, reason: request.options.reason, caller: request.caller, item: item) { [self] answer in
+            report(.promptAnswered(kind: step.kind, answer: PromptAnswerKind(answer)))
             let result = AuthenticationRules.judge(answer, step) { passcode in (try? unlockDevice(passcode: passcode)) != nil }
             recordBiometry(answer, step: step, result: result)
             switch result {

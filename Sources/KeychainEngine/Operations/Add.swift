@@ -4,6 +4,10 @@ import SodiumCrypto
 extension Keychain {
     /// SecItemAdd (reference §4.1). Returns what the `r_…` keys ask for, or nil.
     public func add(_ dictionary: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
+        try reporting(.add, dictionary, caller) { () throws(KeychainError) in try adding(dictionary, caller: caller) }
+    }
+
+    private func adding(_ dictionary: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(dictionary)
         let schema = q.schema!

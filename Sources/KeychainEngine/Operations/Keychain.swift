@@ -25,6 +25,8 @@ public final class Keychain: Sendable {
     public let clock: any KeychainClock
     let evaluations = EvaluatedContexts()
     private let observers = Mutex<[@Sendable (Change) -> Void]>([])
+    /// Who hears what the keychain does (``addEventListener(_:)``), and the device state they last heard.
+    let eventListeners = EventListeners()
 
     /// What changed, for change observers.
     public enum Change: Sendable, Equatable {
@@ -80,6 +82,7 @@ public final class Keychain: Sendable {
 
     func noteChange(_ change: Change = .items(changed: nil)) {
         if change == .device, protection.withLock({ $0.state == .locked || $0.state == .beforeFirstUnlock }) { evaluations.dropUntilLock() }
+        if change == .device { reportDeviceState() }
         changes.add(1, ordering: .releasing)
         rows.clear()
         for observer in observers.withLock({ $0 }) { observer(change) }

@@ -8,6 +8,11 @@ extension Keychain {
     /// always-present attributes go back to their defaults, optional ones disappear.
     public func update(_ query: KeychainDictionary, _ attributesToUpdate: KeychainDictionary,
                        removing: Set<String> = [], caller: Caller) throws(KeychainError) {
+        try reporting(.update, query, caller) { () throws(KeychainError) in try updating(query, attributesToUpdate, removing: removing, caller: caller) }
+    }
+
+    private func updating(_ query: KeychainDictionary, _ attributesToUpdate: KeychainDictionary,
+                          removing: Set<String>, caller: Caller) throws(KeychainError) {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(query)
         let schema = q.schema!
