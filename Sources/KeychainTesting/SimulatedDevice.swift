@@ -39,12 +39,14 @@ public final class SimulatedDevice: Sendable {
             knownPasscode.withLock { $0 = passcode }
             if biometryEnrolled { try engine.enrollBiometry() }
         } catch {
+            Vault.forgetThrowaway(directory + "/vault", deviceKeyPath: directory + "/device.key")
             TemporaryDirectory.remove(directory)
             throw error
         }
     }
 
     deinit {
+        Vault.forgetThrowaway(directory + "/vault", deviceKeyPath: directory + "/device.key")
         TemporaryDirectory.remove(directory)
     }
 

@@ -17,8 +17,9 @@ final class ItemStore: Sendable {
         var config = Configuration()
         config.journalMode = .wal
         config.label = "keychainfs.items"
+        let synchronous = ThrowawayDirectories.contains(fileAt: path) ? "OFF" : "NORMAL"
         config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON")
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous); PRAGMA secure_delete = ON")
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: config)

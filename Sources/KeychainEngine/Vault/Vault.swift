@@ -51,6 +51,8 @@ public struct Vault: Sendable {
         let testDevice = testDevice || simulatedDevice
         let vault = Vault(directory: directory)
         guard !vault.exists else { throw .param("a vault already exists at \(vault.directory)") }
+        // A simulated device's files, in its own fresh directory, skip fsync (ThrowawayDirectories).
+        if simulatedDevice, let deviceKeyPath { ThrowawayDirectories.add(throwawayDirectories(directory, deviceKeyPath)) }
         try VaultDirectory.makePrivate(vault.directory)
         let keyPath: String
         if let deviceKeyPath { keyPath = URL(fileURLWithPath: deviceKeyPath).standardizedFileURL.path } else { keyPath = try DeviceKeyLocation.newDefaultPath() }
