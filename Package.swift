@@ -11,7 +11,9 @@ let package = Package(
         // Credential helpers for git (`credential.helper keychainfs`) and Docker (`"credsStore": "keychainfs"`).
         .executable(name: "git-credential-keychainfs", targets: ["git-credential-keychainfs"]),
         .executable(name: "docker-credential-keychainfs", targets: ["docker-credential-keychainfs"]),
-        .library(name: "KeychainEngine", targets: ["KeychainEngine"]),
+        // The engine with its model, for the engine benchmarks (bench/engine), a package of their own that
+        // measures engine calls as a client links them. Not an API: its surface may change in any release.
+        .library(name: "KeychainEngine", targets: ["KeychainEngine", "KeychainModel"]),
         // Apple's SecItem API for Swift on Linux: `import Security` (and `import LocalAuthentication`).
         .library(name: "Security", targets: ["Security", "LocalAuthentication"]),
         // A simulated device per test, driven from Swift (docs/test-kit.md): for test targets.
@@ -35,11 +37,25 @@ let package = Package(
         // Crypto core: guarded key memory, AEAD, KDF, keyed hashes.
         .target(name: "SodiumCrypto", dependencies: ["CSodium"], swiftSettings: strict),
 
-        // The keychain engine: schema, SecItem semantics, encrypted store, keybag, device lock.
+        // The model: the versioned item schema, values, errors (OSStatus), parsed queries, what certificates
+        // and keys say of themselves. No I/O.
+        .target(name: "KeychainModel", dependencies: [
+            .product(name: "SwiftASN1", package: "swift-asn1"), .product(name: "Crypto", package: "swift-crypto"),
+        ], swiftSettings: strict),
+
+        // The store: the SQLite item table, sealing, the keybag, device state, the vault directory.
+        // Only the engine and sync import it.
+        .target(
+            name: "KeychainStore",
+            dependencies: ["KeychainModel", "SodiumCrypto", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+
+        // The engine: every keychain rule. SecItem operations, read and write policy, authentication,
+        // access rules, audit, backup. Every entrance reaches secrets and the device through it.
         .target(
             name: "KeychainEngine",
             dependencies: [
-                "SodiumCrypto",
+                "KeychainModel", "KeychainStore", "ItemNaming", "SodiumCrypto",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -47,43 +63,53 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Sync over git: records, the merge driver, the untrusted clone. On the engine's item calls.
+        .target(
+            name: "KeychainSync",
+            dependencies: ["KeychainEngine", "KeychainStore", "KeychainModel", "SodiumCrypto",
+                           .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
+
+        // An item's name for people and paths: the mount's directories, audit lines and prompts all use it.
+        .target(name: "ItemNaming", dependencies: ["KeychainModel"], swiftSettings: strict),
+
         // The control socket: framing, requests, client and server.
-        .target(name: "ControlChannel", dependencies: ["CSystem", "KeychainEngine"], swiftSettings: strict),
+        .target(name: "ControlChannel", dependencies: ["KeychainModel", "CSystem", "KeychainEngine"], swiftSettings: strict),
 
         // SecItem calls on a vault: through its daemon, or in-process when none runs.
-        .target(name: "KeychainClient", dependencies: ["KeychainEngine", "ControlChannel"], swiftSettings: strict),
+        .target(name: "KeychainClient", dependencies: ["KeychainSync", "KeychainModel", "KeychainEngine", "ControlChannel"], swiftSettings: strict),
 
         // Apple's SecItem API (source-compatible) over KeychainClient; LAContext and friends.
-        .target(name: "Security", dependencies: ["KeychainEngine", "KeychainClient", "COpenSSL", "ImportExport", .product(name: "Crypto", package: "swift-crypto")],
+        .target(name: "Security", dependencies: ["KeychainModel", "KeychainEngine", "KeychainClient", "COpenSSL", "ImportExport", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: strict),
-        .target(name: "LocalAuthentication", dependencies: ["Security", "KeychainClient", "KeychainEngine", "ControlChannel"], swiftSettings: strict),
+        .target(name: "LocalAuthentication", dependencies: ["KeychainModel", "Security", "KeychainClient", "KeychainEngine", "ControlChannel"], swiftSettings: strict),
 
         // The keychain test kit: SimulatedDevice, its controls and the task-local binding of calls to it.
-        .target(name: "KeychainTesting", dependencies: ["Security", "LocalAuthentication", "KeychainClient", "KeychainEngine"], swiftSettings: strict),
+        .target(name: "KeychainTesting", dependencies: ["KeychainModel", "Security", "LocalAuthentication", "KeychainClient", "KeychainEngine"], swiftSettings: strict),
 
         // Key and certificate files through libcrypto: PKCS#12, encrypted PKCS#8 (security import/export, SecPKCS12Import).
-        .target(name: "ImportExport", dependencies: ["KeychainEngine", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")],
+        .target(name: "ImportExport", dependencies: ["KeychainModel", "KeychainEngine", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")],
                 swiftSettings: strict),
 
         // The FUSE frontend: paths and errnos translated into keychain calls.
         .target(
             name: "KeychainFS",
-            dependencies: ["CFuse", "KeychainEngine", "SodiumCrypto", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["KeychainModel", "ItemNaming", "CFuse", "KeychainEngine", "SodiumCrypto", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
         // The daemon: one per mounted vault; wires engine, FUSE session, control socket, signals.
         .target(
             name: "KeychainDaemon",
-            dependencies: ["CSystem", "KeychainEngine", "KeychainFS", "ControlChannel", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["ItemNaming", "KeychainSync", "KeychainModel", "CSystem", "KeychainEngine", "KeychainFS", "ControlChannel", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
         // `kc://` references, `{{ }}` templates and env files of `keychainfs run` / `inject`: pure parsers.
-        .target(name: "SecretReferences", dependencies: ["KeychainEngine"], swiftSettings: strict),
+        .target(name: "SecretReferences", dependencies: ["KeychainModel", "KeychainEngine"], swiftSettings: strict),
 
         // The command line: a thin client.
         .executableTarget(
             name: "keychainfs",
-            dependencies: [
+            dependencies: ["KeychainModel", "ItemNaming", "KeychainSync", 
                 "CSystem", "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel", "KeychainClient", "SecretReferences", "SodiumCrypto",
                 "ImportExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -91,16 +117,16 @@ let package = Package(
             swiftSettings: strict),
 
         // git's and Docker's credential-helper protocols on internet passwords, as their macOS helpers keep them.
-        .target(name: "CredentialHelpers", dependencies: ["CSystem", "KeychainEngine", "KeychainClient"], swiftSettings: strict),
+        .target(name: "CredentialHelpers", dependencies: ["KeychainModel", "CSystem", "KeychainEngine", "KeychainClient"], swiftSettings: strict),
         .executableTarget(name: "git-credential-keychainfs", dependencies: ["CredentialHelpers"], path: "Sources/GitCredentialHelper",
                           swiftSettings: strict),
         .executableTarget(name: "docker-credential-keychainfs", dependencies: ["CredentialHelpers"], path: "Sources/DockerCredentialHelper",
                           swiftSettings: strict),
 
         // Test helpers shared by the test targets (real certificates made with openssl).
-        .target(name: "TestSupport", dependencies: ["ControlChannel", "KeychainEngine", .product(name: "Crypto", package: "swift-crypto")],
+        .target(name: "TestSupport", dependencies: ["KeychainModel", "ControlChannel", "KeychainEngine", .product(name: "Crypto", package: "swift-crypto")],
                 path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(name: "KeychainEngineTests", dependencies: [
+        .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainSync", "KeychainStore", "KeychainModel", 
             "KeychainEngine", "SodiumCrypto", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
@@ -124,20 +150,20 @@ let package = Package(
         .testTarget(name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v5), .define("SWIFT5_MODE")]),
         .testTarget(name: "KeychainTestingTests", dependencies: ["KeychainTesting", "Security", "LocalAuthentication"], swiftSettings: strict),
-        .testTarget(name: "WorkflowParserTests", dependencies: ["SecretReferences", "KeychainEngine"], swiftSettings: strict),
-        .testTarget(name: "KeychainFSTests", dependencies: ["KeychainFS", "KeychainEngine"], swiftSettings: strict),
+        .testTarget(name: "WorkflowParserTests", dependencies: ["KeychainModel", "SecretReferences", "KeychainEngine"], swiftSettings: strict),
+        .testTarget(name: "KeychainFSTests", dependencies: ["KeychainModel", "ItemNaming", "KeychainFS", "KeychainEngine"], swiftSettings: strict),
         .testTarget(name: "CredentialHelperTests", dependencies: [
             "CredentialHelpers", "CSystem", "Security", "TestSupport", "keychainfs", "git-credential-keychainfs", "docker-credential-keychainfs",
         ], exclude: ["git-http-server.py"], swiftSettings: strict),
-        .testTarget(name: "SyncTests", dependencies: ["keychainfs", "KeychainClient", "KeychainEngine", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SyncTests", dependencies: ["KeychainSync", "KeychainModel", "keychainfs", "KeychainClient", "KeychainEngine", "TestSupport"], swiftSettings: strict),
         // Fuzzing (SPEC §8): one target per parser of outside bytes (fuzz/Harness), libFuzzer's driver or a replayer
         // (fuzz/Driver; fuzz/build.sh builds it with the sanitizers), and the committed corpora replayed as tests.
-        .target(name: "FuzzHarness", dependencies: ["ControlChannel", "KeychainEngine", "KeychainFS", "SodiumCrypto", "SecretReferences", "ImportExport",
+        .target(name: "FuzzHarness", dependencies: ["KeychainSync", "KeychainModel", "ItemNaming", "KeychainStore", "ControlChannel", "KeychainEngine", "KeychainFS", "SodiumCrypto", "SecretReferences", "ImportExport",
                                                     .product(name: "Crypto", package: "swift-crypto")],
                 path: "fuzz/Harness", swiftSettings: strict),
         .executableTarget(name: "keychainfs-fuzz", dependencies: ["FuzzHarness"], path: "fuzz/Driver", swiftSettings: strict),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzHarness"], swiftSettings: strict),
-        .testTarget(name: "MountTests", dependencies: ["keychainfs", "CSystem", "ControlChannel", "KeychainClient", "KeychainEngine", "KeychainTesting", "TestSupport"],
+        .testTarget(name: "MountTests", dependencies: ["KeychainModel", "keychainfs", "CSystem", "ControlChannel", "KeychainClient", "KeychainEngine", "KeychainTesting", "TestSupport"],
                     swiftSettings: strict),
     ]
 )

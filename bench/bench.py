@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """keychainfs against libfuse's floor (hello_ll, passthrough_ll), tmpfs, gnome-keyring (secret-tool)
-and pass: every figure of SPEC §7, interleaved (A B A B …), reported as median (min–max) and ratio."""
+and pass: every figure of docs/spec.md §7, interleaved (A B A B …), reported as median (min–max) and ratio."""
 import argparse, json, os, random, shutil, signal, statistics, subprocess, sys, tempfile, time
 
 ap = argparse.ArgumentParser()
@@ -69,7 +69,7 @@ def json_status(vault):
 
 
 def encode(value):
-    """keychainfs's ValueCodec (Sources/KeychainEngine/Values/ValueCodec.swift), for the control socket."""
+    """keychainfs's ValueCodec (Sources/KeychainModel/Values/ValueCodec.swift), for the control socket."""
     import struct
     if isinstance(value, str):
         raw = value.encode(); return b"\x01" + struct.pack(">I", len(raw)) + raw
@@ -131,7 +131,7 @@ try:
     vault, mnt = kc_vault("small", test_device=False)
     sh([T("mkitems"), mnt, "1", "10"])
     value = f"{mnt}/genp/svc0/acct1/value"
-    # The same ten items on the kernel-cache read path (SPEC §4): made on a gatekeeper mount, then remounted.
+    # The same ten items on the kernel-cache read path (docs/spec.md §4): made on a gatekeeper mount, then remounted.
     kvault, kmnt = kc_vault("kernelcache")
     sh([T("mkitems"), kmnt, "1", "10"])
     sh([KC, "unmount", kmnt]); sh([KC, "mount", kvault, kmnt, "--kernel-cache"])
@@ -266,7 +266,7 @@ try:
         sh([KC, "unmount", mnt_n]); mounts.remove(("kc", mnt_n)); shutil.rmtree(f"{WORK}/scale{count}", ignore_errors=True)
     results["scale"] = scale
 
-    # --- Targets (SPEC §7) and ratios.
+    # --- Targets (docs/spec.md §7) and ratios.
     kc_loop, hello_loop = loop["keychainfs"]["median"], loop["hello_ll"]["median"]
     kcache_loop, tmpfs_loop = loop["keychainfs --kernel-cache"]["median"], loop["tmpfs"]["median"]
     kc_cat = cat["keychainfs (cat value)"]["median"]
@@ -288,7 +288,7 @@ try:
         ("device lock in force, 1,000 values cached, from the request (ms)", results["lock_socket_ms"]["median"], "<= 5", results["lock_socket_ms"]["median"] <= 5),
     ]
     results["targets"] = [{"figure": f, "value": v, "target": t, "met": m} for f, v, t, m in targets]
-    section("Targets (SPEC §7)")
+    section("Targets (docs/spec.md §7)")
     lines = ["| figure | measured | target | met |", "|---|---|---|---|"]
     for f, v, t, m in targets:
         lines.append(f"| {f} | {v:.2f} | {t} | {'yes' if m else 'no'} |")

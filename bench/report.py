@@ -50,7 +50,7 @@ for count, e in sorted(res["scale"].items(), key=lambda kv: int(kv[0])):
     lines.append(f"| {int(count):,} items | {m(e['random_reads']):.0f} random reads/s ({m(e['random_reads']) / ten:.2f}× the 10-item rate); RSS {e['rss_kib'] / 1024:.0f} MiB; "
                  f"mount→first read {e['mount_to_first_read_s']:.2f} s{extra} | created at {int(count) / e['create_s']:.0f} items/s "
                  f"({'through the engine, BuildVault' if e.get('built_through') == 'engine' else 'through the mount'}) |")
-lines += ["", "![random reads against item count](BENCHMARKS-reads-vs-items.png)", "", "### Targets (SPEC §7)", "",
+lines += ["", "![random reads against item count](BENCHMARKS-reads-vs-items.png)", "", "### Targets (docs/spec.md §7)", "",
           "| figure | measured | target | met |", "|---|---|---|---|"]
 lines += [f"| {t['figure']} | {t['value']:.2f} | {t['target']} | {'yes' if t['met'] else 'no'} |" for t in res["targets"]]
 if ENGINE:

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""fs-operation fuzzer (SPEC §8): random filesystem calls on a real keychainfs mount, each under a deadline,
+"""fs-operation fuzzer (docs/spec.md §8): random filesystem calls on a real keychainfs mount, each under a deadline,
 against a model of what the mount must hold.
 
 After every batch it checks that the daemon lives, that the mount lists exactly the model's items with the
-model's values and labels, and throughout that every errno is one SPEC §4's table (or the kernel for the
+model's values and labels, and throughout that every errno is one docs/spec.md §4's table (or the kernel for the
 call) allows. Some outcomes are certain and checked exactly: a secret never reads while locked (a fresh
 open or an fd held across the lock), a read of an item gives its last written value, a write to an
 unlocked item succeeds, a collision is EEXIST. Exit status 1 on any violation, with the seed and the
@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kcfs_mount import Deadlines, Hang, Mount  # noqa: E402
 from names import escape, random_name, shortened  # noqa: E402
 
-# SPEC §4 "Errors" (the OSStatus table and bad input), plus what the kernel itself answers for the call.
+# docs/spec.md §4 "Errors" (the OSStatus table and bad input), plus what the kernel itself answers for the call.
 ALLOWED = {errno.ENOENT, errno.EEXIST, errno.EACCES, errno.EPERM, errno.EINVAL, errno.ENOTSUP, errno.ENODATA,
            errno.EFBIG, errno.EXDEV, errno.ENOTDIR, errno.EISDIR, errno.ENOTEMPTY, errno.ENAMETOOLONG,
            errno.ERANGE, errno.E2BIG, errno.EBADF}
@@ -79,7 +79,7 @@ class FSFuzzer:
         if any("agrp=" in str(arg) for arg in args):
             certain = None  # another access group than the mount's: EACCES (errSecMissingEntitlement) or EINVAL for the default
         if self.locked and certain == errno.ENOENT:
-            certain = None  # a lookup whose scan meets a locked item fails as a whole with EACCES (SPEC §3)
+            certain = None  # a lookup whose scan meets a locked item fails as a whole with EACCES (docs/spec.md §3)
         self.ops += 1
         self.log.append(f"{self.ops}: {name} {args!r}"[:300])
         started = time.perf_counter()
@@ -96,7 +96,7 @@ class FSFuzzer:
             if name == "rename" and error.errno == errno.ESTALE:
                 return False, error.errno
             if error.errno not in ALLOWED:
-                raise Violation(f"{name}: errno {errno.errorcode.get(error.errno, error.errno)} is not in SPEC §4's table")
+                raise Violation(f"{name}: errno {errno.errorcode.get(error.errno, error.errno)} is not in docs/spec.md §4's table")
             # A component over NAME_MAX is refused by the kernel before the model's case is reached.
             if certain is not None and certain != error.errno and error.errno != errno.ENAMETOOLONG:
                 raise Violation(f"{name}: expected {errno.errorcode.get(certain, 'success')}, got {errno.errorcode[error.errno]}")

@@ -1,4 +1,4 @@
-"""SPEC §4 "Layout" name escaping, written again from the spec (not from the Swift code), and random names."""
+"""docs/spec.md §4 "Layout" name escaping, written again from the spec (not from the Swift code), and random names."""
 import unicodedata
 
 HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
@@ -53,7 +53,7 @@ def random_name(rng) -> bytes:
 
 
 def shortened(name: str) -> str:
-    """SPEC §4: a name over 255 bytes keeps a prefix, `_` padding and `%~` + FNV-1a-64 of the full name."""
+    """docs/spec.md §4: a name over 255 bytes keeps a prefix, `_` padding and `%~` + FNV-1a-64 of the full name."""
     raw = name.encode()
     if len(raw) <= 255:
         return name

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Many-process soak (SPEC §8 "Concurrency"): 8 processes × N mixed operations on overlapping items of a real
+"""Many-process soak (docs/spec.md §8 "Concurrency"): 8 processes × N mixed operations on overlapping items of a real
 mount, and a ninth locking and unlocking the device, every operation under a deadline.
 
 Checked afterwards from every process's timed log: 0 unexpected errors (only EACCES on WhenUnlocked items

@@ -33,7 +33,7 @@ else
   # package would, and tests its token store on the kit.
   swift build --package-path Examples/TokenStore --build-tests
   swift test --package-path Examples/TokenStore --skip-build
-  # Bounded fuzzing (SPEC §8; about 1.5 min): swift test replayed every committed fuzz corpus (FuzzCorpusTests);
+  # Bounded fuzzing (docs/spec.md §8; about 1.5 min): swift test replayed every committed fuzz corpus (FuzzCorpusTests);
   # now 20,000 random filesystem operations against a model, and 8 processes × 1,500 operations with a ninth
   # locking and unlocking, on real mounts. A failure prints the seed that replays it. `make fuzz` / `make soak`
   # run the long versions.

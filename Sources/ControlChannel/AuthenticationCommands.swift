@@ -1,8 +1,9 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Synchronization
 
-/// The authentication simulator's control commands (SPEC §11): biometry, prompt answers, and the
+/// The authentication simulator's control commands (docs/spec.md §11): biometry, prompt answers, and the
 /// evaluations of LAContexts in client processes. The daemon answers them on its socket; a client with
 /// no daemon runs them on its in-process engine. Passcodes arrive as data and are never echoed.
 public struct AuthenticationCommands: Sendable {

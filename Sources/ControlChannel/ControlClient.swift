@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// Talks to a running daemon over its control socket. One request per connection.
 public struct ControlClient: Sendable {

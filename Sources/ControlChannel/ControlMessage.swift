@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// The control protocol's version. A peer speaking another version is refused with errSecParam.
 public let controlProtocolVersion: Int64 = 1
@@ -50,7 +51,7 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case itemCopyMatching = "item.copy-matching"
     case itemUpdate = "item.update"
     case itemDelete = "item.delete"
-    /// Sync (SPEC §14): run a sync, make an invitation, report, and the merge driver's merge.
+    /// Sync (docs/spec.md §14): run a sync, make an invitation, report, and the merge driver's merge.
     case syncNow = "sync.now"
     case syncInit = "sync.init"
     case syncJoin = "sync.join"
@@ -61,7 +62,7 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case backup = "vault.backup"
     /// `keychainfs restore`: the client sends the archive it read as the attachment (arguments: password, merge).
     case restore = "vault.restore"
-    // The authentication simulator (SPEC §11).
+    // The authentication simulator (docs/spec.md §11).
     case biometryEnroll = "device.biometry.enroll"
     case biometryUnenroll = "device.biometry.unenroll"
     case biometryStatus = "device.biometry.status"
@@ -73,7 +74,7 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case laCanEvaluate = "la.can-evaluate"
     case laEvaluate = "la.evaluate"
     case laInvalidate = "la.invalidate"
-    /// The simulated Secure Enclave: generate, sign, key exchange (arguments: `request`, SPEC §10).
+    /// The simulated Secure Enclave: generate, sign, key exchange (arguments: `request`, docs/spec.md §10).
     case keySecureEnclave = "key.secure-enclave"
 }
 

@@ -1,4 +1,5 @@
 import KeychainEngine
+import KeychainModel
 
 /// What a control command can reach, and so what its caller needs when the vault's access policy is in
 /// force (`mount --strict`, or rules in `access.toml`). docs/entry-points.md is the table of every entry point.

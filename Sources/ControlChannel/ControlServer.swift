@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// Accepts connections on the control socket and answers each request with `handler`.
 /// The socket is 0600 and only peers with the daemon's uid (or root) are served.

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// Where a vault's daemon listens, and how Unix socket addresses are built.
 public enum ControlSocket {

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// Length-prefixed frames on a stream socket: a 4-byte big-endian length, then a ``ValueCodec`` payload.
 /// Every read and write runs against one deadline for the whole frame (not per call), and a frame is

@@ -1,5 +1,6 @@
 import CSystem
 import KeychainEngine
+import KeychainModel
 import Foundation
 
 /// The kernel's word on who is at the other end of a control connection.

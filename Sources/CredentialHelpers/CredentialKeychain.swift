@@ -1,6 +1,7 @@
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 
 /// The keychain a credential helper uses, found without configuration: `$KEYCHAIN_VAULT`, else the
 /// default vault (``ClientEnvironment/defaultVault(_:)``); through its daemon when one serves it (so

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// `docker-credential-keychainfs store|get|erase|list|version`: Docker's credential-helper protocol
 /// (docker-credential-helpers' `credentials` package) over the items its osxkeychain helper makes:
@@ -74,25 +75,25 @@ public enum DockerCredentialHelper {
         item.port = item.port ?? 0  // what an add stores: an update must move a kept item of another port or path
         item.path = item.path ?? ""
         var attributes = item.dictionary
-        attributes[SecKey.valueData] = .data(Data((fields["Secret"] ?? "").utf8))
+        attributes[QueryKey.valueData] = .data(Data((fields["Secret"] ?? "").utf8))
         let keychain = try CredentialKeychain(creatingVault: true, environment: environment)
         var stored = server.dictionary
-        stored[SecKey.matchLimit] = .string(SecKey.matchLimitAll)
-        stored[SecKey.returnAttributes] = .bool(true)
-        stored[SecKey.returnPersistentRef] = .bool(true)
+        stored[QueryKey.matchLimit] = .string(QueryKey.matchLimitAll)
+        stored[QueryKey.returnAttributes] = .bool(true)
+        stored[QueryKey.returnPersistentRef] = .bool(true)
         let existing = (try keychain.find(stored)?.arrayValue ?? []).compactMap(\.dictionaryValue)
         // The item that already is this login, else one of this username, else any: no update collides.
         let identity = item.dictionary.filter { [Attributes.account.code, Attributes.port.code, Attributes.path.code].contains($0.key) }
         let exact = existing.first { found in identity.allSatisfy { found[$0.key] == $0.value } }
         guard let kept = exact ?? existing.first(where: { $0[Attributes.account.code]?.stringValue == username }) ?? existing.first,
-              let keptRef = kept[SecKey.valuePersistentRef] else {
+              let keptRef = kept[QueryKey.valuePersistentRef] else {
             try keychain.add(attributes)
             return
         }
-        attributes[SecKey.class] = nil
-        try keychain.update([SecKey.valuePersistentRef: keptRef], attributes)
-        for other in existing.compactMap({ $0[SecKey.valuePersistentRef] }) where other != keptRef {
-            try keychain.delete([SecKey.valuePersistentRef: other])
+        attributes[QueryKey.class] = nil
+        try keychain.update([QueryKey.valuePersistentRef: keptRef], attributes)
+        for other in existing.compactMap({ $0[QueryKey.valuePersistentRef] }) where other != keptRef {
+            try keychain.delete([QueryKey.valuePersistentRef: other])
         }
     }
 
@@ -100,14 +101,14 @@ public enum DockerCredentialHelper {
     static func get(_ input: Data, _ environment: [String: String]) throws -> Data {
         let url = try serverURL(input)
         var query = try query(url).dictionary
-        query[SecKey.matchLimit] = .string(SecKey.matchLimitOne)
-        query[SecKey.returnAttributes] = .bool(true)
-        query[SecKey.returnData] = .bool(true)
+        query[QueryKey.matchLimit] = .string(QueryKey.matchLimitOne)
+        query[QueryKey.returnAttributes] = .bool(true)
+        query[QueryKey.returnData] = .bool(true)
         guard let found = try CredentialKeychain(creatingVault: false, environment: environment).find(query)?.dictionaryValue else {
             throw DockerError(notFound)
         }
         return GoJSON.object([("ServerURL", Data(url.utf8)), ("Username", text(found[Attributes.account.code])),
-                              ("Secret", found[SecKey.valueData]?.dataValue ?? Data())])
+                              ("Secret", found[QueryKey.valueData]?.dataValue ?? Data())])
     }
 
     /// Deletes every item for the URL; "not found" when there was none.
@@ -119,8 +120,8 @@ public enum DockerCredentialHelper {
     /// `{url: username}` for every item labelled "Docker Credentials".
     static func list(_ environment: [String: String]) throws -> Data {
         var query = InternetPasswordQuery(label: label).dictionary
-        query[SecKey.matchLimit] = .string(SecKey.matchLimitAll)
-        query[SecKey.returnAttributes] = .bool(true)
+        query[QueryKey.matchLimit] = .string(QueryKey.matchLimitAll)
+        query[QueryKey.returnAttributes] = .bool(true)
         var entries: [String: String] = [:]
         if case .array(let items)? = try CredentialKeychain(creatingVault: false, environment: environment).find(query) {
             for case .dictionary(let item) in items {

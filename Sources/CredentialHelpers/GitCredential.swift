@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// What git tells a credential helper on standard input (git-credential(7)), read as git's
 /// osxkeychain helper reads it: `key=value` lines up to a blank line or the end; unknown keys ignored.

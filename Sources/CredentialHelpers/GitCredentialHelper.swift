@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// `git-credential-keychainfs get|store|erase`: git's osxkeychain helper on the keychain, making and
 /// finding the same internet-password items (git's contrib/credential/osxkeychain).
@@ -34,11 +35,11 @@ public enum GitCredentialHelper {
     /// if git gave no username, the item's account. Nothing when none matches.
     static func get(_ credential: GitCredential, _ environment: [String: String]) throws(KeychainError) -> Data {
         var query = credential.query.dictionary
-        query[SecKey.matchLimit] = .string(SecKey.matchLimitOne)
-        query[SecKey.returnAttributes] = .bool(true)
-        query[SecKey.returnData] = .bool(true)
+        query[QueryKey.matchLimit] = .string(QueryKey.matchLimitOne)
+        query[QueryKey.returnAttributes] = .bool(true)
+        query[QueryKey.returnData] = .bool(true)
         guard let found = try CredentialKeychain(creatingVault: false, environment: environment).find(query)?.dictionaryValue else { return Data() }
-        var output = Data("password=".utf8) + (found[SecKey.valueData]?.dataValue ?? Data()) + Data("\n".utf8)
+        var output = Data("password=".utf8) + (found[QueryKey.valueData]?.dataValue ?? Data()) + Data("\n".utf8)
         if credential.username == nil {
             let account = found[Attributes.account.code]
             output += Data("username=".utf8) + (account?.dataValue ?? Data((account?.stringValue ?? "").utf8)) + Data("\n".utf8)
@@ -54,9 +55,9 @@ public enum GitCredentialHelper {
         }
         let query = credential.query.dictionary
         var item = query
-        item[SecKey.valueData] = .data(secret)
+        item[QueryKey.valueData] = .data(secret)
         try CredentialKeychain(creatingVault: true, environment: environment)
-            .addOrUpdate(item, query: query, changes: [SecKey.valueData: .data(secret)])
+            .addOrUpdate(item, query: query, changes: [QueryKey.valueData: .data(secret)])
         return ""
     }
 
@@ -65,14 +66,14 @@ public enum GitCredentialHelper {
     static func erase(_ credential: GitCredential, _ environment: [String: String]) throws(KeychainError) {
         let keychain = try CredentialKeychain(creatingVault: false, environment: environment)
         var query = credential.query.dictionary
-        query[SecKey.matchLimit] = .string(SecKey.matchLimitAll)
-        query[SecKey.returnPersistentRef] = .bool(true)
+        query[QueryKey.matchLimit] = .string(QueryKey.matchLimitAll)
+        query[QueryKey.returnPersistentRef] = .bool(true)
         guard case .array(let references)? = try keychain.find(query) else { return }
         for reference in references {
-            let item: KeychainDictionary = [SecKey.class: .string(Schema.internetPassword.code), SecKey.matchItemList: .array([reference])]
+            let item: KeychainDictionary = [QueryKey.class: .string(Schema.internetPassword.code), QueryKey.matchItemList: .array([reference])]
             if let password = credential.password {
                 var read = item
-                read[SecKey.returnData] = .bool(true)
+                read[QueryKey.returnData] = .bool(true)
                 guard let secret = try keychain.find(read)?.dataValue else { return }
                 guard GitCredential.password(inSecret: secret) == password else { continue }
             }

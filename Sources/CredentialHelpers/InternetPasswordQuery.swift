@@ -1,4 +1,5 @@
 import KeychainEngine
+import KeychainModel
 
 /// An internet-password item as macOS's credential helpers describe it to SecItem calls: the attributes
 /// they set. An attribute left nil is not in the dictionary, so a query matches any value of it, exactly
@@ -33,7 +34,7 @@ public struct InternetPasswordQuery: Sendable {
 
     /// `kSecClass: kSecClassInternetPassword` and every attribute that is set.
     public var dictionary: KeychainDictionary {
-        var d: KeychainDictionary = [SecKey.class: .string(Schema.internetPassword.code)]
+        var d: KeychainDictionary = [QueryKey.class: .string(Schema.internetPassword.code)]
         if let server { d[Attributes.server.code] = .string(server) }
         if let account { d[Attributes.account.code] = .string(account) }
         if let path { d[Attributes.path.code] = .string(path) }

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// The work an imported file may ask of the key derivation, checked before any derivation runs: a 1 KB
 /// `.p12` asking for 2^31 PBKDF2 iterations would otherwise derive for an hour. As .NET's PKCS#12 loader

@@ -1,6 +1,7 @@
 import COpenSSL
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Synchronization
 
 /// What the import/export formats share of libcrypto: its providers, memory BIOs and the conversions

@@ -2,6 +2,7 @@ import COpenSSL
 import Crypto
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// PKCS#12 (`.p12`, `.pfx`) through the system's OpenSSL 3 libcrypto: what `security import` and
 /// `SecPKCS12Import` read, and what `security export -f pkcs12` writes. Files made by `openssl pkcs12`

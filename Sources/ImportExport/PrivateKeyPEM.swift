@@ -1,6 +1,7 @@
 import COpenSSL
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// Private keys as PEM text through libcrypto: encrypted PKCS#8 (`ENCRYPTED PRIVATE KEY`, as `openssl pkey
 /// -aes256` writes it) read with a passphrase, and keys written as PKCS#8 or OpenSSL's traditional form,

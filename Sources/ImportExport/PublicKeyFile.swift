@@ -2,6 +2,7 @@ import COpenSSL
 import Crypto
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// Public keys as files: SubjectPublicKeyInfo (`PUBLIC KEY`), as `openssl pkey -pubout` writes it.
 public enum PublicKeyFile {

@@ -1,5 +1,7 @@
 import Foundation
 import KeychainEngine
+import KeychainSync
+import KeychainModel
 
 /// Sync's access to a vault no daemon serves: the in-process engine, held for one call at a time, so the
 /// merge driver that git starts in between can open the vault too.

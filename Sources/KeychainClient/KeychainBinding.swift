@@ -1,4 +1,5 @@
 import KeychainEngine
+import KeychainModel
 import Synchronization
 
 /// Where this task's SecItem, SecKey and LAContext calls go when a test bound them to an engine of its

@@ -1,6 +1,7 @@
 import ControlChannel
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Synchronization
 
 /// The four SecItem calls on a vault, wherever its engine runs: through the daemon that serves it
@@ -158,7 +159,7 @@ final class InProcessEngines: @unchecked Sendable {
     }
 }
 
-/// Which vault and which access groups a client uses when it is not told (SPEC §2, §6).
+/// Which vault and which access groups a client uses when it is not told (docs/spec.md §2, §6).
 public enum ClientEnvironment {
     /// `$KEYCHAIN_VAULT`, else `$XDG_DATA_HOME/keychainfs/default` (`~/.local/share/keychainfs/default`).
     public static func defaultVault(_ environment: [String: String]) -> Vault { defaultVault { environment[$0] } }

@@ -1,6 +1,8 @@
+import ItemNaming
 import ControlChannel
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// Answers control requests with the engine: the simulator commands, status, unmount, and the
 /// SecItem calls of API clients. Passcodes arrive as data and are never echoed or logged.
@@ -10,7 +12,7 @@ struct ControlHandler: Sendable {
     let requestUnmount: @Sendable () -> Void
     /// Per-application access: the caller of SecItem requests comes from the peer, not from what it claims.
     var accessPolicy: AccessPolicy? = nil
-    /// SPEC §8: every SecItem call and device command is recorded, with its outcome.
+    /// docs/spec.md §8: every SecItem call and device command is recorded, with its outcome.
     var audit: AuditLog? = nil
     /// Off only by a test device's test switch (``LockGuards/controlAccess``).
     var enforcesAccess = true
@@ -51,22 +53,11 @@ struct ControlHandler: Sendable {
         }
     }
 
-    /// The audit line of a control command: the caller, the item by class and naming attributes (as the
-    /// mount names it, percent-escaped), never a value, a passcode or a query's other contents.
+    /// The audit line of a control command: the caller, the item by its title (``ItemTitle``: class and
+    /// naming attributes, escaped as the mount names them), never a value, a passcode or a query's other contents.
     private func record(_ request: ControlRequest, _ peer: ControlPeer, _ caller: Caller?, _ status: OSStatus) throws(KeychainError) {
         guard let audit, request.command != .status else { return }
-        var item: String?
-        if let query = request.arguments["query"]?.dictionaryValue, let code = query[SecKey.class]?.stringValue,
-           let schema = Schema.schema(for: code) {
-            let names = [schema.namingAttributes.group, schema.namingAttributes.item].map { attribute -> String in
-                let text = query[attribute.code].map { value -> String in
-                    if case .string(let s) = value { return s }
-                    return value.dataValue.map { $0.map { String(format: "%02x", $0) }.joined() } ?? ""
-                } ?? "*"
-                return text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "-._~@"))) ?? "*"
-            }
-            item = ([code] + names).joined(separator: "/")
-        }
+        let item = request.arguments["query"]?.dictionaryValue.flatMap { ItemTitle.of(query: $0) }
         try audit.record(request.command.rawValue, item: item, status: status, by: .init(pid: peer.pid, uid: peer.uid, rule: caller?.grantedBy))
     }
 

@@ -1,6 +1,7 @@
 import ControlChannel
 import Foundation
 import KeychainEngine
+import KeychainModel
 import KeychainFS
 import Logging
 
@@ -11,17 +12,17 @@ public struct DaemonConfiguration: Sendable {
     public var caller: Caller
     public var defaultAccessible: Accessibility?
     public var deviceKeyPath: String?
-    /// The audit log's path (SPEC §8 `--audit-log`); nil: none.
+    /// The audit log's path (docs/spec.md §8 `--audit-log`); nil: none.
     public var auditLogPath: String?
-    /// Sync synchronizable items this often (SPEC §14 `--sync-interval`); nil: only when asked.
+    /// Sync synchronizable items this often (docs/spec.md §14 `--sync-interval`); nil: only when asked.
     public var syncInterval: TimeInterval?
-    /// Refuse callers that no rule of `access.toml` matches (SPEC §12).
+    /// Refuse callers that no rule of `access.toml` matches (docs/spec.md §12).
     public var strictAccess = false
-    /// Seconds before an unanswered authentication prompt ends as a user cancel (SPEC §11).
+    /// Seconds before an unanswered authentication prompt ends as a user cancel (docs/spec.md §11).
     public var promptTimeout: TimeInterval = PromptQueue.defaultTimeout
-    /// How the kernel reads values (SPEC §4 "Two read paths"; `--kernel-cache`).
+    /// How the kernel reads values (docs/spec.md §4 "Two read paths"; `--kernel-cache`).
     public var readPath: ReadPath = .gatekeeper
-    /// Let root read the mount too (FUSE's allow_root; SPEC §1 `--allow-root`).
+    /// Let root read the mount too (FUSE's allow_root; docs/spec.md §1 `--allow-root`).
     public var allowRoot = false
 
     public init(vault: Vault, mountpoint: String, caller: Caller, defaultAccessible: Accessibility?, deviceKeyPath: String?,
@@ -35,7 +36,7 @@ public struct DaemonConfiguration: Sendable {
     }
 }
 
-/// One process per mounted vault: engine, keys, lock state, FUSE session and control socket (SPEC §1).
+/// One process per mounted vault: engine, keys, lock state, FUSE session and control socket (docs/spec.md §1).
 public enum Daemon {
     /// Serves until unmounted, SIGTERM/SIGINT, or `keychainfs unmount`. Returns the exit status.
     public static func run(_ configuration: DaemonConfiguration, log: Logger) -> Int32 {

@@ -26,7 +26,7 @@ enum ProcessHardening {
 
     /// Blocks SIGTERM/SIGINT/SIGHUP in every thread (call before starting any) and hands each one that
     /// arrives to `handler` on a dedicated thread. A parent such as Foundation.Process may hand us a mask that blocks them
-    /// already, so the mask is reset first (fuse-from-swift.md).
+    /// already, so the mask is reset first (docs/reference/fuse-from-swift.md).
     static func onTerminationSignal(_ handler: @escaping @Sendable (Int32) -> Void) {
         var set = sigset_t()
         sigemptyset(&set)

@@ -1,6 +1,8 @@
 import ControlChannel
 import Foundation
 import KeychainEngine
+import KeychainSync
+import KeychainModel
 import Logging
 
 /// The daemon's sync: its own engine, git run from here, merges asked for by the merge driver.

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// A failed filesystem operation: the errno returned to the kernel, and the OSStatus behind it if any.
 public struct FSError: Error, CustomStringConvertible, Sendable {
@@ -26,7 +27,7 @@ public struct FSError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// The one table mapping OSStatus to errno (SPEC §4 "Errors").
+/// The one table mapping OSStatus to errno (docs/spec.md §4 "Errors").
 public enum ErrnoTable {
     public static let table: [(status: OSStatus, errno: Int32)] = [
         (SecStatus.itemNotFound, ENOENT),
@@ -42,7 +43,7 @@ public enum ErrnoTable {
         (SecStatus.readOnly, EPERM),
         (SecStatus.noSuchClass, ENOENT),
         (SecStatus.unimplemented, ENOSYS),
-        (SecStatus.userCanceled, ECANCELED),  // an authentication prompt was canceled (SPEC §11)
+        (SecStatus.userCanceled, ECANCELED),  // an authentication prompt was canceled (docs/spec.md §11)
     ]
 
     /// The OSStatus an errno stands for, the other way through the table (errSecParam for the rest: the

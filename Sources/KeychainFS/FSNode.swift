@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// A resolved path in the mount.
 enum FSNode: Sendable {
@@ -42,7 +43,7 @@ struct FSItem: Sendable {
 
     /// A query addressing exactly this item, stable across renames.
     func query(_ extra: KeychainDictionary = [:]) -> KeychainDictionary {
-        [SecKey.class: .string(schema.code), SecKey.valuePersistentRef: .data(persistentRef)].merging(extra) { $1 }
+        [QueryKey.class: .string(schema.code), QueryKey.valuePersistentRef: .data(persistentRef)].merging(extra) { $1 }
     }
 
     var accessibility: Accessibility? {

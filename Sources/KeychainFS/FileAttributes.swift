@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// What `stat` shows for a node.
 public struct FileAttributes: Sendable {
@@ -8,7 +9,7 @@ public struct FileAttributes: Sendable {
     public var size: Int
     public var modified: Date
 
-    /// Directories 0700, `value` 0600: private to the mounting user (SPEC §4 "Mount behaviour").
+    /// Directories 0700, `value` 0600: private to the mounting user (docs/spec.md §4 "Mount behaviour").
     public var permissions: UInt32 { isDirectory ? 0o700 : 0o600 }
 }
 

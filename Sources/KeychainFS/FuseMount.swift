@@ -1,6 +1,7 @@
 import CFuse
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Logging
 
 /// One FUSE mount of a ``KeychainView`` through libfuse's low-level API: mounted at init, served by

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// What the kernel may hold of items and values (pages, attributes, dentries) and how it is dropped
-/// (SPEC §4 "The lock and the kernel's cache"). Every item and value inode whose attributes or pages the
+/// (docs/spec.md §4 "The lock and the kernel's cache"). Every item and value inode whose attributes or pages the
 /// kernel was given is noted; a device change invalidates all noted inodes before the command returns,
 /// an update or delete invalidates exactly the items it changed (their inodes, files and dentries).
 ///
@@ -49,7 +49,7 @@ final class KernelCache: @unchecked Sendable {
     /// Dentry invalidations asked for while serving a FUSE request run here, after it: the kernel may
     /// hold the very directory lock they need (a rename locks both parents) until the request returns.
     private let deferred = DispatchQueue(label: "keychainfs.invalidation")
-    /// Where inode invalidations asked for on a FUSE thread are sent from (SPEC §4: from threads that do
+    /// Where inode invalidations asked for on a FUSE thread are sent from (docs/spec.md §4: from threads that do
     /// not serve FUSE requests).
     private let inodeNotifier = DispatchQueue(label: "keychainfs.notifier.inodes")
     /// Where a FUSE request's own dentry invalidations are sent from, apart from the inodes': one may wait
@@ -88,7 +88,7 @@ final class KernelCache: @unchecked Sendable {
 
     /// The device state changed: drop the pages and attributes of every noted file (the secrets and their
     /// sizes) before returning, split among threads when there are many (each notification is a system
-    /// call of a few µs; SPEC §7 wants the lock in force within 5 ms with 1,000 values cached). Item
+    /// call of a few µs; docs/spec.md §7 wants the lock in force within 5 ms with 1,000 values cached). Item
     /// directories' attributes hold no secret (mode, a size of 0, a date): they are dropped right after,
     /// without holding up the command; listings and xattrs always reach the daemon.
     func invalidateAllServed() {

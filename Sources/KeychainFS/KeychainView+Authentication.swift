@@ -1,7 +1,8 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
-/// Opening the value of an item with access control (SPEC §4 gatekeeper path, §11): the engine's read
+/// Opening the value of an item with access control (docs/spec.md §4 gatekeeper path, §11): the engine's read
 /// policy decides at OPEN, for the opening process; its answer (a token) covers that open file's reads
 /// until close or lock, and a read never prompts.
 extension KeychainView {

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Logging
 import SodiumCrypto
 
@@ -43,7 +44,7 @@ extension KeychainView {
         return (id, false)
     }
 
-    /// Whether a reader may be served from the kernel's page cache (SPEC §4 gatekeeper path): an item
+    /// Whether a reader may be served from the kernel's page cache (docs/spec.md §4 gatekeeper path): an item
     /// without access control whose file fits in one page (and, decided as it is inserted, that no writer
     /// holds open). A page is filled
     /// by one READ, so a reader never sees two versions mixed; a longer file's pages could come from two
@@ -208,7 +209,7 @@ extension KeychainView {
     }
 }
 
-/// The kernel-cache read path (SPEC §4): READs that name only an inode.
+/// The kernel-cache read path (docs/spec.md §4): READs that name only an inode.
 extension KeychainView {
     /// Why this view cannot be served on the kernel-cache path, or nil: whatever must see each open.
     public var kernelCacheRefusal: String? {

@@ -1,7 +1,9 @@
 import Foundation
+import ItemNaming
 import KeychainEngine
+import KeychainModel
 
-/// mkdir = Add, rmdir = Delete, mv = Update of the naming attributes (SPEC §4 "Operations").
+/// mkdir = Add, rmdir = Delete, mv = Update of the naming attributes (docs/spec.md §4 "Operations").
 extension KeychainView {
     func makeDirectory(_ path: FSPath) throws(FSError) {
         try path.checkNameLengths()
@@ -27,11 +29,11 @@ extension KeychainView {
                 throw FSError(EINVAL, "not a canonical item name: <name>[;<code>=<value>…] with qualifiers in alphabetical order")
             }
             var attributes = naming.explicitAttributes(key)
-            attributes[SecKey.class] = .string(schema.code)
+            attributes[QueryKey.class] = .string(schema.code)
             attributes[schema.namingAttributes.group.code] = groupValue
             if let defaultAccessible { attributes[Attributes.accessible.code] = .string(defaultAccessible.rawValue) }
-            attributes[SecKey.returnAttributes] = true
-            attributes[SecKey.returnPersistentRef] = true
+            attributes[QueryKey.returnAttributes] = true
+            attributes[QueryKey.returnPersistentRef] = true
             let before = keychain.generation
             let added = try keychainCall { () throws(KeychainError) in try keychain.add(attributes, caller: caller) }
             // The kernel asks for the new directory's attributes at once: answer from the cache, not SQL. Only

@@ -1,8 +1,10 @@
 import CFuse
 import Foundation
+import ItemNaming
 import KeychainEngine
+import KeychainModel
 
-/// Item attributes as `user.<constant name>` xattrs on the item directory (SPEC §4).
+/// Item attributes as `user.<constant name>` xattrs on the item directory (docs/spec.md §4).
 extension KeychainView {
     private func itemAndAttribute(_ path: FSPath, _ name: String, missing: Int32) throws(FSError) -> (FSItem, AttributeDescriptor?) {
         guard case .item(let item) = try resolve(path) else { throw FSError(missing, "attributes live on item directories") }
@@ -50,7 +52,7 @@ extension KeychainView {
         }
     }
 
-    /// Removing a primary-key attribute sets its default (SPEC §4); an optional one disappears.
+    /// Removing a primary-key attribute sets its default (docs/spec.md §4); an optional one disappears.
     func removeXattr(_ path: FSPath, _ name: String) throws(FSError) {
         let (item, attribute) = try itemAndAttribute(path, name, missing: ENODATA)
         try requireWritable(item.schema)

@@ -1,17 +1,19 @@
 import Foundation
+import ItemNaming
 import KeychainEngine
+import KeychainModel
 import Synchronization
 
-/// The filesystem as a thin translation of paths into keychain calls (SPEC §4). No FUSE types here:
+/// The filesystem as a thin translation of paths into keychain calls (docs/spec.md §4). No FUSE types here:
 /// ``FuseOperations`` turns kernel requests into these calls and their ``FSError``s into errnos.
 public final class KeychainView: Sendable {
-    /// Largest `value` accepted (SPEC §4: bigger is EFBIG).
+    /// Largest `value` accepted (docs/spec.md §4: bigger is EFBIG).
     public static let maxValueBytes = Keychain.maxValueBytes
 
     let keychain: Keychain
     /// The caller of requests when no access rules decide per request (the mount's access groups).
     let mountCaller: Caller
-    /// The vault's `access.toml` rules, when the mount resolves a caller per request (SPEC §12).
+    /// The vault's `access.toml` rules, when the mount resolves a caller per request (docs/spec.md §12).
     public let accessPolicy: AccessPolicy?
     /// The caller of the request being served, set by the FUSE layer around each request while access
     /// rules exist (a task-local, so every keychain call the request makes carries it).
@@ -26,7 +28,7 @@ public final class KeychainView: Sendable {
     let paths = PathCache()
     let guards: LockGuards
 
-    /// Opens of secrets through the mount are recorded here (SPEC §8), if an audit log was asked for.
+    /// Opens of secrets through the mount are recorded here (docs/spec.md §8), if an audit log was asked for.
     public let audit: AuditLog?
 
     public init(keychain: Keychain, caller: Caller, defaultAccessible: Accessibility? = nil, guards: LockGuards = LockGuards(),
@@ -134,19 +136,19 @@ public final class KeychainView: Sendable {
             guard let listed = try listItems(schema, groupValue: groupValue).first(where: { $0.name.utf8.elementsEqual(name) }) else {
                 throw FSError(ENOENT, "no such item")
             }
-            let query: KeychainDictionary = [SecKey.class: .string(schema.code), SecKey.valuePersistentRef: .data(listed.persistentRef),
-                                             SecKey.returnAttributes: true, SecKey.returnPersistentRef: true]
+            let query: KeychainDictionary = [QueryKey.class: .string(schema.code), QueryKey.valuePersistentRef: .data(listed.persistentRef),
+                                             QueryKey.returnAttributes: true, QueryKey.returnPersistentRef: true]
             let found = try keychainCall { () throws(KeychainError) in try keychain.copyMatching(query, caller: caller) }
             return try item(schema, from: found, path: schema.code + "/" + groupName + "/" + text)
         }
         let naming = naming(schema)
         guard let key = naming.parseItem(name) else { throw FSError(ENOENT, "not a canonical item name") }
-        let query = key.merging([SecKey.class: .string(schema.code), schema.namingAttributes.group.code: groupValue]) { $1 }
+        let query = key.merging([QueryKey.class: .string(schema.code), schema.namingAttributes.group.code: groupValue]) { $1 }
         let itemPath = schema.code + "/" + groupName + "/" + text
         var attributeQuery = query
-        attributeQuery[SecKey.returnAttributes] = true
-        attributeQuery[SecKey.returnPersistentRef] = true
-        attributeQuery[SecKey.matchLimit] = 2
+        attributeQuery[QueryKey.returnAttributes] = true
+        attributeQuery[QueryKey.returnPersistentRef] = true
+        attributeQuery[QueryKey.matchLimit] = 2
         let found: [KeychainValue]
         do {
             found = try keychain.copyMatching(attributeQuery, caller: caller)?.arrayValue ?? []
@@ -162,7 +164,7 @@ public final class KeychainView: Sendable {
     }
 
     /// The item a name addresses while its class is unavailable, found by its lookup columns only, so
-    /// that it can be deleted (SPEC §2); anything that needs its attributes or secret is EACCES.
+    /// that it can be deleted (docs/spec.md §2); anything that needs its attributes or secret is EACCES.
     private func sealedItem(_ schema: ItemClassSchema, query: KeychainDictionary, path: String) throws(FSError) -> FSItem {
         let locked = FSError(EACCES, "the item's class is unavailable: the device is locked")
         if schema.isVirtual { throw locked }  // the identity join is read-only: nothing to delete
@@ -176,14 +178,14 @@ public final class KeychainView: Sendable {
     }
 
     func item(_ schema: ItemClassSchema, from result: KeychainValue?, path: String) throws(FSError) -> FSItem {
-        guard var attributes = result?.dictionaryValue, let ref = attributes.removeValue(forKey: SecKey.valuePersistentRef)?.dataValue else {
+        guard var attributes = result?.dictionaryValue, let ref = attributes.removeValue(forKey: QueryKey.valuePersistentRef)?.dataValue else {
             throw FSError(EIO, "the keychain returned no item")
         }
         return FSItem(schema: schema, attributes: attributes, persistentRef: ref, path: path)
     }
 
     func groupQuery(_ schema: ItemClassSchema, _ value: KeychainValue) -> KeychainDictionary {
-        [SecKey.class: .string(schema.code), schema.namingAttributes.group.code: value, Attributes.synchronizable.code: .string(SecKey.synchronizableAny)]
+        [QueryKey.class: .string(schema.code), schema.namingAttributes.group.code: value, Attributes.synchronizable.code: .string(QueryKey.synchronizableAny)]
     }
 
     /// Names are keys as bytes, never as Strings: Swift compares Strings by canonical equivalence, so NFC
@@ -194,7 +196,7 @@ public final class KeychainView: Sendable {
 
     /// The groups of a class (services, for genp): from its items, plus the ones just made with mkdir.
     func listGroups(_ schema: ItemClassSchema) throws(FSError) -> [(name: String, value: KeychainValue)] {
-        let query: KeychainDictionary = [SecKey.class: .string(schema.code), Attributes.synchronizable.code: .string(SecKey.synchronizableAny)]
+        let query: KeychainDictionary = [QueryKey.class: .string(schema.code), Attributes.synchronizable.code: .string(QueryKey.synchronizableAny)]
         let naming = naming(schema)
         var seen = Set<[UInt8]>()
         var groups: [(String, KeychainValue)] = []
@@ -323,10 +325,10 @@ public final class KeychainView: Sendable {
     /// refused (EACCES) rather than prompted for on a FUSE thread.
     func commit(_ data: Data, to item: FSItem, authorization: Data? = nil) throws(FSError) {
         var query = item.query()
-        query[SecKey.useAuthenticationUI] = "u_AuthUIF"
+        query[QueryKey.useAuthenticationUI] = "u_AuthUIF"
         if let authorization { query["u_AuthCtx"] = .dictionary([AuthenticationOptions.ContextKey.token: .data(authorization)]) }
         try keychainCall { () throws(KeychainError) in
-            try keychain.update(query, [SecKey.valueData: .data(data)], caller: caller)
+            try keychain.update(query, [QueryKey.valueData: .data(data)], caller: caller)
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The filesystem's protections of the lock (SPEC §4: no read after `device lock` by any path) that a test
+/// The filesystem's protections of the lock (docs/spec.md §4: no read after `device lock` by any path) that a test
 /// may switch off, to show that the tests of those protections can fail. Honoured only for a vault made
 /// with `--test-device`, and only from the daemon's environment at mount.
 public struct LockGuards: Sendable, Equatable {

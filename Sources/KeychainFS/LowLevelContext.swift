@@ -1,6 +1,7 @@
 import CFuse
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Logging
 import Synchronization
 
@@ -15,7 +16,7 @@ final class LowLevelContext: Sendable {
     let readPath: ReadPath
     /// How long the kernel may keep entries and attributes: long, because every change it could have
     /// cached is invalidated explicitly (``KernelCache``); 0 while access rules exist, since the kernel's
-    /// caches are shared by all callers (SPEC §4 "Two read paths").
+    /// caches are shared by all callers (docs/spec.md §4 "Two read paths").
     var cacheSeconds: Double { view.answersPerCaller ? 0 : 3600 }
 
     init(view: KeychainView, log: Logger, readPath: ReadPath) {
@@ -71,7 +72,7 @@ final class LowLevelContext: Sendable {
         fuse_reply_attr(req, &st, cacheSeconds)
     }
 
-    /// The audit line of an open of a secret: who, which file, and how it ended (SPEC §8). Throws (EIO)
+    /// The audit line of an open of a secret: who, which file, and how it ended (docs/spec.md §8). Throws (EIO)
     /// when the line cannot be written: the open is then refused (issue 22, 17).
     func recordOpen(_ req: fuse_req_t?, _ path: FSPath, _ failure: FSError?, rule: String?) throws(FSError) {
         guard let audit = view.audit else { return }

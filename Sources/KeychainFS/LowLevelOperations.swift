@@ -1,6 +1,8 @@
 import CFuse
 import Foundation
+import ItemNaming
 import KeychainEngine
+import KeychainModel
 import Logging
 
 /// libfuse's low-level callback table: each request names inodes; the ``NodeTable`` turns them into
@@ -136,7 +138,7 @@ enum LowLevelOperations {
                     c.view.discard(info!.pointee.fh)  // an open that cannot be recorded is refused
                     throw error
                 }
-                // Unprotected readers keep the value in the page cache (SPEC §4 gatekeeper path): later
+                // Unprotected readers keep the value in the page cache (docs/spec.md §4 gatekeeper path): later
                 // opens cost this OPEN and a copy. Writers are direct_io, so their writes never reach the
                 // pages readers share; they commit at close, and the commit drops the pages (KernelCache).
                 info!.pointee.direct_io = pageCached ? 0 : 1
@@ -277,7 +279,7 @@ enum LowLevelOperations {
         Unmanaged<LowLevelContext>.fromOpaque(fuse_req_userdata(req)!).takeUnretainedValue()
     }
 
-    /// Per-application access: who the request runs as (SPEC §12); nil when no rules apply (the mount's caller).
+    /// Per-application access: who the request runs as (docs/spec.md §12); nil when no rules apply (the mount's caller).
     static func requestCaller(_ req: fuse_req_t?, _ c: LowLevelContext) throws(FSError) -> Caller? {
         guard let policy = c.view.accessPolicy, policy.strict || policy.hasRules else { return nil }
         let context = fuse_req_ctx(req)!.pointee

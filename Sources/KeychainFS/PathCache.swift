@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// Resolved paths, valid while the keychain's generation (bumped by every change of an item or of the
 /// device state) stays the same and the view itself changes nothing. Only successful resolutions are

@@ -1,8 +1,9 @@
 import CFuse
 import Foundation
 import KeychainEngine
+import KeychainModel
 
-/// OPEN of a value whose item has access control (SPEC §4 gatekeeper path, §11): the prompt is raised
+/// OPEN of a value whose item has access control (docs/spec.md §4 gatekeeper path, §11): the prompt is raised
 /// and the request kept; the reply is sent later from the thread that delivers the answer, so no FUSE
 /// worker waits for a person. FUSE_INTERRUPT (Ctrl-C on `cat`) cancels the prompt.
 extension LowLevelOperations {

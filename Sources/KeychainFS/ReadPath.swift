@@ -1,4 +1,4 @@
-/// How the kernel reads a mount's files (SPEC §4 "Two read paths"). The lock is kept on both by
+/// How the kernel reads a mount's files (docs/spec.md §4 "Two read paths"). The lock is kept on both by
 /// invalidation: before a lock, reboot, passcode removal, update or delete returns, every value inode
 /// the kernel was served is dropped (``KernelCache``), and every READ that reaches the daemon checks it.
 public enum ReadPath: String, Sendable, CaseIterable {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Lets `rm -r ITEM` work while `rm ITEM/value` alone is refused (SPEC §4: unlink of `value` is EPERM).
+/// Lets `rm -r ITEM` work while `rm ITEM/value` alone is refused (docs/spec.md §4: unlink of `value` is EPERM).
 /// A recursive remove lists the item directory and then unlinks `value` from the same process: that
 /// unlink is accepted and hides `value` for a short while, and the `rmdir` that follows deletes the item.
 /// If no `rmdir` comes, `value` reappears: nothing stored ever changes on an unlink.

@@ -1,4 +1,5 @@
 import KeychainEngine
+import KeychainModel
 
 extension SimulatedDevice {
     /// Deletes `app` as iOS does and leaves the rest: the items in its access groups are removed, except
@@ -15,7 +16,7 @@ extension SimulatedDevice {
     private static func deleteEverything(in group: String, engine: Keychain) throws(KeychainError) {
         let caller = Caller(accessGroups: [group])
         for schema in Schema.storedClasses {
-            let all: KeychainDictionary = [SecKey.class: .string(schema.code), Attributes.synchronizable.code: .string(SecKey.synchronizableAny)]
+            let all: KeychainDictionary = [QueryKey.class: .string(schema.code), Attributes.synchronizable.code: .string(QueryKey.synchronizableAny)]
             do { try engine.delete(all, caller: caller) } catch where error.status == SecStatus.itemNotFound {}
         }
     }

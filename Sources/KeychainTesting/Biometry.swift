@@ -1,4 +1,5 @@
 import KeychainEngine
+import KeychainModel
 
 extension SimulatedDevice {
     /// The device's Face ID, driven as `keychainfs device biometry …` drives it.

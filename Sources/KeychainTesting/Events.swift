@@ -1,4 +1,5 @@
 import KeychainEngine
+import KeychainModel
 import Synchronization
 
 extension SimulatedDevice {

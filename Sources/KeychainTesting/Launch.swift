@@ -1,4 +1,5 @@
 import KeychainEngine
+import KeychainModel
 
 extension SimulatedDevice {
     /// How iOS starts the app, as its keychain sees it: each state puts the device where the keychain

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 extension SimulatedDevice {
     /// The device's authentication prompts (Face ID or passcode sheets raised by protected items and

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 import Synchronization
 
 /// A throwaway iOS-like device for one test: a test vault (the minimal passcode derivation, marked so

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// A device's private directory: made 0700 by mkdtemp under the temporary directory, removed with it.
 enum TemporaryDirectory {

@@ -2,6 +2,7 @@ import ControlChannel
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 import Security
 
 /// Authentication policies (Apple's raw values).
@@ -41,7 +42,7 @@ public struct LADomainState: Sendable {
 
 /// Apple's authentication context, evaluated against the keychainfs authentication simulator of the
 /// vault this process uses (its daemon, or the in-process engine; a test's bound device first): prompts are answered with
-/// `keychainfs device prompt …` (SPEC §11). A context that evaluated successfully, passed as
+/// `keychainfs device prompt …` (docs/spec.md §11). A context that evaluated successfully, passed as
 /// kSecUseAuthenticationContext, is not prompted again until `invalidate()`.
 open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Sendable {
     public var interactionNotAllowed = false

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// LocalAuthentication's error domain.
 public let LAErrorDomain = "com.apple.LocalAuthentication"

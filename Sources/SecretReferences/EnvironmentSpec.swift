@@ -1,6 +1,7 @@
 import KeychainEngine
+import KeychainModel
 
-/// The environment `keychainfs run` gives its command (SPEC §13): `NAME=VALUE` pairs from `--env` and
+/// The environment `keychainfs run` gives its command (docs/spec.md §13): `NAME=VALUE` pairs from `--env` and
 /// `--env-file`, where a value that is a `kc://` reference is resolved and any other value is kept as
 /// written (as `op run` and `sops exec-env` files mix both).
 public struct EnvironmentSpec: Sendable, Equatable {

@@ -1,4 +1,4 @@
-/// A `kc://` reference to an item's secret or one of its attributes (SPEC §13), written with the mount's
+/// A `kc://` reference to an item's secret or one of its attributes (docs/spec.md §13), written with the mount's
 /// names: `kc://<class>/<group name>/<item name>[#<attribute constant>]`, e.g.
 /// `kc://genp/com.example.api/deploy`, `kc://inet/example.com/alice;port=8443;ptcl=htps#kSecAttrLabel`.
 ///

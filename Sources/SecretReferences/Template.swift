@@ -1,4 +1,4 @@
-/// A template for `keychainfs inject` (SPEC §13): text with `{{ kc://… }}` references, rendered with each
+/// A template for `keychainfs inject` (docs/spec.md §13): text with `{{ kc://… }}` references, rendered with each
 /// reference replaced by the item's secret or attribute. Spaces inside the braces are optional. A literal
 /// `{{` that is not a reference is kept as written; an unterminated `{{ kc://` is an error, so a typo never
 /// leaks a reference (or half a secret) into a config file.

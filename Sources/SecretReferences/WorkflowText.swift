@@ -1,4 +1,5 @@
 import KeychainEngine
+import KeychainModel
 
 /// What templates and env files share: a size limit, checked before any parsing, so that a huge or
 /// hostile file is refused at once with a clear error (docs/workflows.md).

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 
 /// `SecItemAdd([kSecValueRef: identity])`: as on iOS, the identity's certificate and private key are
 /// added, each with the attributes of the call its class has. A certificate that is already there is
@@ -9,7 +10,7 @@ import KeychainEngine
 enum IdentityAdd {
     /// The SecIdentity a SecItemAdd dictionary adds, if it adds one.
     static func identity(in dictionary: NSDictionary) -> SecIdentity? {
-        for (key, value) in dictionary where (key as? String) == RawKey.valueRef || (key as? NSString).map(String.init) == RawKey.valueRef {
+        for (key, value) in dictionary where (key as? String) == QueryKey.valueRef || (key as? NSString).map(String.init) == QueryKey.valueRef {
             return value as? SecIdentity
         }
         return nil
@@ -18,15 +19,15 @@ enum IdentityAdd {
     /// Adds both halves; the result, if the call asked for one, describes the identity.
     static func add(_ identity: SecIdentity, _ attributes: NSDictionary, _ connection: KeychainConnection) throws(KeychainError) -> (KeychainValue?, KeychainDictionary) {
         let rest = attributes.mutableCopy() as! NSMutableDictionary
-        for key in rest.allKeys where (key as? String) == RawKey.valueRef || (key as? NSString).map(String.init) == RawKey.valueRef {
+        for key in rest.allKeys where (key as? String) == QueryKey.valueRef || (key as? NSString).map(String.init) == QueryKey.valueRef {
             rest.removeObject(forKey: key)
         }
         var given = try ValueBridge.dictionary(rest, forAdd: true)
-        if let cls = given.removeValue(forKey: RawKey.class), cls != KeychainValue.string(Schema.identity.code) {
+        if let cls = given.removeValue(forKey: QueryKey.class), cls != KeychainValue.string(Schema.identity.code) {
             throw KeychainError(SecStatus.param, "kSecValueRef does not belong to the kSecClass given")
         }
-        let returns = given.filter { RawKey.returnKeys.contains($0.key) }
-        given = given.filter { !RawKey.returnKeys.contains($0.key) }
+        let returns = given.filter { QueryKey.returnKeys.contains($0.key) }
+        given = given.filter { !QueryKey.returnKeys.contains($0.key) }
 
         var certificate = half(given, Schema.certificate)
         try RefObjectBridge.expand(&certificate, identity.certificate, forAdd: true)
@@ -36,7 +37,7 @@ enum IdentityAdd {
               let serial = identity.certificate.attributes[Attributes.serialNumber.code] else {
             throw KeychainError(SecStatus.param, "the identity's certificate has no issuer and serial number")
         }
-        let certificateItem: KeychainDictionary = [RawKey.class: .string(Schema.certificate.code), Attributes.issuer.code: issuer,
+        let certificateItem: KeychainDictionary = [QueryKey.class: .string(Schema.certificate.code), Attributes.issuer.code: issuer,
                                                    Attributes.serialNumber.code: serial]
 
         _ = try connection.add(certificate)
@@ -50,7 +51,7 @@ enum IdentityAdd {
         }
         guard !returns.isEmpty else { return (nil, returns) }
         var query = returns
-        query[RawKey.class] = KeychainValue.string(Schema.identity.code)
+        query[QueryKey.class] = KeychainValue.string(Schema.identity.code)
         query[Attributes.issuer.code] = issuer
         query[Attributes.serialNumber.code] = serial
         if let group = given[Attributes.accessGroup.code] { query[Attributes.accessGroup.code] = group }

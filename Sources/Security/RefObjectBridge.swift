@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// Ref objects (SecKey, SecCertificate, SecIdentity) ↔ what the engine works with. The engine has no
 /// objects: for kSecReturnRef it describes the item (attributes, class, persistent reference, data) and
@@ -9,9 +10,9 @@ enum RefObjectBridge {
     /// The object an engine description stands for; nil if it describes none. `authenticationContext`: the
     /// call's kSecUseAuthenticationContext, which a key keeps for its operations (as Apple's key refs do).
     static func object(_ description: KeychainValue, authenticationContext: (any SecAuthenticationContextProviding)? = nil) -> AnyObject? {
-        guard case .dictionary(var d) = description, let classCode = d.removeValue(forKey: RawKey.class)?.stringValue else { return nil }
-        let persistentRef = d.removeValue(forKey: RawKey.valuePersistentRef)?.dataValue
-        let data = d.removeValue(forKey: RawKey.valueData)?.dataValue
+        guard case .dictionary(var d) = description, let classCode = d.removeValue(forKey: QueryKey.class)?.stringValue else { return nil }
+        let persistentRef = d.removeValue(forKey: QueryKey.valuePersistentRef)?.dataValue
+        let data = d.removeValue(forKey: QueryKey.valueData)?.dataValue
         switch classCode {
         case Schema.key.code:
             return SecKey(attributes: d, keyData: data, persistentRef: persistentRef, authenticationContext: authenticationContext)
@@ -46,18 +47,18 @@ enum RefObjectBridge {
     /// and serial number, its primary key.
     static func expand(_ dictionary: inout KeychainDictionary, _ object: Any, forAdd: Bool) throws(KeychainError) {
         func setClass(_ code: String) throws(KeychainError) {
-            if let given = dictionary[RawKey.class], given != .string(code) {
+            if let given = dictionary[QueryKey.class], given != .string(code) {
                 throw KeychainError(SecStatus.param, "kSecValueRef does not belong to the kSecClass given")
             }
-            dictionary[RawKey.class] = .string(code)
+            dictionary[QueryKey.class] = .string(code)
         }
         switch object {
         case let certificate as SecCertificate:
             try setClass(Schema.certificate.code)
             if forAdd {
-                dictionary[RawKey.valueData] = .data(certificate.der)
+                dictionary[QueryKey.valueData] = .data(certificate.der)
             } else if let ref = certificate.persistentRef {
-                dictionary[RawKey.valuePersistentRef] = .data(ref)
+                dictionary[QueryKey.valuePersistentRef] = .data(ref)
             } else {
                 guard let issuer = certificate.attributes[Attributes.issuer.code], let serial = certificate.attributes[Attributes.serialNumber.code] else {
                     throw KeychainError(SecStatus.param, "the certificate has no issuer and serial number to name its item by")
@@ -69,7 +70,7 @@ enum RefObjectBridge {
             try setClass(Schema.key.code)
             if forAdd {
                 guard let data = key.keyData else { throw KeychainError(SecStatus.param, "the key's bytes are not available to add") }
-                dictionary[RawKey.valueData] = .data(data)
+                dictionary[QueryKey.valueData] = .data(data)
                 // What the bytes are: the key class and the attributes the schema marks as describing the value.
                 let describing = Schema.key.attributes.filter { $0 == Attributes.keyClass || $0.flags.contains(.describesValue) }
                 for attribute in describing where dictionary[attribute.code] == nil { dictionary[attribute.code] = key.attributes[attribute.code] }
@@ -82,7 +83,7 @@ enum RefObjectBridge {
             } else {
                 // A key made from data is in no keychain; matching on its class alone would reach every key.
                 guard let ref = key.persistentRef else { throw KeychainError(SecStatus.itemNotFound, "the kSecValueRef object is in no keychain") }
-                dictionary[RawKey.valuePersistentRef] = .data(ref)
+                dictionary[QueryKey.valuePersistentRef] = .data(ref)
             }
         case let identity as SecIdentity:
             // Adding one adds its two halves (IdentityAdd); here it names its item.
@@ -90,7 +91,7 @@ enum RefObjectBridge {
                 throw KeychainError(SecStatus.param, "the SecIdentity is in no keychain")
             }
             try setClass(Schema.identity.code)
-            dictionary[RawKey.valuePersistentRef] = .data(ref)
+            dictionary[QueryKey.valuePersistentRef] = .data(ref)
         default:
             throw KeychainError(SecStatus.param, "kSecValueRef must be a SecKey, SecCertificate or SecIdentity")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// Access-control flags with Apple's bit values.
 public struct SecAccessControlCreateFlags: OptionSet, Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 // Every errSec… code of SecBase.h, from the engine's one table (SecStatus).
 

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// A certificate (Apple's `SecCertificate`): its DER and, when it came from the keychain (kSecReturnRef),
 /// the item it is, so that it can be passed back as kSecValueRef.

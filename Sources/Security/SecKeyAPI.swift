@@ -1,4 +1,5 @@
 import Foundation
+import KeychainModel
 
 // Apple's SecKey operation functions (SecKey.h): nil or false with a CFError whose code is the OSStatus.
 
@@ -62,7 +63,7 @@ public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
     if !material.isPrivate { return key }
     let publicMaterial = material.publicMaterial
     var attributes = publicMaterial.describingAttributes
-    attributes[RawKey.class] = key.attributes[RawKey.class]
+    attributes[QueryKey.class] = key.attributes[QueryKey.class]
     for name in ["klbl", "atag", "labl"] where key.attributes[name] != nil { attributes[name] = key.attributes[name] }
     return SecKey(attributes: attributes, keyData: publicMaterial.externalRepresentation, persistentRef: nil)
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// A new key pair's private key (Apple's `SecKeyCreateRandomKey`). `parameters`: kSecAttrKeyType (EC or
 /// RSA) and kSecAttrKeySizeInBits (EC 256/384/521; RSA 512…8192, Apple's rule), optionally
@@ -86,7 +87,7 @@ enum KeyGeneration {
         if publicPermanent {
             do { _ = try store(publicAttributes, publicMaterial.externalRepresentation) } catch {
                 _ = SecItemSession.call { connection throws(KeychainError) in
-                    try connection.delete([RawKey.class: .string(Schema.key.code), RawKey.valuePersistentRef: .data(reference)])
+                    try connection.delete([QueryKey.class: .string(Schema.key.code), QueryKey.valuePersistentRef: .data(reference)])
                 }
                 throw error
             }
@@ -98,10 +99,10 @@ enum KeyGeneration {
     /// Adds a key item as SecItemAdd does; its stored attributes and persistent reference.
     private static func store(_ attributes: KeychainDictionary, _ data: Data) throws(KeyFailure) -> (KeychainDictionary, Data) {
         var request = attributes
-        request[RawKey.class] = .string(Schema.key.code)
-        request[RawKey.valueData] = .data(data)
-        request[RawKey.returnAttributes] = true
-        request[RawKey.returnPersistentRef] = true
+        request[QueryKey.class] = .string(Schema.key.code)
+        request[QueryKey.valueData] = .data(data)
+        request[QueryKey.returnAttributes] = true
+        request[QueryKey.returnPersistentRef] = true
         var stored: KeychainDictionary?
         var message = ""
         let status = SecItemSession.call { connection throws(KeychainError) in
@@ -110,10 +111,10 @@ enum KeyGeneration {
                 throw error
             }
         }
-        guard status == errSecSuccess, var stored, let reference = stored.removeValue(forKey: RawKey.valuePersistentRef)?.dataValue else {
+        guard status == errSecSuccess, var stored, let reference = stored.removeValue(forKey: QueryKey.valuePersistentRef)?.dataValue else {
             throw KeyFailure(status == errSecSuccess ? errSecInternal : status, message.isEmpty ? SecStatus.message(of: status) : message)
         }
-        stored[RawKey.class] = .string(Schema.key.code)
+        stored[QueryKey.class] = .string(Schema.key.code)
         return (stored, reference)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// A key (Apple's `SecKey`): its keychain attributes, its bytes in Apple's external representation
 /// (unless it is not extractable), and what computes with them: swift-crypto for EC keys, libcrypto for
@@ -46,7 +47,7 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutab
 /// holding its external representation when it is extractable.
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
     var attributes = key.attributes
-    if let data = key.keyData, key.isExtractable, key.material?.isToken != true { attributes[RawKey.valueData] = .data(data) }
+    if let data = key.keyData, key.isExtractable, key.material?.isToken != true { attributes[QueryKey.valueData] = .data(data) }
     return ValueBridge.object(.dictionary(attributes)) as? NSDictionary
 }
 

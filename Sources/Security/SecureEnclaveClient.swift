@@ -1,6 +1,7 @@
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 
 /// Secure Enclave keys' operations, sent where the vault's engine runs (the daemon over the control
 /// socket, or this process for an in-process vault): the private key never reaches this module.
@@ -29,7 +30,7 @@ enum SecureEnclaveClient {
         // The key's LAContext as it is now (evaluated or invalidated since the key was found).
         if let context = key.authenticationContext {
             request["u_AuthCtx"] = .dictionary(context.authenticationContext)
-            if context.interactionNotAllowed { request[RawKey.useAuthenticationUI] = "u_AuthUIF" }
+            if context.interactionNotAllowed { request[QueryKey.useAuthenticationUI] = "u_AuthUIF" }
         }
         return request
     }

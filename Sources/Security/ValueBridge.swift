@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// Converts between the Foundation objects of a CFDictionary and the engine's ``KeychainValue``s.
 /// Dictionaries built in Swift keep native values (`Bool`, `Int`, `Data`, `String`) inside NSDictionary
@@ -22,7 +23,7 @@ enum ValueBridge {
                 accessControl = control
                 continue
             }
-            if name == RawKey.valueRef {
+            if name == QueryKey.valueRef {
                 valueRef = value
                 continue
             }
@@ -33,7 +34,7 @@ enum ValueBridge {
                 }
                 continue
             }
-            if name == RawKey.matchItemList, let items = (value as? [Any]) ?? (value as? NSArray).map({ Array($0) }) {
+            if name == QueryKey.matchItemList, let items = (value as? [Any]) ?? (value as? NSArray).map({ Array($0) }) {
                 var references: [KeychainValue] = []
                 for item in items {
                     if let reference = try RefObjectBridge.persistentReference(item) {
@@ -121,8 +122,8 @@ enum ValueBridge {
     /// (one, or an array); otherwise ``object(_:)``.
     /// `context`: the call's kSecUseAuthenticationContext, which a key reference keeps for its operations.
     static func result(_ value: KeychainValue, for query: KeychainDictionary, context: (any SecAuthenticationContextProviding)? = nil) -> AnyObject {
-        let returnKeys = RawKey.returnKeys.filter { query[$0] == .bool(true) }
-        guard returnKeys == [RawKey.returnRef] else { return object(value) }
+        let returnKeys = QueryKey.returnKeys.filter { query[$0] == .bool(true) }
+        guard returnKeys == [QueryKey.returnRef] else { return object(value) }
         if case .array(let items) = value { return NSArray(array: items.map { RefObjectBridge.object($0, authenticationContext: context) ?? object($0) }) }
         return RefObjectBridge.object(value, authenticationContext: context) ?? object(value)
     }
@@ -151,7 +152,7 @@ enum ValueBridge {
     /// A returned attribute dictionary: kSecAttrAccessControl comes back as a SecAccessControl object.
     private static func resultDictionary(_ d: KeychainDictionary) -> [String: AnyObject] {
         var objects = d.mapValues(object)
-        if let description = d[RawKey.valueRef], let reference = RefObjectBridge.object(description) { objects[RawKey.valueRef] = reference }
+        if let description = d[QueryKey.valueRef], let reference = RefObjectBridge.object(description) { objects[QueryKey.valueRef] = reference }
         if case .number(let flags)? = d["accc"], let protection = d["pdmn"]?.stringValue {
             objects["accc"] = SecAccessControl(protection: protection, flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(UInt64(bitPattern: flags))))
         }
@@ -175,6 +176,3 @@ extension SecAuthenticationContextProviding {
         [AuthenticationOptions.ContextKey.interactionNotAllowed: .bool(interactionNotAllowed)]
     }
 }
-
-/// The engine's table of raw key names: its name, `SecKey`, is Apple's key class in this module.
-typealias RawKey = KeychainEngine.SecKey

@@ -1,9 +1,10 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 
 /// The rules of docs/authentication-table.md that are not one cell: lockout and its release, UI Fail and
-/// Skip, contexts and their reuse, cancelling a prompt, the prompt queue's order (SPEC §11).
+/// Skip, contexts and their reuse, cancelling a prompt, the prompt queue's order (docs/spec.md §11).
 @Suite struct AuthenticationBehaviourTests {
     let v: TestVault
     var k: Keychain { v.keychain }

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 
 /// One row of docs/authentication-table.md.
@@ -36,7 +37,7 @@ struct AuthenticationCase: Sendable, CustomTestStringConvertible {
     ]
 }
 
-/// The authentication table, cell by cell, through the engine's read policy (SPEC §11).
+/// The authentication table, cell by cell, through the engine's read policy (docs/spec.md §11).
 @Suite struct AuthenticationTableTests {
     static let passcode = Data("1234".utf8)
 

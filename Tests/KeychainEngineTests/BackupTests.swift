@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 
 /// `keychainfs backup` / `restore`: every item but ThisDeviceOnly ones, to a vault on another device key.

@@ -1,9 +1,11 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
+import KeychainStore
 import Testing
 
 /// `device unlock --biometry` opens a locked device after a passcode unlock, as Face ID does on iOS, and
-/// is refused after a reboot, a lockout, an enrolment change and 48 h without the passcode (SPEC §11).
+/// is refused after a reboot, a lockout, an enrolment change and 48 h without the passcode (docs/spec.md §11).
 @Suite struct BiometricUnlockTests {
     let v: TestVault
     var k: Keychain { v.keychain }

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 
 /// The caches behind the filesystem's fast paths: never stale, never a way around the lock or the

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import KeychainEngine
+import KeychainModel
 import Testing
 
-/// Flipped and truncated bytes in every vault file (SPEC §8, issue 12): the open is refused with a message
+/// Flipped and truncated bytes in every vault file (docs/spec.md §8, issue 12): the open is refused with a message
 /// naming the file, or the vault opens and each item reads back intact or fails on its own (errSecDecode, or
 /// errSecItemNotFound when the damage hit its lookup columns or a WAL frame); never a crash, never another
 /// item's plaintext. The outcome counts are printed for RELIABILITY.md.

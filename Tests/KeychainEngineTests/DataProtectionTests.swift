@@ -1,8 +1,9 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 
-/// Accessibility classes against the device-lock simulator (SPEC §3).
+/// Accessibility classes against the device-lock simulator (docs/spec.md §3).
 @Suite struct DataProtectionTests {
     let v: TestVault
     let passcode = Data("1234".utf8)

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 
 /// `Keychain.enumerateAttributes`, the filesystem's listings: what SecItemCopyMatching returns, one item at a

@@ -1,9 +1,10 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 import TestSupport
 
-/// inet, keys, cert and idnt (reference §2.4–§2.6, §8; issue 3).
+/// inet, keys, cert and idnt (docs/reference/keychain-semantics.md §2.4–§2.6, §8; issue 3).
 @Suite struct ItemClassesTests {
     let v: TestVault
     init() throws { v = try TestVault() }
@@ -71,7 +72,7 @@ import TestSupport
         #expect(v.status { _ = try v.add(["class": "cert", "v_Data": data("not a certificate")]) } == SecStatus.param)
         let cert = try TestCertificate(commonName: "tagged")
         #expect(v.status { _ = try v.add(["class": "cert", "v_Data": .data(cert.der), "atag": "x"]) } == SecStatus.noSuchAttr,
-                "kSecAttrApplicationTag on a certificate (seed 004)")
+                "kSecAttrApplicationTag on a certificate (seed 004 (docs/sources.md))")
         #expect(v.status { _ = try v.copy(["class": "cert", "atag": "x"]) } == SecStatus.noSuchAttr)
         #expect(v.status { _ = try v.add(["class": "genp", "srvr": "x"]) } == SecStatus.noSuchAttr)
         #expect(try v.keychain.itemCounts().values.reduce(0, +) == 0, "nothing stored")

@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 @testable import KeychainEngine
+import KeychainModel
+import KeychainStore
 
-/// Key material is wiped the moment its class becomes unavailable (SPEC §3), checked on the key objects.
+/// Key material is wiped the moment its class becomes unavailable (docs/spec.md §3), checked on the key objects.
 @Suite struct KeyWipingTests {
     @Test func lockWipesClassAKeysAndRebootWipesClassC() throws {
         let v = try TestVault()

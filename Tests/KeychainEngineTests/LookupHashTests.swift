@@ -1,5 +1,7 @@
 import Foundation
 @testable import KeychainEngine
+import KeychainModel
+import KeychainStore
 import SodiumCrypto
 import Testing
 

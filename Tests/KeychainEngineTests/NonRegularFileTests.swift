@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 
 /// Issue 22 (18): a FIFO (or a device) at a path the daemon opens is a clear error, never a hang: the

@@ -1,8 +1,9 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 
-/// The genp rules of reference §4–§6, the seeds' pitfalls among them.
+/// The genp rules of docs/reference/keychain-semantics.md §4–§6, the seeds' pitfalls among them.
 @Suite struct SecItemRulesTests {
     let v: TestVault
     init() throws { v = try TestVault() }

@@ -1,9 +1,11 @@
 import Crypto
 import Foundation
 import KeychainEngine
+import KeychainModel
+import KeychainSync
 import Testing
 
-/// The simulated Secure Enclave in the engine (SPEC §10): keys bound to the device key and their class.
+/// The simulated Secure Enclave in the engine (docs/spec.md §10): keys bound to the device key and their class.
 @Suite struct SecureEnclaveTests {
     func request(_ operation: String, _ extra: KeychainDictionary = [:]) -> KeychainDictionary {
         ["operation": .string(operation)].merging(extra) { $1 }
@@ -74,7 +76,7 @@ import Testing
     }
 }
 
-/// A Secure Enclave key never leaves its device: not in a backup, not in the sync repository (SPEC §10).
+/// A Secure Enclave key never leaves its device: not in a backup, not in the sync repository (docs/spec.md §10).
 @Suite struct SecureEnclaveStaysHomeTests {
     func storedEnclaveKey(_ v: TestVault, synchronizable: Bool) throws {
         let blob = try #require(try v.keychain.secureEnclave(["operation": "generate", "accessibility": "ck"], caller: v.caller).dataValue)

@@ -1,4 +1,6 @@
 @testable import KeychainEngine
+import KeychainModel
+import KeychainStore
 import Testing
 
 /// Issue 22 (15): a `unit` rule names a unit of the system manager, a `user-unit` rule one of the

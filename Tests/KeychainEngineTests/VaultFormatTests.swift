@@ -1,9 +1,11 @@
 import Foundation
 import GRDB
 import KeychainEngine
+import KeychainModel
+import KeychainStore
 import Testing
 
-/// The vault records its format; a newer one is refused, an older one migrated (SPEC §8).
+/// The vault records its format; a newer one is refused, an older one migrated (docs/spec.md §8).
 @Suite struct VaultFormatTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures").path
 

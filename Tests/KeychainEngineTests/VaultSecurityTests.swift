@@ -1,5 +1,6 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 
 /// What is on disk: no plaintext, no splicing, no reading without the device key.

@@ -1,5 +1,7 @@
 import Foundation
+import ItemNaming
 import KeychainEngine
+import KeychainModel
 import Testing
 @testable import KeychainFS
 

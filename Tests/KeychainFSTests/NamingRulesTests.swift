@@ -1,8 +1,10 @@
+import ItemNaming
 import KeychainEngine
+import KeychainModel
 import Testing
 @testable import KeychainFS
 
-/// The naming rules on their own (SPEC §4 "Layout"): reversible, canonical, schema-driven.
+/// The naming rules on their own (docs/spec.md §4 "Layout"): reversible, canonical, schema-driven.
 @Suite struct NamingRulesTests {
     let naming = ItemNaming(schema: Schema.genericPassword, defaultGroup: "default")
 

@@ -46,7 +46,7 @@ import Testing
         try device.unlock(passcode: "1234")
         device.reboot()
         let events = device.events
-        #expect(events.contains(.promptRaised(.biometry, reason: "Sign in to me", item: "genp kit.token me", app: "default")))
+        #expect(events.contains(.promptRaised(.biometry, reason: "Sign in to me", item: "genp/kit.token/me", app: "default")))
         #expect(events.filter { if case .promptAnswered = $0 { true } else { false } } ==
                 [.promptAnswered(.biometry, .match), .promptAnswered(.biometry, .cancel)])
         #expect(events.filter { if case .deviceState = $0 { true } else { false } } ==

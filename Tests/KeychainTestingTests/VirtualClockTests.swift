@@ -102,7 +102,7 @@ import Testing
         try await withinWallLimit {
             let device = try SimulatedDevice(passcode: "1234", biometryEnrolled: true)
             device.prompts.automatic = nil
-            device.prompts.timeout = .seconds(30)
+            device.prompts.timeout = .seconds(3600)  // an hour: a wall-clock wait could never pass the limit
             try await device.run {
                 #expect(TokenCode.save("secret", access: TokenCode.faceIDAccess()) == errSecSuccess)
                 // A thread of its own: a read waiting for its prompt never holds one of the few threads
@@ -112,7 +112,7 @@ import Testing
                 while device.prompts.pending.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
                 #expect(device.prompts.pending.count == 1)
                 #expect(Self.close(device.prompts.pending.first?.raised, device.clock.now))
-                device.clock.advance(by: .seconds(29))
+                device.clock.advance(by: .seconds(3599))
                 #expect(device.prompts.pending.count == 1, "not yet")
                 device.clock.advance(by: .seconds(1))
                 #expect(await read.0 == errSecUserCanceled, "the timeout ends it as a user cancel")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Per-application access (SPEC §12): access.toml rules decide what each process sees, through the mount
+/// Per-application access (docs/spec.md §12): access.toml rules decide what each process sees, through the mount
 /// and through the API, with no cache answering one caller with another's result.
 @Suite struct AccessRulesTests {
     /// A vault with one item per group `a` and `b` at the same name, and copies of `cat` as two programs.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `mount --allow-root` (SPEC §1, §4 "Mount behaviour"): a user's mount that root (a system service, say
+/// `mount --allow-root` (docs/spec.md §1, §4 "Mount behaviour"): a user's mount that root (a system service, say
 /// through systemd's `LoadCredential=`) may read, and nobody else. Run with a real non-root mounting user
 /// (useradd + runuser) and fusermount3; /etc/fuse.conf is restored exactly and the users removed.
 @Suite(.serialized) struct AllowRootTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The audit log (SPEC §8): a line per open of a secret through the mount, per SecItem call through the
+/// The audit log (docs/spec.md §8): a line per open of a secret through the mount, per SecItem call through the
 /// daemon and per device command; never a value; it follows rotation on SIGHUP.
 @Suite struct AuditLogTests {
     static let secret = "audit-secret-7f3c"

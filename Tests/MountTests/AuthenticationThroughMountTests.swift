@@ -2,10 +2,11 @@ import ControlChannel
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 import Testing
 import TestSupport
 
-/// Face ID through the mount (SPEC §4 gatekeeper path, §11; docs/authentication-table.md): the prompt
+/// Face ID through the mount (docs/spec.md §4 gatekeeper path, §11; docs/authentication-table.md): the prompt
 /// is raised at OPEN for the opening process and answered from a script with `keychainfs device prompt`.
 @Suite struct AuthenticationThroughMountTests {
     let m: MountedVault

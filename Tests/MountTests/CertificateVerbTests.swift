@@ -2,6 +2,7 @@ import ControlChannel
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 import Testing
 import TestSupport
 
@@ -69,7 +70,7 @@ import TestSupport
         #expect(m.cli(["find-identity", "-p", "nonsense", m.vault]).status != 0)
     }
 
-    /// Certificates default to kSecAttrAccessibleAlways (reference §2.5), so they stay readable while
+    /// Certificates default to kSecAttrAccessibleAlways (docs/reference/keychain-semantics.md §2.5), so they stay readable while
     /// locked; a WhenUnlocked one, and every identity (its key is WhenUnlocked), end the search with 36.
     @Test func whileLockedTheVerbsMeetTheLock() throws {
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))

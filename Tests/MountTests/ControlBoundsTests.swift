@@ -2,6 +2,7 @@ import ControlChannel
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 import Testing
 import TestSupport
 

@@ -1,6 +1,7 @@
 import ControlChannel
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 import TestSupport
 

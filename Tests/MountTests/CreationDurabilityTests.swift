@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Creating an item through the mount (SPEC §4, §7): `mkdir` is SecItemAdd, so once it returned the item
+/// Creating an item through the mount (docs/spec.md §4, §7): `mkdir` is SecItemAdd, so once it returned the item
 /// exists for every client and survives kill -9 of the daemon; a `close` that returned 0 committed its
 /// value just as durably (SQLite WAL, synchronous=NORMAL: docs/filesystem.md, "Creating items and what survives").
 @Suite struct CreationDurabilityTests {

@@ -2,6 +2,7 @@ import ControlChannel
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 import KeychainTesting
 import Testing
 import TestSupport

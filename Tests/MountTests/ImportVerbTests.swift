@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `security import` of PEM files made by `openssl req` (SPEC §13): a bad file adds nothing, a second
+/// `security import` of PEM files made by `openssl req` (docs/spec.md §13): a bad file adds nothing, a second
 /// import is a duplicate (45), a certificate and its key make an identity under idnt/.
 @Suite struct ImportVerbTests {
     private static func openssl(_ arguments: [String]) throws -> String {

@@ -2,10 +2,11 @@ import ControlChannel
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 import Testing
 import TestSupport
 
-/// `mount --kernel-cache` (SPEC §4 "Two read paths"): what it refuses. Its lock guarantees are tested
+/// `mount --kernel-cache` (docs/spec.md §4 "Two read paths"): what it refuses. Its lock guarantees are tested
 /// with the gatekeeper path's in ``ReadPathLockTests``.
 @Suite struct KernelCachePathTests {
     let m: MountedVault

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// dump-keychain, lock-keychain and unlock-keychain (SPEC §13) as macOS's `security` prints and exits.
+/// dump-keychain, lock-keychain and unlock-keychain (docs/spec.md §13) as macOS's `security` prints and exits.
 @Suite struct KeychainVerbTests {
     @Test func dumpLockAndUnlock() throws {
         let m = try MountedVault()

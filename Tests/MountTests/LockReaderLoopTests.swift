@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// No read of a secret after `device lock` returns, by any path, under load (SPEC §4): a reader looping
+/// No read of a secret after `device lock` returns, by any path, under load (docs/spec.md §4): a reader looping
 /// flat out in another process across 25 lock/unlock cycles, and a mapping made before the lock. The
 /// reader logs a monotonic start, end and outcome for every read; a successful read that started after a
 /// lock returned and before the next unlock was issued fails the test. The last test switches the kernel

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Deleting a WhenUnlocked item while locked succeeds (SPEC §2: Delete needs no key), through rmdir, rm -r
+/// Deleting a WhenUnlocked item while locked succeeds (docs/spec.md §2: Delete needs no key), through rmdir, rm -r
 /// and `security delete-generic-password`; its attributes and value stay unreadable (issue 16, defect 6).
 @Suite struct LockedDeleteTests {
     let m: MountedVault

@@ -1,10 +1,11 @@
 import ControlChannel
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 import TestSupport
 
-/// Names, qualifiers, renames and inodes (SPEC §4 "Layout").
+/// Names, qualifiers, renames and inodes (docs/spec.md §4 "Layout").
 @Suite struct NamingTests {
     @Test func qualifiersFollowTheAttributes() throws {
         let m = try MountedVault(mountArguments: ["--access-group", "TEAM.app", "--access-group", "TEAM.shared"])

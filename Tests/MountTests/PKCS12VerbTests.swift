@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `security import` of PKCS#12 files and encrypted keys, and `security export` (SPEC §13), against files made
+/// `security import` of PKCS#12 files and encrypted keys, and `security export` (docs/spec.md §13), against files made
 /// and read by openssl and Python's cryptography: what one writes the other reads.
 @Suite struct PKCS12VerbTests {
     struct Setup {

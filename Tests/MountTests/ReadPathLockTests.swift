@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Both read paths of SPEC §4 against every event after which a secret must not be read: `device lock`,
+/// Both read paths of docs/spec.md §4 against every event after which a secret must not be read: `device lock`,
 /// `reboot` (a ck item), an update, a delete and `passcode remove` (an akpu item). A reader loops flat out
 /// in another process and logs a monotonic start, end and outcome per read; a read that started after
 /// the event returned and got the old secret fails the test. The page cache is in play on both paths

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 import Testing
 import TestSupport
 

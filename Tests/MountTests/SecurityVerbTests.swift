@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The macOS `security` verbs (SPEC §5, issue 3): same flags, output shapes and exit codes.
+/// The macOS `security` verbs (docs/spec.md §5, issue 3): same flags, output shapes and exit codes.
 @Suite struct SecurityVerbTests {
     func security(_ arguments: [String], vault: String) -> CommandResult {
         Command.run(MountedVault.binary, arguments, environment: ["KEYCHAIN_VAULT": vault, "KEYCHAIN_ACCESS_GROUPS": ""])

@@ -1,10 +1,11 @@
 import ControlChannel
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 import TestSupport
 
-/// What the vault keeps on disk, and how mounts come and go (SPEC §4 "Mount behaviour", §8).
+/// What the vault keeps on disk, and how mounts come and go (docs/spec.md §4 "Mount behaviour", §8).
 @Suite struct VaultAndLifecycleTests {
     @Test func noPlaintextInTheVaultAfterUnmount() throws {
         let m = try MountedVault()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `keychainfs run` and `inject` (SPEC §13) through a running daemon, so the device lock applies.
+/// `keychainfs run` and `inject` (docs/spec.md §13) through a running daemon, so the device lock applies.
 @Suite struct WorkflowTests {
     func keychainfs(_ arguments: [String], vault: String) -> CommandResult {
         Command.run(MountedVault.binary, arguments, environment: ["KEYCHAIN_VAULT": vault, "KEYCHAIN_ACCESS_GROUPS": ""])

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Writing `value` (SPEC §4): buffered per open file, committed atomically at close.
+/// Writing `value` (docs/spec.md §4): buffered per open file, committed atomically at close.
 @Suite struct WriteTests {
     let m: MountedVault
     let item: String
@@ -45,7 +45,7 @@ import TestSupport
         #expect(torn.value == 0, "a reader saw a mix of two versions")
     }
 
-    /// Small values are kept in the kernel's page cache (SPEC §4 gatekeeper path). A writer is direct_io
+    /// Small values are kept in the kernel's page cache (docs/spec.md §4 gatekeeper path). A writer is direct_io
     /// and its O_TRUNC goes to its own buffer, so readers opening flat out while values of different
     /// lengths are written see the old or the new one: never empty, cut or padded.
     @Test func pageCachedReadersDuringRewritesSeeOldOrNew() throws {

@@ -29,7 +29,7 @@ do {
     case "seed002":
         let pair = operand == "RSA" ? tagged("seed002.rsa.\(getpid())", nil, kSecAttrKeyTypeRSA, 2048) : tagged("seed002.ec.\(getpid())")
         try pair.generate()
-        let message = Data("seed 002".utf8)
+        let message = Data("seed 002 (docs/sources.md)".utf8)
         let signature = try pair.sign(message)
         var tampered = signature
         tampered[tampered.count / 2] ^= 1

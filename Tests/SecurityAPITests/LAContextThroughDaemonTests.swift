@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// LAContext and Face ID-protected items in another process (`la-probe`), answered from a script with
-/// `keychainfs device prompt` (SPEC §11; docs/authentication-table.md).
+/// `keychainfs device prompt` (docs/spec.md §11; docs/authentication-table.md).
 @Suite struct LAContextThroughDaemonTests {
     let m: MountedVault
     init() throws { m = try MountedVault() }

@@ -2,6 +2,7 @@ import ControlChannel
 import Crypto
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Testing
 import TestSupport
 

@@ -220,7 +220,7 @@ func uniqueService(_ name: String) -> String {
         #expect(SecItemAdd([kSecClass: kSecClassGenericPassword, kSecAttrService: service] as CFDictionary, nil) == errSecSuccess)
         result = nil
         #expect(SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecAttrService: service, kSecReturnRef: true] as CFDictionary, &result) == errSecSuccess)
-        #expect(result == nil, "generic passwords have no ref object (reference §4.2)")
+        #expect(result == nil, "generic passwords have no ref object (docs/reference/keychain-semantics.md §4.2)")
     }
 
 }

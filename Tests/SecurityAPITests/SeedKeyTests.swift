@@ -15,7 +15,7 @@ import TestSupport
         let found = try pair.find()
         #expect(found == generated, "the key found by tag is the key generated")
         #expect(SecKeyGetBlockSize(found) == (kind == "RSA" ? bits / 8 : [256: 32, 384: 48, 521: 66][bits]!))
-        let message = Data("seed 002: use the returned key reference to carry out cryptographic operations".utf8)
+        let message = Data("seed 002 (docs/sources.md): use the returned key reference to carry out cryptographic operations".utf8)
         let signature = try pair.sign(message)
         #expect(try pair.verify(message, signature))
         var tampered = signature

@@ -99,7 +99,7 @@ struct GenericPasswordStore: Sendable {
     }
 }
 
-/// Keys found by application tag (seed 002): stored from a SecKey with kSecValueRef, read back as one
+/// Keys found by application tag (seed 002 (docs/sources.md)): stored from a SecKey with kSecValueRef, read back as one
 /// with kSecReturnRef.
 struct TaggedKeyStore: Sendable {
     let tag: Data

@@ -1,5 +1,7 @@
 import Foundation
 import KeychainEngine
+import KeychainSync
+import KeychainModel
 import Testing
 import TestSupport
 

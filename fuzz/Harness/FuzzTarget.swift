@@ -1,6 +1,7 @@
 import Foundation
+import KeychainSync
 
-/// One libFuzzer target per parser that takes bytes from outside (SPEC §8 "Fuzzing"). A target never
+/// One libFuzzer target per parser that takes bytes from outside (docs/spec.md §8 "Fuzzing"). A target never
 /// crashes on any input; beyond that, each checks the properties its parser promises (round trips,
 /// canonical names) and reports a broken one as a ``PropertyViolation``.
 public enum FuzzTarget: String, CaseIterable, Sendable {
@@ -18,9 +19,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case xattr
     /// The vault's own files: keybag JSON, vault.json, a stored row.
     case vault
-    /// The sync repository's files and invitation codes (SPEC §14).
+    /// The sync repository's files and invitation codes (docs/spec.md §14).
     case sync
-    /// `kc://` references, inject templates, env files and access.toml (SPEC §12, §13).
+    /// `kc://` references, inject templates, env files and access.toml (docs/spec.md §12, §13).
     case workflow
     /// Key and certificate files for `security import` and SecPKCS12Import: PKCS#12, PEM (encrypted keys too), DER.
     case keyfiles

@@ -1,8 +1,10 @@
 import Foundation
+import ItemNaming
 import KeychainEngine
+import KeychainModel
 @testable import KeychainFS
 
-/// Path names (SPEC §4 "Layout"): escaping is reversible and only the canonical spelling is accepted, so a
+/// Path names (docs/spec.md §4 "Layout"): escaping is reversible and only the canonical spelling is accepted, so a
 /// name that parses is exactly the name its attributes print (every listed name resolves, every name that
 /// resolves is the one listed). The first byte picks the class; the rest is the name.
 enum NamesTarget {

@@ -1,6 +1,7 @@
 import Foundation
 @testable import ControlChannel
 import KeychainEngine
+import KeychainModel
 
 /// Query dictionaries as the daemon decodes them (a ValueCodec request frame), through the engine's
 /// public SecItem calls on a real in-process vault, as the daemon's handler makes them. Every outcome
@@ -36,7 +37,7 @@ enum QueryTarget {
     /// Keeps scans short: a long run would otherwise add thousands of items.
     private static func emptyVault() {
         for schema in Schema.storedClasses {
-            try? keychain.delete([SecKey.class: .string(schema.code), "syna": .bool(true)], caller: Caller())
+            try? keychain.delete([QueryKey.class: .string(schema.code), "syna": .bool(true)], caller: Caller())
         }
     }
 }

@@ -2,6 +2,8 @@ import Foundation
 @testable import ControlChannel
 import Crypto
 @testable import KeychainEngine
+import KeychainModel
+import KeychainStore
 import SodiumCrypto
 
 /// Writes the committed seed corpora: valid inputs of every target, made with the code that produces them

@@ -1,7 +1,9 @@
 import Foundation
 import KeychainEngine
+import KeychainSync
+import KeychainModel
 
-/// The sync repository's files (SPEC §14) as the merge driver and `sync` read them: a record, the padded
+/// The sync repository's files (docs/spec.md §14) as the merge driver and `sync` read them: a record, the padded
 /// plaintext of an item file, an invitation file, an invitation code. Bad bytes are a typed error, never a
 /// crash; a record that decodes encodes back to bytes that decode to the same record.
 enum SyncFilesTarget {

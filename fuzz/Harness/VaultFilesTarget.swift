@@ -1,5 +1,7 @@
 import Foundation
 @testable import KeychainEngine
+import KeychainModel
+import KeychainStore
 import SodiumCrypto
 
 /// The vault's own files, as a copied, damaged or planted vault would hand them to the daemon: the keybag

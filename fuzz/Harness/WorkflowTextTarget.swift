@@ -1,8 +1,9 @@
 import Foundation
 import KeychainEngine
+import KeychainModel
 import SecretReferences
 
-/// The texts users hand to `run`, `inject` and the daemon (SPEC §12, §13): `kc://` references, templates,
+/// The texts users hand to `run`, `inject` and the daemon (docs/spec.md §12, §13): `kc://` references, templates,
 /// env files and `access.toml`. Bad text is a typed error naming its line, never a crash; rules that parse
 /// render to text that parses to the same rules.
 enum WorkflowTextTarget {

@@ -1,8 +1,10 @@
 import Foundation
+import ItemNaming
 import KeychainEngine
+import KeychainModel
 @testable import KeychainFS
 
-/// xattr values per attribute kind (SPEC §4 "Attributes as xattrs"): the first byte picks an attribute of
+/// xattr values per attribute kind (docs/spec.md §4 "Attributes as xattrs"): the first byte picks an attribute of
 /// some class, the rest is what setfattr wrote. A value that parses prints as bytes that parse to it again.
 enum XattrTarget {
     private static let attributes: [AttributeDescriptor] = Schema.classes.flatMap(\.attributes)

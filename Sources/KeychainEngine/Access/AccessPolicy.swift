@@ -1,7 +1,9 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 import Synchronization
 
-/// A vault's per-application access (SPEC §12): the rules of its `access.toml`, re-read whenever the file
+/// A vault's per-application access (docs/spec.md §12): the rules of its `access.toml`, re-read whenever the file
 /// changes (so `keychainfs access grant` applies at once), and the caller each process is.
 ///
 /// A process is matched against the rules in order; the first match grants its groups, and the ``Caller``

@@ -1,4 +1,7 @@
-/// `access.toml`: the vault's per-application access rules (SPEC §12), in a small subset of TOML:
+import KeychainModel
+import KeychainStore
+
+/// `access.toml`: the vault's per-application access rules (docs/spec.md §12), in a small subset of TOML:
 ///
 /// ```toml
 /// [[rule]]
@@ -125,7 +128,7 @@ public enum AccessPolicyFile {
 
     /// The file's text for `rules`; ``parse(_:)`` reads it back as the same rules.
     public static func render(_ rules: [AccessRule]) -> String {
-        var out = "# keychainfs per-application access (SPEC §12); edit with 'keychainfs access grant/revoke'.\n"
+        var out = "# keychainfs per-application access (docs/spec.md §12); edit with 'keychainfs access grant/revoke'.\n"
         for rule in rules {
             out += "\n[[rule]]\nname = \(quoted(rule.name))\n"
             switch rule.match {

@@ -1,4 +1,7 @@
-/// One rule of `access.toml` (SPEC §12): what identifies a caller, and the access groups it is granted,
+import KeychainModel
+import KeychainStore
+
+/// One rule of `access.toml` (docs/spec.md §12): what identifies a caller, and the access groups it is granted,
 /// in order (the first is where its new items go).
 public struct AccessRule: Sendable, Hashable {
     /// How a caller is recognised.

@@ -1,3 +1,6 @@
+import KeychainModel
+import KeychainStore
+
 /// What a rule of `access.toml` may allow beyond its access groups (`allow = ["device", "prompts", "vault"]`):
 /// the control commands that change the device, answer prompts, or move every secret in or out of the vault.
 /// Which command needs which is `ControlCommand.scope`; the table of entry points is docs/entry-points.md.

@@ -1,3 +1,6 @@
+import KeychainModel
+import KeychainStore
+
 extension AccessPolicy {
     /// Whether process `pid` is `ancestor` or descends from it (within ``maxAncestors`` generations): the
     /// merge driver that git runs during the daemon's own sync is the daemon's descendant, no other caller is.

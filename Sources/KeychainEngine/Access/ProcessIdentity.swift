@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Crypto
 import Foundation
 import Synchronization
@@ -77,7 +79,7 @@ struct ProcessIdentity: Sendable {
         try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(who)/ns/\(name)")
     }
 
-    /// Whether the process belongs to the systemd unit `unit` (SPEC §12): of the system manager
+    /// Whether the process belongs to the systemd unit `unit` (docs/spec.md §12): of the system manager
     /// (`/system.slice/…/backup.service`) or, for `user`, of the caller's own user manager
     /// (`/user.slice/user-UID.slice/user@UID.service/…/backup.service`). See ``SystemdUnit``.
     func isInUnit(_ unit: String, user: UInt32?) -> Bool {

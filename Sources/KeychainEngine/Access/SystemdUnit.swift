@@ -1,3 +1,6 @@
+import KeychainModel
+import KeychainStore
+
 /// The systemd unit a process belongs to, read from its cgroup path as systemd lays the tree out
 /// (issue 22, 15): a unit of the system manager sits under `system.slice` (in nested slices or not),
 /// `/system.slice/backup.service`; a unit of user UID's manager under its `user@UID.service`,

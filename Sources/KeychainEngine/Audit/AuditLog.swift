@@ -1,6 +1,8 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
-/// The audit log (SPEC §8, opt-in `--audit-log FILE`): one JSON line per open of a secret through the
+/// The audit log (docs/spec.md §8, opt-in `--audit-log FILE`): one JSON line per open of a secret through the
 /// mount, per SecItem call through the API and per device command, with time, pid, uid, executable, the
 /// item (class and path, never a value), the operation, the OSStatus and the access rule that granted it.
 /// Each line is one `write(2)` to a descriptor opened O_APPEND (so rotation never interleaves or loses a

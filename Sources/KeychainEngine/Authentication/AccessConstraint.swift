@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
 /// One way of authenticating that an access-control constraint may ask for.

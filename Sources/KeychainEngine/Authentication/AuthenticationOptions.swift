@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
 /// LocalAuthentication's error numbers (LAError.h), which the engine reports next to an OSStatus so an
@@ -70,7 +72,7 @@ public struct AuthenticationOptions: Sendable, Equatable {
         let context = useKeys["u_AuthCtx"]?.dictionaryValue ?? [:]
         let notInteractive = context[ContextKey.interactionNotAllowed] == .bool(true)
         self.init(
-            ui: notInteractive || authenticationUI == "u_AuthUIF" ? .fail : authenticationUI == SecKey.useAuthenticationUISkip ? .skip : .allow,
+            ui: notInteractive || authenticationUI == "u_AuthUIF" ? .fail : authenticationUI == QueryKey.useAuthenticationUISkip ? .skip : .allow,
             reason: useKeys["u_OpPrompt"]?.stringValue ?? "",
             contextToken: context[ContextKey.token]?.dataValue,
             biometricReuse: TimeInterval(context[ContextKey.reuseDuration]?.numberValue ?? 0),

@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
 /// What the device offers for authentication at one moment.

@@ -1,3 +1,6 @@
+import ItemNaming
+import KeychainModel
+import KeychainStore
 import Foundation
 import Synchronization
 
@@ -50,7 +53,7 @@ public final class AuthorizationHandle: Sendable {
     func track(_ prompt: UInt64?) -> Bool { state.withLock { s in s.prompt = prompt; return !s.canceled } }
 }
 
-/// The one read-policy entry point (SPEC §11, issues 10 and 11): the filesystem, the Security module
+/// The one read-policy entry point (docs/spec.md §11, issues 10 and 11): the filesystem, the Security module
 /// (through the control socket or in-process) and key use all ask it before a secret of an item with
 /// access control is used. It decides from the item's constraint, the device and what the caller holds,
 /// raises the prompts the table asks for and waits for them without holding any lock.
@@ -88,7 +91,7 @@ extension Keychain {
         return handle
     }
 
-    /// ``authorize(_:completion:)`` for one open file (the filesystem's gatekeeper path, SPEC §4): on success
+    /// ``authorize(_:completion:)`` for one open file (the filesystem's gatekeeper path, docs/spec.md §4): on success
     /// the answer is kept under a token that covers this item's secret for the caller that passes it
     /// (``AuthenticationOptions/contextToken``) until ``invalidateEvaluation(_:)`` (close) or the device locks.
     @discardableResult
@@ -120,7 +123,7 @@ extension Keychain {
     }
 
     /// The check the Secure Enclave key operations call before using a private key made with
-    /// `.privateKeyUsage` and a constraint (SPEC §10, §11): throws the table's status, nil when granted.
+    /// `.privateKeyUsage` and a constraint (docs/spec.md §10, §11): throws the table's status, nil when granted.
     /// `attributes` are the key item's; `options` come from the operation's LAContext (or defaults).
     public func authorizeKeyUse(_ attributes: [String: KeychainValue], caller: Caller, options: AuthenticationOptions = .init()) throws(KeychainError) {
         let outcome = authorize(AuthorizationRequest(item: attributes, itemClass: Schema.key.code, use: .keyUse, caller: caller, options: options))
@@ -198,10 +201,8 @@ extension Keychain {
         if case .date(let date)? = attributes[Attributes.creationDate.code] { date } else { nil }
     }
 
-    /// The item as a prompt names it: class and service/server/label and account, never the secret.
+    /// The item as a prompt names it: its title (``ItemTitle``), never the secret.
     static func promptItemName(_ request: AuthorizationRequest) -> String {
-        let a = request.item
-        let name = [a["svce"], a["srvr"], a["labl"], a["acct"]].compactMap { $0?.stringValue }.filter { !$0.isEmpty }
-        return ([request.itemClass] + name.prefix(2)).joined(separator: " ")
+        ItemTitle.of(classCode: request.itemClass, request.item) ?? request.itemClass
     }
 }

@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
 /// What `keychainfs device biometry status` shows.
@@ -29,7 +31,7 @@ public enum AuthenticationPolicy: Int, Sendable {
     }
 }
 
-/// The biometry simulator and LAContext's evaluations (SPEC §11).
+/// The biometry simulator and LAContext's evaluations (docs/spec.md §11).
 extension Keychain {
     public func biometryStatus() -> BiometryStatus {
         let b = authenticationSnapshot().biometry
@@ -51,7 +53,7 @@ extension Keychain {
         noteChange(.device)
     }
 
-    /// `device unlock --biometry` (SPEC §11): the user looks at the device. A match unlocks it if the
+    /// `device unlock --biometry` (docs/spec.md §11): the user looks at the device. A match unlocks it if the
     /// passcode unlocked it since the last reboot, enrolment change and biometry lockout, less than 48 h
     /// ago (the class keys are then kept in memory, see ``BiometricEscrow``), and records the time for
     /// touchIDAuthenticationAllowableReuseDuration. A no-match (`match: false`) counts toward the lockout.

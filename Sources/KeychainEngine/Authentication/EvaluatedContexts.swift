@@ -1,9 +1,11 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 import SodiumCrypto
 import Synchronization
 
 /// LAContexts that evaluated a policy successfully, by the random token the daemon handed them: a
-/// context passed as kSecUseAuthenticationContext is not prompted again until `invalidate()` (SPEC §11).
+/// context passed as kSecUseAuthenticationContext is not prompted again until `invalidate()` (docs/spec.md §11).
 /// Kept in memory only; a token names nothing outside this daemon.
 final class EvaluatedContexts: Sendable {
     private struct Evaluation {

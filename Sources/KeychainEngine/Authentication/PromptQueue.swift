@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 import Synchronization
 
@@ -41,7 +43,7 @@ public struct PromptInfo: Sendable, Equatable {
     public var raised: Date
 }
 
-/// The daemon's queue of authentication prompts (SPEC §11). Whoever needs user authentication raises a
+/// The daemon's queue of authentication prompts (docs/spec.md §11). Whoever needs user authentication raises a
 /// prompt with a callback and does not wait holding anything; an answer (by hand, by auto mode, by
 /// timeout, or a cancel from the requester) calls it exactly once, on another thread. Nothing persists:
 /// a daemon's prompts end with it, as their callers do.

@@ -1,3 +1,6 @@
+import KeychainModel
+import KeychainStore
+
 /// Who waits on the prompts a call raises, when that can end before the prompt does: a control-socket
 /// peer whose connection closes. The server binds one around each request (a task-local, which also works
 /// on plain threads); ``PromptQueue`` notes it on every prompt raised under it and tells it, so the server

@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 import SodiumCrypto
 

@@ -1,8 +1,10 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 import SodiumCrypto
 
 extension Keychain {
-    /// SecItemAdd (reference §4.1). Returns what the `r_…` keys ask for, or nil.
+    /// SecItemAdd (docs/reference/keychain-semantics.md §4.1). Returns what the `r_…` keys ask for, or nil.
     public func add(_ dictionary: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
         try reporting(.add, dictionary, caller) { () throws(KeychainError) in try adding(dictionary, caller: caller) }
     }
@@ -16,8 +18,8 @@ extension Keychain {
         if !q.matchKeys.isEmpty || q.itemList != nil { throw .param("kSecMatch… keys are not allowed in SecItemAdd") }
         if q.persistentRef != nil { throw .param("kSecValuePersistentRef is not allowed in SecItemAdd") }
         if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
-        if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
-        if q.useKeys[SecKey.useAuthenticationUI] == .string(SecKey.useAuthenticationUISkip) {
+        if q.useKeys[QueryKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
+        if q.useKeys[QueryKey.useAuthenticationUI] == .string(QueryKey.useAuthenticationUISkip) {
             throw .param("kSecUseAuthenticationUISkip is only allowed in SecItemCopyMatching")
         }
 

@@ -1,3 +1,6 @@
+import KeychainModel
+import KeychainStore
+
 /// Who is calling: Apple's entitlements reduced to the ordered list of access groups.
 /// The first group is where new items go when kSecAttrAccessGroup is not given.
 public struct Caller: Sendable, Hashable {
@@ -23,7 +26,7 @@ public struct Caller: Sendable, Hashable {
         self.executable = executable
     }
 
-    /// The list used when none is configured (SPEC §2).
+    /// The list used when none is configured (docs/spec.md §2).
     public static let defaultAccessGroups = ["default"]
 
     /// The group new items go to.

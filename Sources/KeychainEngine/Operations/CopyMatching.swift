@@ -1,7 +1,9 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
 extension Keychain {
-    /// SecItemCopyMatching (reference §4.2). Returns one object for a limit of 1 (the default), an array
+    /// SecItemCopyMatching (docs/reference/keychain-semantics.md §4.2). Returns one object for a limit of 1 (the default), an array
     /// otherwise, nil when no `r_…` key asks for anything. Results come in insertion order.
     public func copyMatching(_ query: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
         try reporting(.copyMatching, query, caller) { () throws(KeychainError) in try copyingMatching(query, caller: caller) }
@@ -12,12 +14,12 @@ extension Keychain {
         let q = try ParsedQuery.parse(query)
         let schema = q.schema!
         if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
-        if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
+        if q.useKeys[QueryKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
         if q.persistentRef != nil, !q.filters.isEmpty {
             throw .param("a persistent reference and other attributes cannot be searched at the same time")
         }
-        if !q.matchKeys.isDisjoint(with: [SecKey.matchIssuers, SecKey.matchPolicy]) && !["cert", "idnt"].contains(schema.code)
-            || q.matchKeys.contains(SecKey.matchHostOrSubdomainOfHost) && schema.code != "inet" {
+        if !q.matchKeys.isDisjoint(with: [QueryKey.matchIssuers, QueryKey.matchPolicy]) && !["cert", "idnt"].contains(schema.code)
+            || q.matchKeys.contains(QueryKey.matchHostOrSubdomainOfHost) && schema.code != "inet" {
             throw KeychainError(SecStatus.unimplemented, "this kSecMatch… filter is not supported for class '\(schema.code)'")
         }
         let limit = q.limit ?? 1

@@ -1,8 +1,10 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
 extension Keychain {
-    /// SecItemDelete (reference §4.4): deletes every match. It needs no key, so deleting items of a
-    /// class that is unavailable while locked succeeds (SPEC §2's choice).
+    /// SecItemDelete (docs/reference/keychain-semantics.md §4.4): deletes every match. It needs no key, so deleting items of a
+    /// class that is unavailable while locked succeeds (docs/spec.md §2's choice).
     public func delete(_ query: KeychainDictionary, caller: Caller) throws(KeychainError) {
         try reporting(.delete, query, caller) { () throws(KeychainError) in try deleting(query, caller: caller) }
     }
@@ -11,14 +13,14 @@ extension Keychain {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(query)
         let schema = q.schema!
-        // SPEC §2: exactly kSecMatchLimitAll is accepted (what Delete does anyway; code compiled on Linux
+        // docs/spec.md §2: exactly kSecMatchLimitAll is accepted (what Delete does anyway; code compiled on Linux
         // takes branches written for macOS's file keychain, which accepts it); any other kSecMatch… is -50.
-        let onlyLimitAll = q.matchKeys == [SecKey.matchLimit] && query[SecKey.matchLimit] == .string(SecKey.matchLimitAll)
+        let onlyLimitAll = q.matchKeys == [QueryKey.matchLimit] && query[QueryKey.matchLimit] == .string(QueryKey.matchLimitAll)
         if !q.matchKeys.isEmpty && !onlyLimitAll {
             throw .param("kSecMatch… keys other than kSecMatchLimit: kSecMatchLimitAll are not allowed in SecItemDelete")
         }
         if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
-        if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
+        if q.useKeys[QueryKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
         if schema.isVirtual { return try deleteIdentities(q, caller: caller) }
         let filter = try filter(for: q, caller: caller)
         var deleted: [Data] = []

@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 import GRDB
 import SodiumCrypto
@@ -14,7 +16,7 @@ public struct DeviceStatus: Sendable, Equatable {
     public var testDevice: Bool
 }
 
-/// The device-lock simulator (SPEC §3). Each command returns once its state is in force.
+/// The device-lock simulator (docs/spec.md §3). Each command returns once its state is in force.
 extension Keychain {
     public func deviceStatus() -> DeviceStatus {
         protection.withLock { kb in
@@ -44,7 +46,7 @@ extension Keychain {
             defer { noteChange(.device) }
             try verifyingPasscode(passcode) { keybag, kek throws(KeychainError) in try keybag.unlock(with: kek, at: now()) }
             sealRowShapes()  // rows of an older format whose class was locked until now
-            releaseBiometryLockout()  // a correct passcode ends a biometry lockout (SPEC §11)
+            releaseBiometryLockout()  // a correct passcode ends a biometry lockout (docs/spec.md §11)
             scheduleAutoLock()
         }
     }

@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
 extension Keychain {
@@ -14,18 +16,18 @@ extension Keychain {
         guard !schema.isVirtual, q.matchKeys.isEmpty, !q.hasReturnKeys, !q.hasValueRef, q.persistentRef == nil else {
             // The identity join, kSecMatch… filters, references: through SecItemCopyMatching (it has their rules).
             var full = query
-            full[SecKey.returnAttributes] = true
-            full[SecKey.returnPersistentRef] = true
-            full[SecKey.matchLimit] = .string(SecKey.matchLimitAll)
+            full[QueryKey.returnAttributes] = true
+            full[QueryKey.returnPersistentRef] = true
+            full[QueryKey.matchLimit] = .string(QueryKey.matchLimitAll)
             let results: [KeychainValue]
             do { results = try copyMatching(full, caller: caller)?.arrayValue ?? [] } catch where error.status == SecStatus.itemNotFound { return }
             for case .dictionary(var attributes) in results {
-                guard let ref = attributes.removeValue(forKey: SecKey.valuePersistentRef)?.dataValue else { continue }
+                guard let ref = attributes.removeValue(forKey: QueryKey.valuePersistentRef)?.dataValue else { continue }
                 try body(attributes, ref)
             }
             return
         }
-        if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
+        if q.useKeys[QueryKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
         var filter = try filter(for: q, caller: caller)
         // In chunks, each under the keybag's lock: a listing of a million items must not hold off a device
         // lock (or every other call) for the seconds it takes. An item of a class that became unavailable

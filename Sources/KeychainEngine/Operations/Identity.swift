@@ -1,6 +1,8 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
-/// kSecClassIdentity (reference §8): the join of a certificate and the private key whose application
+/// kSecClassIdentity (docs/reference/keychain-semantics.md §8): the join of a certificate and the private key whose application
 /// label equals the certificate's public key hash. It has no table: each call runs on the two halves.
 extension Keychain {
     /// One identity: its two halves' attributes and persistent references.
@@ -23,19 +25,19 @@ extension Keychain {
 
     /// The identities matching `q`, in the certificates' insertion order, at most `limit`.
     func matchIdentities(_ q: ParsedQuery, limit: Int, caller: Caller) throws(KeychainError) -> [IdentityMatch] {
-        var certificateQuery: KeychainDictionary = [SecKey.class: .string(Schema.certificate.code), SecKey.matchLimit: .string(SecKey.matchLimitAll),
-                                                    SecKey.returnAttributes: true, SecKey.returnPersistentRef: true,
-                                                    Attributes.synchronizable.code: .string(SecKey.synchronizableAny)]
-        var keyQuery: KeychainDictionary = [SecKey.class: .string(Schema.key.code), SecKey.matchLimit: .string(SecKey.matchLimitAll),
-                                            SecKey.returnAttributes: true, SecKey.returnPersistentRef: true, Attributes.keyClass.code: 1]
+        var certificateQuery: KeychainDictionary = [QueryKey.class: .string(Schema.certificate.code), QueryKey.matchLimit: .string(QueryKey.matchLimitAll),
+                                                    QueryKey.returnAttributes: true, QueryKey.returnPersistentRef: true,
+                                                    Attributes.synchronizable.code: .string(QueryKey.synchronizableAny)]
+        var keyQuery: KeychainDictionary = [QueryKey.class: .string(Schema.key.code), QueryKey.matchLimit: .string(QueryKey.matchLimitAll),
+                                            QueryKey.returnAttributes: true, QueryKey.returnPersistentRef: true, Attributes.keyClass.code: 1]
         if let ref = q.persistentRef, case .uuid(let uuid) = ref.target {
-            certificateQuery[SecKey.valuePersistentRef] = .data(Data(Schema.certificate.code.utf8) + uuid)
+            certificateQuery[QueryKey.valuePersistentRef] = .data(Data(Schema.certificate.code.utf8) + uuid)
         }
         for (code, value) in q.filters {
             if Self.isCertificateSide(code) { certificateQuery[code] = value } else { keyQuery[code] = value }
         }
         if q.synchronizableSpecified, keyQuery[Attributes.synchronizable.code] == nil {
-            keyQuery[Attributes.synchronizable.code] = .string(SecKey.synchronizableAny)
+            keyQuery[Attributes.synchronizable.code] = .string(QueryKey.synchronizableAny)
         }
         var matches: [IdentityMatch] = []
         for certificate in try allResults(certificateQuery, caller: caller) {
@@ -53,7 +55,7 @@ extension Keychain {
     private func allResults(_ query: KeychainDictionary, caller: Caller) throws(KeychainError) -> [([String: KeychainValue], Data)] {
         do {
             return (try copyMatching(query, caller: caller)?.arrayValue ?? []).compactMap { result in
-                guard var attributes = result.dictionaryValue, let ref = attributes.removeValue(forKey: SecKey.valuePersistentRef)?.dataValue else { return nil }
+                guard var attributes = result.dictionaryValue, let ref = attributes.removeValue(forKey: QueryKey.valuePersistentRef)?.dataValue else { return nil }
                 return (attributes, ref)
             }
         } catch where error.status == SecStatus.itemNotFound {
@@ -64,7 +66,7 @@ extension Keychain {
     /// The persistent reference of an identity's private key, found by the join (not part of Apple's
     /// API: the filesystem shows an identity's two halves as files).
     public func identityKeyReference(_ identityRef: Data, caller: Caller) throws(KeychainError) -> Data {
-        let q = try ParsedQuery.parse([SecKey.class: .string(Schema.identity.code), SecKey.valuePersistentRef: .data(identityRef)])
+        let q = try ParsedQuery.parse([QueryKey.class: .string(Schema.identity.code), QueryKey.valuePersistentRef: .data(identityRef)])
         guard let match = try matchIdentities(q, limit: 1, caller: caller).first else { throw .notFound }
         return match.keyRef
     }
@@ -76,13 +78,13 @@ extension Keychain {
         for match in matches {
             func data(_ classCode: String, _ ref: Data) throws(KeychainError) -> Data? {
                 // The call's kSecUse… keys go along: the key's access control (its password) is asked of them.
-                let query: KeychainDictionary = q.useKeys.merging([SecKey.class: .string(classCode), SecKey.valuePersistentRef: .data(ref),
-                                                                   SecKey.returnData: true]) { $1 }
+                let query: KeychainDictionary = q.useKeys.merging([QueryKey.class: .string(classCode), QueryKey.valuePersistentRef: .data(ref),
+                                                                   QueryKey.returnData: true]) { $1 }
                 return try copyMatching(query, caller: caller)?.dataValue
             }
             // The identity's data is its certificate's DER; its ref object is made of both halves.
             let reference: KeychainValue? = !q.returnsRef ? nil : .dictionary([
-                SecKey.class: .string(Schema.identity.code), SecKey.valuePersistentRef: .data(match.persistentRef),
+                QueryKey.class: .string(Schema.identity.code), QueryKey.valuePersistentRef: .data(match.persistentRef),
                 ResultBuilder.IdentityHalf.certificate: ResultBuilder.referenceDescription(Schema.certificate.code, attributes: match.certificate,
                                                                   persistentRef: match.certificateRef, secret: try data(Schema.certificate.code, match.certificateRef)),
                 ResultBuilder.IdentityHalf.key: ResultBuilder.referenceDescription(Schema.key.code, attributes: match.key, persistentRef: match.keyRef,
@@ -102,11 +104,11 @@ extension Keychain {
         let matches = try matchIdentities(q, limit: .max, caller: caller)
         guard !matches.isEmpty else { throw .notFound }
         for match in matches {
-            try delete([SecKey.class: .string(Schema.certificate.code), SecKey.valuePersistentRef: .data(match.certificateRef)], caller: caller)
+            try delete([QueryKey.class: .string(Schema.certificate.code), QueryKey.valuePersistentRef: .data(match.certificateRef)], caller: caller)
             let stillUsed = try matchIdentitiesUsing(match.key[Attributes.applicationLabel.code], caller: caller)
             if !stillUsed {
                 do {
-                    try delete([SecKey.class: .string(Schema.key.code), SecKey.valuePersistentRef: .data(match.keyRef)], caller: caller)
+                    try delete([QueryKey.class: .string(Schema.key.code), QueryKey.valuePersistentRef: .data(match.keyRef)], caller: caller)
                 } catch where error.status == SecStatus.itemNotFound {}  // two identities shared it
             }
         }
@@ -114,8 +116,8 @@ extension Keychain {
 
     private func matchIdentitiesUsing(_ label: KeychainValue?, caller: Caller) throws(KeychainError) -> Bool {
         guard let label else { return false }
-        let query: KeychainDictionary = [SecKey.class: .string(Schema.certificate.code), Attributes.publicKeyHash.code: label,
-                                         Attributes.synchronizable.code: .string(SecKey.synchronizableAny)]
+        let query: KeychainDictionary = [QueryKey.class: .string(Schema.certificate.code), Attributes.publicKeyHash.code: label,
+                                         Attributes.synchronizable.code: .string(QueryKey.synchronizableAny)]
         do { _ = try copyMatching(query, caller: caller); return true } catch where error.status == SecStatus.itemNotFound { return false }
     }
 
@@ -123,7 +125,7 @@ extension Keychain {
     /// attributes its class has.
     func updateIdentities(_ q: ParsedQuery, _ changes: KeychainDictionary, caller: Caller) throws(KeychainError) {
         if !q.matchKeys.isEmpty { throw .param("kSecMatch… keys (kSecMatchLimit included) are not allowed in SecItemUpdate") }
-        if changes[SecKey.valueData] != nil { throw .param("update the identity's certificate or key item to change its data") }
+        if changes[QueryKey.valueData] != nil { throw .param("update the identity's certificate or key item to change its data") }
         _ = try ParsedQuery.parseChanges(changes, schema: Schema.identity)
         let matches = try matchIdentities(q, limit: .max, caller: caller)
         guard !matches.isEmpty else { throw .notFound }
@@ -131,7 +133,7 @@ extension Keychain {
             for (schema, ref) in [(Schema.certificate, match.certificateRef), (Schema.key, match.keyRef)] {
                 let own = changes.filter { schema.attribute($0.key) != nil }
                 if !own.isEmpty {
-                    try update([SecKey.class: .string(schema.code), SecKey.valuePersistentRef: .data(ref)], own, caller: caller)
+                    try update([QueryKey.class: .string(schema.code), QueryKey.valuePersistentRef: .data(ref)], own, caller: caller)
                 }
             }
         }

@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 import SodiumCrypto
 import Synchronization
@@ -10,16 +12,16 @@ import Synchronization
 public final class Keychain: Sendable {
     /// The vault this keychain serves.
     public let vault: Vault
-    let store: ItemStore
-    let hasher: LookupHasher
+    package let store: ItemStore
+    package let hasher: LookupHasher
     let deviceKey: GuardedKey
-    let protection: Mutex<Keybag>
+    package let protection: Mutex<Keybag>
     let autoLockGeneration = Mutex<Int>(0)
     /// Held through every passcode attempt and change (see DeviceCommands): one Argon2id at a time.
     let passcodeGate = NSLock()
     private let changes = Atomic<UInt64>(0)
     let rows = RowCache()
-    /// Authentication prompts waiting for an answer (SPEC §11).
+    /// Authentication prompts waiting for an answer (docs/spec.md §11).
     public let prompts: PromptQueue
     /// Where the keychain reads the time and runs its timers (a test device's is virtual).
     public let clock: any KeychainClock
@@ -59,7 +61,7 @@ public final class Keychain: Sendable {
         try finishOpening(config)
     }
 
-    /// Rejects callers without access groups (reference §4.1 #2).
+    /// Rejects callers without access groups (docs/reference/keychain-semantics.md §4.1 #2).
     static func requireGroups(_ caller: Caller) throws(KeychainError) {
         guard !caller.accessGroups.isEmpty else { throw .missingEntitlement("the caller has no keychain access groups") }
     }
@@ -80,7 +82,7 @@ public final class Keychain: Sendable {
         observers.withLock { $0.append(observer) }
     }
 
-    func noteChange(_ change: Change = .items(changed: nil)) {
+    package func noteChange(_ change: Change = .items(changed: nil)) {
         if change == .device, protection.withLock({ $0.state == .locked || $0.state == .beforeFirstUnlock }) { evaluations.dropUntilLock() }
         if change == .device { reportDeviceState() }
         changes.add(1, ordering: .releasing)

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainModel
 import Synchronization
 
 /// A SecItem call the engine answered.
@@ -68,7 +69,7 @@ extension Keychain {
     func reporting<T>(_ operation: KeychainOperation, _ query: KeychainDictionary, _ caller: Caller,
                       _ body: () throws(KeychainError) -> T) throws(KeychainError) -> T {
         guard eventListeners.anyone.load(ordering: .acquiring) else { return try body() }
-        let itemClass = query[SecKey.class]?.stringValue
+        let itemClass = query[QueryKey.class]?.stringValue
         do {
             let result = try body()
             report(.call(operation, itemClass: itemClass, status: SecStatus.success, caller: caller))

@@ -1,6 +1,8 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
-/// The part of an item a reader asks for (the filesystem's files, SPEC §4).
+/// The part of an item a reader asks for (the filesystem's files, docs/spec.md §4).
 public enum ItemPart: Sendable {
     /// The item's secret (kSecValueData); for an identity, its certificate's DER.
     case data
@@ -8,7 +10,7 @@ public enum ItemPart: Sendable {
     case identityKey
 }
 
-/// The one read policy (SPEC §4, §10, §11): what a caller may read of an item, at this moment. The
+/// The one read policy (docs/spec.md §4, §10, §11): what a caller may read of an item, at this moment. The
 /// filesystem, the Security module and the control socket ask here rather than deciding themselves.
 extension Keychain {
     /// Whether an item keeps its secret in the vault: a key that is not extractable, or a token's private
@@ -56,14 +58,14 @@ extension Keychain {
 
     private func secretByQuery(_ persistentRef: Data, caller: Caller, options: AuthenticationOptions?) throws(KeychainError) -> Data {
         let classCode = PersistentReference(persistentRef)?.classCode ?? Schema.genericPassword.code
-        var query: KeychainDictionary = [SecKey.class: .string(classCode), SecKey.valuePersistentRef: .data(persistentRef),
-                                         SecKey.returnData: true, SecKey.returnAttributes: true]
+        var query: KeychainDictionary = [QueryKey.class: .string(classCode), QueryKey.valuePersistentRef: .data(persistentRef),
+                                         QueryKey.returnData: true, QueryKey.returnAttributes: true]
         if let options {
-            if options.ui == .fail { query[SecKey.useAuthenticationUI] = "u_AuthUIF" }
+            if options.ui == .fail { query[QueryKey.useAuthenticationUI] = "u_AuthUIF" }
             if let token = options.contextToken { query["u_AuthCtx"] = .dictionary([AuthenticationOptions.ContextKey.token: .data(token)]) }
         }
         let result = try copyMatching(query, caller: caller)?.dictionaryValue ?? [:]
         if let schema = Schema.schema(for: classCode), Self.withholdsSecret(schema, result) { throw Self.withheld }
-        return result[SecKey.valueData]?.dataValue ?? Data()
+        return result[QueryKey.valueData]?.dataValue ?? Data()
     }
 }

@@ -1,6 +1,8 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
-/// Builds what a call returns from the `r_…` keys (reference §4.1 #13, §4.2, §6.1).
+/// Builds what a call returns from the `r_…` keys (docs/reference/keychain-semantics.md §4.1 #13, §4.2, §6.1).
 public struct ResultBuilder {
     let query: ParsedQuery
     let schema: ItemClassSchema
@@ -16,18 +18,18 @@ public struct ResultBuilder {
         if returns.isEmpty { return nil }
         if returns.count == 1 {
             switch returns.first! {
-            case SecKey.returnData: return .data(try secret() ?? Data())
-            case SecKey.returnPersistentRef: return .data(persistentRef)
-            case SecKey.returnAttributes: return .dictionary(returned(attributes))
-            default: return reference  // kSecReturnRef alone: an object, or nothing for genp/inet (reference §4.2)
+            case QueryKey.returnData: return .data(try secret() ?? Data())
+            case QueryKey.returnPersistentRef: return .data(persistentRef)
+            case QueryKey.returnAttributes: return .dictionary(returned(attributes))
+            default: return reference  // kSecReturnRef alone: an object, or nothing for genp/inet (docs/reference/keychain-semantics.md §4.2)
             }
         }
         var dict = query.returnsAttributes ? returned(attributes) : [:]
-        if query.returnsData, let data = try secret() { dict[SecKey.valueData] = .data(data) }
-        if query.returnsPersistentRef { dict[SecKey.valuePersistentRef] = .data(persistentRef) }
+        if query.returnsData, let data = try secret() { dict[QueryKey.valueData] = .data(data) }
+        if query.returnsPersistentRef { dict[QueryKey.valuePersistentRef] = .data(persistentRef) }
         if query.returnsRef {
-            dict[SecKey.class] = .string(schema.code)
-            if let reference { dict[SecKey.valueRef] = reference }
+            dict[QueryKey.class] = .string(schema.code)
+            if let reference { dict[QueryKey.valueRef] = reference }
         }
         return .dictionary(dict)
     }
@@ -44,9 +46,9 @@ public struct ResultBuilder {
     static func referenceDescription(_ classCode: String, attributes: [String: KeychainValue], persistentRef: Data,
                                      secret: Data?) -> KeychainValue {
         var description = attributes
-        description[SecKey.class] = .string(classCode)
-        description[SecKey.valuePersistentRef] = .data(persistentRef)
-        if let secret { description[SecKey.valueData] = .data(secret) }
+        description[QueryKey.class] = .string(classCode)
+        description[QueryKey.valuePersistentRef] = .data(persistentRef)
+        if let secret { description[QueryKey.valueData] = .data(secret) }
         return .dictionary(description)
     }
 

@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
 /// An item found by its lookup columns alone, without opening it.
@@ -12,7 +14,7 @@ extension Keychain {
     /// The items `query` names by their lookup columns (keyed hashes) alone: exactly what Delete matches.
     /// It needs no class key, so it answers while the device is locked, and tells no more than that the
     /// items exist (errSecInteractionNotAllowed already does) and their protection class. The filesystem
-    /// uses it to find a locked item by its path so that `rmdir` deletes it (SPEC §2).
+    /// uses it to find a locked item by its path so that `rmdir` deletes it (docs/spec.md §2).
     public func sealedMatches(_ query: KeychainDictionary, caller: Caller, limit: Int) throws(KeychainError) -> [SealedMatch] {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(query)

@@ -1,3 +1,5 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 import GRDB
 
@@ -32,7 +34,7 @@ extension Keychain {
     /// Decrypts a row's attributes with its class's metadata key (errSecInteractionNotAllowed while the
     /// class is unavailable). The box authenticates the row's lookup columns too, so a row whose columns
     /// were tampered with or swapped is errSecDecode rather than a wrong answer.
-    func openAttributes(_ row: StoredRow, schema: ItemClassSchema, keybag: Keybag) throws(KeychainError) -> [String: KeychainValue] {
+    package func openAttributes(_ row: StoredRow, schema: ItemClassSchema, keybag: Keybag) throws(KeychainError) -> [String: KeychainValue] {
         let keys = try keybag.keys(for: row.accessibility)
         let attributes = try ItemSealer.openAttributes(row, schema: schema, metadataKey: keys.metadataKey,
                                                        acceptingUnshaped: store.unshapedRowsMayRemain.load(ordering: .acquiring))
@@ -51,7 +53,7 @@ extension Keychain {
         return entry
     }
 
-    func openSecret(_ row: StoredRow, schema: ItemClassSchema, keybag: Keybag) throws(KeychainError) -> Data? {
+    package func openSecret(_ row: StoredRow, schema: ItemClassSchema, keybag: Keybag) throws(KeychainError) -> Data? {
         try ItemSealer.openSecret(row, classCode: schema.code, keys: try keybag.keys(for: row.accessibility))
     }
 

@@ -1,8 +1,10 @@
+import KeychainModel
+import KeychainStore
 import Crypto
 import Foundation
 import SodiumCrypto
 
-/// The simulated Secure Enclave (SPEC §10): P-256 keys made and used only here, in the engine (the
+/// The simulated Secure Enclave (docs/spec.md §10): P-256 keys made and used only here, in the engine (the
 /// daemon, or the client process when it opens the vault in-process). A key leaves only as its blob:
 /// the public key (x9.63, 65 bytes) ‖ its private scalar sealed with a key derived from the device key
 /// and the class key of its accessibility. So the blob is useless without this vault's device key
@@ -73,13 +75,13 @@ extension Keychain {
         }
         var accessibility = try enclaveAccessibility(request)
         if let reference = request["persistentRef"]?.dataValue {
-            // Reading the key item's data is where its access control is enforced (SPEC §11: the lock,
+            // Reading the key item's data is where its access control is enforced (docs/spec.md §11: the lock,
             // `.privateKeyUsage` with a constraint prompts like any protected read; UI Fail/Skip as asked).
-            var query: KeychainDictionary = [SecKey.class: .string(Schema.key.code), SecKey.valuePersistentRef: .data(reference),
-                                             SecKey.returnData: true, SecKey.returnAttributes: true]
-            if let ui = request[SecKey.useAuthenticationUI] { query[SecKey.useAuthenticationUI] = ui }
+            var query: KeychainDictionary = [QueryKey.class: .string(Schema.key.code), QueryKey.valuePersistentRef: .data(reference),
+                                             QueryKey.returnData: true, QueryKey.returnAttributes: true]
+            if let ui = request[QueryKey.useAuthenticationUI] { query[QueryKey.useAuthenticationUI] = ui }
             if let context = request["u_AuthCtx"] { query["u_AuthCtx"] = context }  // the key's LAContext
-            guard case .dictionary(let item)? = try copyMatching(query, caller: caller), item[SecKey.valueData]?.dataValue == blob,
+            guard case .dictionary(let item)? = try copyMatching(query, caller: caller), item[QueryKey.valueData]?.dataValue == blob,
                   SecureEnclaveBlob.isEnclaveKey(item),
                   let stored = item[Attributes.accessible.code]?.stringValue.flatMap(Accessibility.init) else {
                 throw KeychainError(SecStatus.itemNotFound, "the Secure Enclave key is not in the keychain")

@@ -1,7 +1,9 @@
+import KeychainModel
+import KeychainStore
 import Foundation
 
 extension Keychain {
-    /// SecItemUpdate (reference §4.3): every match is updated in one transaction; a primary-key change
+    /// SecItemUpdate (docs/reference/keychain-semantics.md §4.3): every match is updated in one transaction; a primary-key change
     /// that collides is errSecDuplicateItem and nothing changes. Persistent references survive.
     ///
     /// `removing` (not in Apple's API; the filesystem's removexattr) clears attributes: primary-key and
@@ -20,7 +22,7 @@ extension Keychain {
         if schema.isVirtual { return try updateIdentities(q, attributesToUpdate, caller: caller) }
         if !q.matchKeys.isEmpty { throw .param("kSecMatch… keys (kSecMatchLimit included) are not allowed in SecItemUpdate") }
         if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
-        if q.useKeys[SecKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
+        if q.useKeys[QueryKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
         var (changes, newData) = try ParsedQuery.parseChanges(attributesToUpdate, schema: schema)
         try Self.checkValueSize(newData)
         if let group = changes[Attributes.accessGroup.code] { try Self.requireEntitled(group, caller) }

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
 import KeychainEngine
+import KeychainModel
 
-/// `keychainfs access list | grant | revoke`: edits the vault's `access.toml` (SPEC §12). A running daemon
+/// `keychainfs access list | grant | revoke`: edits the vault's `access.toml` (docs/spec.md §12). A running daemon
 /// re-reads it on its next request, so a change applies at once, without a remount.
 struct Access: ParsableCommand {
     static let configuration = CommandConfiguration(

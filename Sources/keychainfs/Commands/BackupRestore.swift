@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KeychainEngine
+import KeychainModel
 import SodiumCrypto
 
 /// `keychainfs backup FILE`: every item but the ThisDeviceOnly ones, sealed under a backup password.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KeychainEngine
+import KeychainModel
 import SodiumCrypto
 
 struct Device: ParsableCommand {

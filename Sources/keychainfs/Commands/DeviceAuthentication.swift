@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
 import KeychainEngine
+import KeychainModel
 
-/// `keychainfs device biometry …`: enrol, remove or show the simulated Face ID (SPEC §11).
+/// `keychainfs device biometry …`: enrol, remove or show the simulated Face ID (docs/spec.md §11).
 struct Biometry: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "biometry", abstract: "Enrol or remove the simulated Face ID, or show its state.",
@@ -38,7 +39,7 @@ struct Biometry: ParsableCommand {
     }
 }
 
-/// `keychainfs device prompt …`: answer authentication prompts from a script (SPEC §11).
+/// `keychainfs device prompt …`: answer authentication prompts from a script (docs/spec.md §11).
 struct Prompt: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prompt", abstract: "Answer the oldest pending authentication prompt (or the next one), or set the automatic answer.",

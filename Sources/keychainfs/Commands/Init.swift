@@ -1,5 +1,6 @@
 import ArgumentParser
 import KeychainEngine
+import KeychainModel
 
 struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "init", abstract: "Create a vault: item database, keybag and device key.")

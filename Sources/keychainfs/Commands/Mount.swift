@@ -3,6 +3,7 @@ import ControlChannel
 import Foundation
 import KeychainDaemon
 import KeychainEngine
+import KeychainModel
 import Logging
 
 struct Mount: ParsableCommand {

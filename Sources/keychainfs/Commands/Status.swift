@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Show a running daemon's vault, mount, device state and item counts.")

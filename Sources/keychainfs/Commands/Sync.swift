@@ -3,8 +3,10 @@ import ControlChannel
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainSync
+import KeychainModel
 
-/// `keychainfs sync …` (SPEC §14): synchronizable items replicated through a git repository. Each verb
+/// `keychainfs sync …` (docs/spec.md §14): synchronizable items replicated through a git repository. Each verb
 /// goes to the vault's daemon when one serves it, else runs in this process.
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(

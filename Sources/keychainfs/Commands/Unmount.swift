@@ -2,6 +2,7 @@ import ArgumentParser
 import ControlChannel
 import Foundation
 import KeychainEngine
+import KeychainModel
 import KeychainFS
 
 struct Unmount: ParsableCommand {

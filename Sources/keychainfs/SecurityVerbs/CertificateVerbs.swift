@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 
 /// `security find-certificate` and `find-identity`, with macOS's flags, output and exit codes (44: none
 /// found). Through the vault's daemon when one serves it, so the lock applies (36 while locked).
@@ -34,7 +35,7 @@ struct FindCertificate: ParsableCommand {
     func run() throws {
         let (connection, certificates) = try CertificateVerbs.all(Schema.certificate.code, keychain: keychain)
         let matches = certificates.compactMap { item -> ([String: KeychainValue], Data, CertificateDetails)? in
-            guard let der = item[SecKey.valueData]?.dataValue, let details = CertificateDetails(der: der) else { return nil }
+            guard let der = item[QueryKey.valueData]?.dataValue, let details = CertificateDetails(der: der) else { return nil }
             if let name, !details.name.contains(name), item[Attributes.label.code]?.stringValue?.contains(name) != true { return nil }
             if let email, !details.emailAddresses.contains(where: { $0.caseInsensitiveCompare(email) == .orderedSame }) { return nil }
             return (item, der, details)
@@ -83,7 +84,7 @@ struct FindIdentity: ParsableCommand {
 
     func run() throws {
         let (_, identities) = try CertificateVerbs.all(Schema.identity.code, keychain: keychain)
-        let details = identities.compactMap { $0[SecKey.valueData]?.dataValue.flatMap(CertificateDetails.init(der:)) }
+        let details = identities.compactMap { $0[QueryKey.valueData]?.dataValue.flatMap(CertificateDetails.init(der:)) }
         let now = Date()
         func line(_ index: Int, _ d: CertificateDetails, withReason: Bool) -> String {
             var text = "  \(index)) \(SecurityOutput.hex(d.sha1)) \(SecurityOutput.quoted(d.name.utf8))"

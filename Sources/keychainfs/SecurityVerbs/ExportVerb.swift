@@ -3,6 +3,7 @@ import Foundation
 import ImportExport
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 
 /// `security export`: certificates, keys and identities of a vault as PEM, DER or PKCS#12, with macOS's
 /// flags. Secrets are read through the vault's daemon when one serves it (the lock and access rules apply)

@@ -2,6 +2,7 @@ import Foundation
 import ImportExport
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 
 /// What `security export -t TYPE` takes from a vault: certificates (DER), private and public keys (in the
 /// keychain's forms) and identities (a certificate with its private key), read with SecItemCopyMatching.
@@ -20,21 +21,21 @@ struct ExportedItems {
     var isEmpty: Bool { certificates.isEmpty && privateKeys.isEmpty && publicKeys.isEmpty && identities.isEmpty }
 
     init(connection: KeychainConnection, type: Export.ItemType) throws(KeychainError) {
-        if [.certs, .all].contains(type) { certificates = try Self.all(Schema.certificate.code, connection).compactMap { $0[SecKey.valueData]?.dataValue } }
+        if [.certs, .all].contains(type) { certificates = try Self.all(Schema.certificate.code, connection).compactMap { $0[QueryKey.valueData]?.dataValue } }
         if [.privKeys, .allKeys, .all].contains(type) {
             for key in try Self.keys(connection, keyClass: 1) { privateKeys.append(try Self.privateKey(key)) }
         }
         if [.pubKeys, .allKeys, .all].contains(type) {
             publicKeys = try Self.keys(connection, keyClass: 0).compactMap { key in
-                key[SecKey.valueData]?.dataValue.map { (key[Attributes.keyType.code]?.numberValue ?? 0, $0) }
+                key[QueryKey.valueData]?.dataValue.map { (key[Attributes.keyType.code]?.numberValue ?? 0, $0) }
             }
         }
         if [.identities, .all].contains(type) { identities = try Self.identities(connection) }  // `-t all -f pkcs12` has them too
     }
 
     private static func all(_ classCode: String, _ connection: KeychainConnection, _ extra: KeychainDictionary = [:]) throws(KeychainError) -> [[String: KeychainValue]] {
-        let query: KeychainDictionary = [SecKey.class: .string(classCode), SecKey.returnAttributes: true, SecKey.returnData: true,
-                                         SecKey.matchLimit: .string(SecKey.matchLimitAll)]
+        let query: KeychainDictionary = [QueryKey.class: .string(classCode), QueryKey.returnAttributes: true, QueryKey.returnData: true,
+                                         QueryKey.matchLimit: .string(QueryKey.matchLimitAll)]
         do {
             return try connection.copyMatching(query.merging(extra) { $1 }.includingSynchronizable)?.arrayValue?.compactMap(\.dictionaryValue) ?? []
         } catch where error.status == SecStatus.itemNotFound {
@@ -49,7 +50,7 @@ struct ExportedItems {
     /// A private key item as the libcrypto encoders take it; a key that keeps its secret (not extractable, a
     /// Secure Enclave key) cannot be exported (errSecDataNotAvailable, as on macOS).
     private static func privateKey(_ item: [String: KeychainValue]) throws(KeychainError) -> PEMImport.Item {
-        guard !Keychain.withholdsSecret(Schema.key, item), let data = item[SecKey.valueData]?.dataValue else {
+        guard !Keychain.withholdsSecret(Schema.key, item), let data = item[QueryKey.valueData]?.dataValue else {
             throw KeychainError(SecStatus.dataNotAvailable, "a private key is not extractable")
         }
         return .privateKey(type: item[Attributes.keyType.code]?.numberValue ?? 0, bits: item[Attributes.keySizeInBits.code]?.numberValue ?? 0, data: data)
@@ -60,7 +61,7 @@ struct ExportedItems {
         let privateKeys = try keys(connection, keyClass: 1)
         var identities: [Identity] = []
         for certificate in try all(Schema.certificate.code, connection) {
-            guard let der = certificate[SecKey.valueData]?.dataValue, let hash = certificate[Attributes.publicKeyHash.code],
+            guard let der = certificate[QueryKey.valueData]?.dataValue, let hash = certificate[Attributes.publicKeyHash.code],
                   let key = privateKeys.first(where: { $0[Attributes.applicationLabel.code] == hash }) else { continue }
             identities.append(Identity(certificate: der, key: try privateKey(key), label: certificate[Attributes.label.code]?.stringValue))
         }

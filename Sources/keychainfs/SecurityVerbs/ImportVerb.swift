@@ -4,6 +4,7 @@ import Foundation
 import ImportExport
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 
 /// `security import`: certificates and private keys from PEM, DER or PKCS#12 files (encrypted PEM keys and
 /// PKCS#12 with `-P`). A file is read whole before anything is added, and a failed add removes what this
@@ -55,12 +56,12 @@ struct Import: ParsableCommand {
             for item in items {
                 var attributes = item.attributes
                 if case .privateKey = item, let keyLabel { attributes[Attributes.label.code] = .string(keyLabel) }
-                attributes[SecKey.returnPersistentRef] = true
+                attributes[QueryKey.returnPersistentRef] = true
                 if case .privateKey = item, nonExtractable { attributes["extr"] = false }
                 if let ref = try connection.add(attributes) { added.append(ref) }
             }
         } catch {
-            for ref in added { try? connection.delete([SecKey.valuePersistentRef: ref]) }
+            for ref in added { try? connection.delete([QueryKey.valuePersistentRef: ref]) }
             throw SecurityOutput.fail(operation, error)
         }
         print(Self.summary(items))

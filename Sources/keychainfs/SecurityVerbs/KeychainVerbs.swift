@@ -3,6 +3,7 @@ import ControlChannel
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 
 /// A verb that acts on the device lock of a served vault (macOS locks a keychain file; here the vault's
 /// daemon holds the lock state).
@@ -52,9 +53,9 @@ struct DumpKeychain: ParsableCommand {
     func run() throws {
         let connection = try keychain.connect(for: "SecKeychainSearchCopyNext")
         for classCode in ["inet", "genp"] {
-            var query: KeychainDictionary = [SecKey.class: .string(classCode), SecKey.returnAttributes: true, SecKey.matchLimit: .string(SecKey.matchLimitAll)]
+            var query: KeychainDictionary = [QueryKey.class: .string(classCode), QueryKey.returnAttributes: true, QueryKey.matchLimit: .string(QueryKey.matchLimitAll)]
                 .includingSynchronizable
-            if data { query[SecKey.returnData] = true }
+            if data { query[QueryKey.returnData] = true }
             let items: [KeychainValue]
             do { items = try connection.copyMatching(query)?.arrayValue ?? [] } catch where error.status == SecStatus.itemNotFound {
                 continue
@@ -65,7 +66,7 @@ struct DumpKeychain: ParsableCommand {
                 SecurityOutput.printItem(item, classCode: classCode, vault: connection.vault)
                 if data {
                     print("data:")
-                    print(SecurityOutput.format(item[SecKey.valueData].map { .data($0.dataValue ?? Data()) } ?? nil, type: "blob"))
+                    print(SecurityOutput.format(item[QueryKey.valueData].map { .data($0.dataValue ?? Data()) } ?? nil, type: "blob"))
                 }
             }
         }

@@ -2,12 +2,13 @@ import ArgumentParser
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 
 /// add-, find- and delete- for one password class, shared by the generic and internet verbs.
 enum PasswordVerbs {
     /// The given attributes that identify an item (its class's UNIQUE set, from the schema table).
     static func identity(_ attributes: KeychainDictionary, classCode: String) -> KeychainDictionary {
-        let keys = Set((Schema.schema(for: classCode)?.primaryKey ?? []).map(\.code) + [SecKey.class])
+        let keys = Set((Schema.schema(for: classCode)?.primaryKey ?? []).map(\.code) + [QueryKey.class])
         return attributes.filter { keys.contains($0.key) }
     }
 
@@ -58,14 +59,14 @@ enum PasswordVerbs {
             do {
                 found = try connection.copyMatching(query)?.dictionaryValue ?? [:]
             } catch where error.status == SecStatus.interactionNotAllowed {
-                // Locked: the item cannot be shown, but Delete needs no key (SPEC §2), so it goes by the
+                // Locked: the item cannot be shown, but Delete needs no key (docs/spec.md §2), so it goes by the
                 // attributes given, as SecItemDelete does.
                 try connection.delete(attributes.includingSynchronizable)
                 print("password has been deleted.")
                 return
             }
             guard let ref = found["v_PersistentRef"] else { throw KeychainError(SecStatus.itemNotFound, "not found") }
-            try connection.delete([SecKey.valuePersistentRef: ref])
+            try connection.delete([QueryKey.valuePersistentRef: ref])
             SecurityOutput.printItem(found, classCode: attributes["class"]!.stringValue!, vault: connection.vault, withVersion: false)
             print("password has been deleted.")
         } catch {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 
 /// What macOS `security` prints and how it exits, so that scripts written for a Mac run unchanged.
 enum SecurityOutput {
@@ -115,7 +116,7 @@ struct KeychainArgument: ParsableArguments {
     @Argument(help: "The vault to use (macOS: the keychain file); default $KEYCHAIN_VAULT or ~/.local/share/keychainfs/default.")
     var keychain: [String] = []
 
-    /// The connection, or (SPEC §5) `security: OPERATION: message` and the OSStatus exit code when the
+    /// The connection, or (docs/spec.md §5) `security: OPERATION: message` and the OSStatus exit code when the
     /// vault cannot be opened.
     func connect(for operation: String) throws -> KeychainConnection {
         let vault = keychain.first.map { Vault(directory: $0) } ?? ClientEnvironment.defaultVault()

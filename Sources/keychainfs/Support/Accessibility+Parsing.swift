@@ -1,4 +1,5 @@
 import KeychainEngine
+import KeychainModel
 
 extension Accessibility {
     /// Accepts the raw value (`ck`) or the constant name (`kSecAttrAccessibleAfterFirstUnlock`).

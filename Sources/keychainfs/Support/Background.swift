@@ -1,6 +1,7 @@
 import ControlChannel
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// Starts the daemon as a detached child (its own session, output to the vault's log) and returns
 /// once the mount serves requests, or fails with the daemon's own words.

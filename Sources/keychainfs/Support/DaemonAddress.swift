@@ -2,6 +2,7 @@ import ArgumentParser
 import ControlChannel
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 /// Which running daemon a command talks to: `--mount`, `--vault`, or $KEYCHAIN_MOUNT / $KEYCHAIN_VAULT.
 struct DaemonAddress: ParsableArguments {

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
 import KeychainEngine
+import KeychainModel
 import SecretReferences
 
 /// `keychainfs inject`: renders `{{ kc://… }}` references of a template into a file made 0600 atomically
-/// (SPEC §13), or onto standard output.
+/// (docs/spec.md §13), or onto standard output.
 struct Inject: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inject",

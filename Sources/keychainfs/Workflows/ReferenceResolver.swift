@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import KeychainClient
+import ItemNaming
 import KeychainEngine
+import KeychainModel
 import KeychainFS
 import SecretReferences
 
@@ -19,7 +21,7 @@ struct ReferenceResolver {
         if let attribute = reference.attribute, !MountNames.hasAttribute(named: attribute, classCode: reference.classCode) {
             throw ReferenceFailure(reference, KeychainError(SecStatus.noSuchAttr, "class \(reference.classCode) has no attribute \(attribute)"))
         }
-        query[reference.attribute == nil ? SecKey.returnData : SecKey.returnAttributes] = true
+        query[reference.attribute == nil ? QueryKey.returnData : QueryKey.returnAttributes] = true
         let found: KeychainValue?
         do { found = try connection.copyMatching(query) } catch { throw ReferenceFailure(reference, error) }
         if let attribute = reference.attribute {

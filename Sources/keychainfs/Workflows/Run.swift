@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import KeychainEngine
+import KeychainModel
 import SecretReferences
 
-/// `keychainfs run`: a command with secrets in its environment (SPEC §13). Every reference is resolved
+/// `keychainfs run`: a command with secrets in its environment (docs/spec.md §13). Every reference is resolved
 /// before the command starts; then this process becomes the command (execvp), so its terminal, process
 /// group, signals and exit status are the command's own, untouched.
 struct Run: ParsableCommand {

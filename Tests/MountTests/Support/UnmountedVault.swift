@@ -1,6 +1,7 @@
 import Foundation
 import KeychainClient
 import KeychainEngine
+import KeychainModel
 import TestSupport
 
 /// A vault with no daemon, used in turn by this process (a connection) and by the `security` verbs of

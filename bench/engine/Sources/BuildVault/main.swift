@@ -4,6 +4,7 @@
 // measure a mount of 1,000,000 items without spending an hour creating them. Prints items per second.
 import Foundation
 import KeychainEngine
+import KeychainModel
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4 || arguments.count == 5, let services = Int(arguments[2]), let accounts = Int(arguments[3]),

@@ -5,6 +5,7 @@
 import Benchmark
 import Foundation
 import KeychainEngine
+import KeychainModel
 import Security
 import Synchronization
 

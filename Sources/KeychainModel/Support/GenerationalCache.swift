@@ -1,0 +1,89 @@
+import Dispatch
+import Synchronization
+
+/// A bounded, thread-safe cache whose entries are valid for one keychain generation (see
+/// ``Keychain/generation``): a lookup under another generation misses, and the first store under a new
+/// generation empties it, so nothing cached outlives a change of the items or of the device state.
+///
+/// Entries live in two halves: new ones go to `recent`; when it holds half the capacity it becomes `older`
+/// and the previous `older` is dropped; a hit in `older` moves back to `recent`. A working set up to half
+/// the capacity stays whole, and every operation is O(1). (Evicting "an eighth of the keys" from the front
+/// of one dictionary, as this did before, left the back of its hash table full: lookups probed ever longer
+/// runs, and `ls -l` of 100,000 items slowed from 0.3 ms to 3 ms a name.)
+public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private struct State {
+        package var generation: UInt64 = .max
+        package var recent: [Key: Value] = [:]
+        package var older: [Key: Value] = [:]
+
+        /// Makes `recent` the older half once it is full; returns the half dropped, to free off the lock.
+        package mutating func rotate(at half: Int) -> [Key: Value] {
+            guard recent.count >= half else { return [:] }
+            defer { older = recent; recent = [:] }
+            return older
+        }
+    }
+
+    private let state = Mutex(State())
+    /// The most entries kept.
+    public let capacity: Int
+
+    /// A cache of at most `capacity` entries.
+    public init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    private var half: Int { max(1, capacity / 2) }
+
+    /// The value stored for `key` under `generation`, if any.
+    public func value(_ key: Key, generation: UInt64) -> Value? {
+        var dropped: [Key: Value] = [:]
+        let value = state.withLock { s -> Value? in
+            guard s.generation == generation else { return nil }
+            if let value = s.recent[key] { return value }
+            guard let value = s.older.removeValue(forKey: key) else { return nil }
+            s.recent[key] = value
+            dropped = s.rotate(at: half)
+            return value
+        }
+        reap(dropped)
+        return value
+    }
+
+    /// Stores `value` for `key`, valid while the keychain's generation is `generation`.
+    public func store(_ value: Value, for key: Key, generation: UInt64) {
+        var dropped: [Key: Value] = [:]
+        state.withLock { s in
+            if s.generation != generation {
+                s.recent.removeAll(keepingCapacity: true)
+                dropped = s.older
+                s.older = [:]
+                s.generation = generation
+            }
+            s.older.removeValue(forKey: key)
+            s.recent[key] = value
+            if dropped.isEmpty { dropped = s.rotate(at: half) }
+        }
+        reap(dropped)
+    }
+
+    /// Forgets every entry at once. Freeing thousands of entries takes milliseconds, which a device lock
+    /// in progress should not wait for: the entries are unreachable when this returns, and freed on a
+    /// background queue.
+    public func removeAll() {
+        let dropped = state.withLock { s -> ([Key: Value], [Key: Value]) in
+            defer { s.recent = [:]; s.older = [:] }
+            return (s.recent, s.older)
+        }
+        reap(dropped.0)
+        reap(dropped.1)
+    }
+
+    private func reap(_ dropped: [Key: Value]) {
+        guard !dropped.isEmpty else { return }
+        cacheReaper.async { withExtendedLifetime(dropped) {} }
+    }
+}
+
+/// Where dropped cache entries are freed.
+private let cacheReaper = DispatchQueue(label: "keychainfs.cache-reaper", qos: .utility)

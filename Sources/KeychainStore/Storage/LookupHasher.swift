@@ -1,0 +1,45 @@
+import KeychainModel
+import Foundation
+import SodiumCrypto
+
+/// Computes the lookup columns: keyed BLAKE2b of each attribute's bytes under the device-bound
+/// index key, so that equality search and UNIQUE work in SQL while no attribute is stored in plaintext.
+package struct LookupHasher: Sendable {
+    package let indexKey: GuardedKey
+
+    package init(indexKey: GuardedKey) { self.indexKey = indexKey }
+
+    /// Bytes an attribute value is matched on. Strings and data with the same bytes are equal,
+    /// as Apple's SHA-1 columns make them (docs/reference/keychain-semantics.md §3.2).
+    package static func matchBytes(_ value: KeychainValue) -> Data {
+        switch value {
+        case .string(let s): Data(s.utf8)
+        case .data(let d): d
+        case .number(let n): Data(String(n).utf8)
+        case .bool(let b): Data((b ? "1" : "0").utf8)
+        case .date(let d): withUnsafeBytes(of: d.timeIntervalSinceReferenceDate.bitPattern.bigEndian) { Data($0) }
+        case .array, .dictionary: ValueCodec.encode(value)
+        }
+    }
+
+    /// ``KeyDerivation/keyedHash(_:key:outputBytes:)`` of `[code, matchBytes(value)]`, hashed in place
+    /// (a string's bytes are not copied into a Data first: a lookup hashes a dozen columns).
+    package func hash(_ code: String, _ value: KeychainValue) -> Data {
+        var code = code
+        return code.withUTF8 { codeBytes in
+            if case .string(var text) = value {
+                return text.withUTF8 { KeyDerivation.keyedHash(UnsafeRawBufferPointer(codeBytes), UnsafeRawBufferPointer($0), key: indexKey) }
+            }
+            return Self.matchBytes(value).withUnsafeBytes { KeyDerivation.keyedHash(UnsafeRawBufferPointer(codeBytes), $0, key: indexKey) }
+        }
+    }
+
+    /// The lookup column of every attribute of `schema` for an item: the value's hash, the default's
+    /// hash for absent primary-key attributes (never NULL, docs/reference/keychain-semantics.md §2.1), NULL for other absent ones.
+    /// In the schema's attribute order.
+    package func columns(for attributes: [String: KeychainValue], schema: ItemClassSchema) -> [Data?] {
+        schema.attributes.map { attribute in
+            (attributes[attribute.code] ?? (attribute.isPrimaryKey ? attribute.defaultValue : nil)).map { hash(attribute.code, $0) }
+        }
+    }
+}

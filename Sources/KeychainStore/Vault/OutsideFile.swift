@@ -1,0 +1,38 @@
+import KeychainModel
+import Foundation
+
+/// Files a user names on the command line (a backup to restore, a backup to write), handled by the client
+/// that was given the path, never by the daemon: read only if it is a regular file of bounded size (not a
+/// FIFO, a device, a directory or a symlink, which could block, never end or point elsewhere), written only
+/// as a new file.
+public enum OutsideFile {
+    /// The whole content of the regular file at `path`, at most `limit` bytes; `what` names it in errors.
+    public static func read(_ path: String, limit: Int, what: String) throws(KeychainError) -> Data {
+        let fd: Int32
+        do { fd = try FileIO.openRegular(path, flags: O_RDONLY, verb: "read the \(what)") } catch { throw KeychainError(SecStatus.param, error.message) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw KeychainError(SecStatus.param, "cannot read the \(what) \(path): \(String(cString: strerror(errno)))") }
+        guard st.st_size <= limit else {
+            throw KeychainError(SecStatus.param, "the \(what) \(path) is \(st.st_size) bytes; at most \(limit) bytes are read")
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = Glibc.read(fd, &buffer, min(buffer.count, limit + 1 - data.count))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw KeychainError(SecStatus.param, "cannot read the \(what) \(path): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { return data }
+            data.append(contentsOf: buffer[0..<n])
+            // A file that grows while it is read is still held to the limit.
+            guard data.count <= limit else { throw KeychainError(SecStatus.param, "the \(what) \(path) is larger than \(limit) bytes") }
+        }
+    }
+
+    /// Writes `data` to `path` as a new 0600 file (complete or absent; nothing existing, a symlink included, is replaced).
+    public static func create(_ data: Data, at path: String) throws(KeychainError) {
+        try FileIO.writeExclusively(data, to: path, mode: 0o600)
+    }
+}

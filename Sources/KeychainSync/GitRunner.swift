@@ -1,0 +1,88 @@
+import KeychainEngine
+import KeychainModel
+import KeychainStore
+import Foundation
+
+/// Debian's `git` as a subprocess that cannot hang or prompt: an explicit identity and default branch, no
+/// terminal prompts, ssh in batch mode, no system config or hooks, and a deadline on every call.
+public struct GitRunner: Sendable {
+    /// The working tree git runs in.
+    public let directory: String
+    /// Seconds each git call may take before it is killed.
+    public var deadlineSeconds: TimeInterval = 60
+
+    /// A runner for the clone at `directory`.
+    public init(directory: String) { self.directory = directory }
+
+    /// What a git call printed.
+    public struct Output: Sendable {
+        /// The exit status (-1 when killed at its deadline).
+        public let status: Int32
+        /// Standard output.
+        public let stdout: String
+        /// Standard error.
+        public let stderr: String
+    }
+
+    /// Runs git and throws unless it succeeds.
+    @discardableResult
+    public func run(_ arguments: [String], environment extra: [String: String] = [:]) throws(KeychainError) -> String {
+        let output = try call(arguments, environment: extra)
+        guard output.status == 0 else {
+            throw KeychainError(SecStatus.io, "git \(arguments.first ?? "") failed: \(output.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+        return output.stdout
+    }
+
+    /// Runs git and returns its output whatever its status; `extra` adds to its environment (e.g. GIT_INDEX_FILE).
+    public func call(_ arguments: [String], environment extra: [String: String] = [:]) throws(KeychainError) -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        process.arguments = [
+            "-c", "user.name=keychainfs", "-c", "user.email=keychainfs@invalid", "-c", "init.defaultBranch=main",
+            "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgSign=false", "-c", "core.askPass=",
+        ] + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GIT_") }
+        environment["GIT_TERMINAL_PROMPT"] = "0"
+        environment["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
+        environment["GIT_CONFIG_NOSYSTEM"] = "1"
+        environment["GIT_ASKPASS"] = "/bin/false"
+        environment["LC_ALL"] = "C"
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        let finished = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in finished.signal() }
+        do { try process.run() } catch { throw KeychainError(SecStatus.notAvailable, "cannot run git (install Debian's git package): \(error)") }
+        // Read both pipes while it runs, so a chatty git cannot block on a full pipe.
+        let collected = Collected()
+        let group = DispatchGroup()
+        for (pipe, isOut) in [(out, true), (err, false)] {
+            group.enter()
+            DispatchQueue.global().async {
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                collected.set(data, isOut: isOut)
+                group.leave()
+            }
+        }
+        if finished.wait(timeout: .now() + deadlineSeconds) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            _ = group.wait(timeout: .now() + 5)
+            throw KeychainError(SecStatus.io, "git \(arguments.first ?? "") did not finish within \(Int(deadlineSeconds)) s and was stopped")
+        }
+        _ = group.wait(timeout: .now() + 5)
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, stdout: collected.text(true), stderr: collected.text(false))
+    }
+
+    private final class Collected: @unchecked Sendable {
+        private let lock = NSLock()
+        private var out = Data(), err = Data()
+        package func set(_ data: Data, isOut: Bool) { lock.withLock { if isOut { out = data } else { err = data } } }
+        package func text(_ isOut: Bool) -> String { lock.withLock { String(decoding: isOut ? out : err, as: UTF8.self) } }
+    }
+}

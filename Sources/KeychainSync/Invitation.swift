@@ -1,0 +1,121 @@
+import KeychainEngine
+import KeychainModel
+import KeychainStore
+import Crypto
+import Foundation
+import SodiumCrypto
+
+/// A one-time invitation code: 30 symbols of Crockford's base32 (150 bits), printed in groups of five.
+public struct InvitationCode: Sendable, Equatable {
+    package static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+    package static let symbols = 30
+    /// The canonical symbols (no separators, upper case).
+    public let canonical: String
+
+    /// A fresh random code.
+    public static func random() -> InvitationCode {
+        let bytes = Sodium.randomBytes(symbols)
+        // 256 is a multiple of 32, so `% 32` is uniform.
+        return InvitationCode(canonical: String(bytes.map { alphabet[Int($0) % 32] }))
+    }
+
+    private init(canonical: String) { self.canonical = canonical }
+
+    /// Parses what a person typed (a fuzz target): separators and spaces ignored, case-insensitive,
+    /// O/I/L read as 0/1/1 as Crockford's base32 does; anything else is an error that echoes nothing.
+    public static func parse(_ text: String) throws(SyncFormatError) -> InvitationCode {
+        var out = ""
+        for ch in text.uppercased() {
+            if ch == "-" || ch == " " || ch == "\t" || ch == "\n" || ch == "\r" { continue }
+            let mapped: Character = ch == "O" ? "0" : (ch == "I" || ch == "L") ? "1" : ch
+            guard alphabet.contains(mapped) else { throw SyncFormatError("the invitation code has a character that is not in its alphabet") }
+            out.append(mapped)
+            guard out.count <= symbols else { break }
+        }
+        guard out.count == symbols else { throw SyncFormatError("an invitation code has \(symbols) characters (in groups of five)") }
+        return InvitationCode(canonical: out)
+    }
+
+    /// The code for people: groups of five joined by dashes.
+    public var grouped: String {
+        stride(from: 0, to: canonical.count, by: 5).map { i in
+            String(canonical.dropFirst(i).prefix(5))
+        }.joined(separator: "-")
+    }
+
+    /// The key the code seals the sync key with (the code has 150 bits: no slow hash needed).
+    package func sealingKey() -> GuardedKey {
+        let seed = GuardedKey.filled { dst in
+            let digest = SHA256.hash(data: Data("keychainfs.sync.invitation.v1/\(canonical)".utf8))
+            digest.withUnsafeBytes { dst.copyMemory(from: $0) }
+        }
+        defer { seed.wipe() }
+        return KeyDerivation.subkey(of: seed, context: "keychainfs.sync.invitation-seal.v1")
+    }
+
+    /// The invitation's file name: a hash of the code, which tells nothing of the code.
+    public var fileName: String {
+        let key = sealingKey()
+        defer { key.wipe() }
+        return KeyDerivation.keyedHash([Data("name".utf8)], key: key, outputBytes: 16).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// An invitation file: `KCI1`, the sync key and expiry sealed under the code, and the expiry sealed under
+/// the members' key (so a member can remove it once expired without the code).
+public enum InvitationFile {
+    package static let magic = Data("KCI1".utf8)
+    /// Invitations live here.
+    public static let directory = "invitations"
+
+    /// The file for `code`, carrying `syncKey`, valid until `expiry`.
+    public static func seal(syncKey: GuardedKey, code: InvitationCode, expiry: Date, memberKey: GuardedKey) -> Data {
+        let name = code.fileName
+        let key = code.sealingKey()
+        defer { key.wipe() }
+        var stamp = Data()
+        withUnsafeBytes(of: expiry.timeIntervalSince1970.bitPattern.bigEndian) { stamp.append(contentsOf: $0) }
+        let forJoiner = syncKey.withBytes { AEAD.seal(stamp + Data($0), key: key, associatedData: binding(name, "joiner")) }
+        let forMembers = AEAD.seal(stamp, key: memberKey, associatedData: binding(name, "members"))
+        var out = magic
+        withUnsafeBytes(of: UInt32(forJoiner.count).bigEndian) { out.append(contentsOf: $0) }
+        return out + forJoiner + forMembers
+    }
+
+    /// Splits a file into its two boxes (a fuzz target).
+    public static func parse(_ bytes: Data) throws(SyncFormatError) -> (joiner: Data, members: Data) {
+        guard bytes.count > 8, bytes.prefix(4) == magic else { throw SyncFormatError("not a keychainfs invitation file") }
+        let length = bytes.dropFirst(4).prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        guard length <= bytes.count - 8 else { throw SyncFormatError("the invitation file is truncated") }
+        let body = Data(bytes.dropFirst(8))
+        return (Data(body.prefix(length)), Data(body.dropFirst(length)))
+    }
+
+    /// The sync key in the file for `code`, if the code opens it and it has not expired.
+    public static func open(_ bytes: Data, code: InvitationCode, now: Date = Date()) throws(SyncFormatError) -> GuardedKey {
+        let refused = SyncFormatError("the invitation code is wrong or has expired")
+        let key = code.sealingKey()
+        defer { key.wipe() }
+        guard let boxes = try? parse(bytes),
+              var plain = try? AEAD.open(boxes.joiner, key: key, associatedData: binding(code.fileName, "joiner")),
+              plain.count == 8 + GuardedKey.byteCount else { throw refused }
+        defer { Sodium.wipe(&plain) }
+        guard now < expiry(plain) else { throw refused }
+        guard let syncKey = try? GuardedKey.copying(plain.dropFirst(8)) else { throw refused }
+        return syncKey
+    }
+
+    /// When the invitation `name` expires, read with the members' key; nil if the file does not open.
+    public static func expiry(_ bytes: Data, name: String, memberKey: GuardedKey) -> Date? {
+        guard let boxes = try? parse(bytes),
+              let plain = try? AEAD.open(boxes.members, key: memberKey, associatedData: binding(name, "members")), plain.count == 8 else { return nil }
+        return expiry(plain)
+    }
+
+    private static func expiry(_ plain: Data) -> Date {
+        let bits = plain.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return Date(timeIntervalSince1970: Double(bitPattern: bits))
+    }
+
+    package static func binding(_ name: String, _ part: String) -> Data { Data("keychainfs.sync.invitation.v1/\(part)/\(name)".utf8) }
+}

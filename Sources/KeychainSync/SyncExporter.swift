@@ -1,0 +1,154 @@
+import KeychainEngine
+import KeychainModel
+import KeychainStore
+import Foundation
+
+/// Moves items between the vault and the clone's `items/` files, remembering in ``SyncState`` what it
+/// exchanged so an unchanged vault writes nothing.
+package struct SyncExporter {
+    package let clone: String
+    package let access: any SyncKeychainAccess
+    /// Where ``SyncVersions`` is kept.
+    package let versionsPath: String
+
+    private var itemsDirectory: String { clone + "/" + SyncFile.directory }
+    private func path(_ name: String) -> String { itemsDirectory + "/" + name }
+
+    /// Writes a file per new or changed local item, and a tombstone per item that is gone from the vault
+    /// (deleted, renamed by a primary-key update, or no longer synchronizable). Returns the files written.
+    package func export(_ state: inout SyncState) throws(KeychainError) -> Int {
+        try? FileManager.default.createDirectory(atPath: itemsDirectory, withIntermediateDirectories: true)
+        return try access.with { keychain throws(KeychainError) -> Int in
+            let items = try keychain.synchronizableItems()
+            return try keychain.withSyncKeys { keys throws(KeychainError) -> Int in
+                var versions = try SyncVersions.load(versionsPath, key: keys.versionKey)
+                var written = 0
+                var present = Set<String>()
+                let lockedRows = Set(items.filter { $0.record == nil }.map { SyncState.hex($0.uuid) })
+                for item in items {
+                    guard let record = item.record else { continue }
+                    let name = keys.fileName(for: record)
+                    present.insert(name)
+                    let entry = SyncState.Entry(uuid: SyncState.hex(item.uuid), fingerprint: SyncState.hex(item.fingerprint), fileHash: "")
+                    // Unchanged since the last exchange, and its file is still there (a host may drop files).
+                    var st = stat()
+                    if let known = state.entries[name], known.uuid == entry.uuid, known.fingerprint == entry.fingerprint,
+                       lstat(path(name), &st) == 0 { continue }
+                    if let bytes = try? FileIO.read(path(name)),
+                       let current = try? SyncFile.open(bytes, name: name, key: keys.itemKey), current == record {
+                        versions.note(record, name: name)
+                        state.entries[name] = SyncState.Entry(uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
+                        continue
+                    }
+                    let bytes = SyncFile.seal(record, name: name, key: keys.itemKey)
+                    try write(bytes, name)
+                    versions.note(record, name: name)
+                    state.entries[name] = SyncState.Entry(uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
+                    written += 1
+                }
+                for (name, entry) in state.entries.sorted(by: { $0.key < $1.key }) {
+                    guard let uuid = entry.uuid, !present.contains(name), !lockedRows.contains(uuid) else { continue }
+                    var next = entry
+                    next.uuid = nil
+                    next.fingerprint = nil
+                    if let bytes = try? FileIO.read(path(name)), let old = try? SyncFile.open(bytes, name: name, key: keys.itemKey),
+                       !old.deleted {
+                        let stamp = max(Date(), old.modificationDate.addingTimeInterval(0.001))
+                        let tombstone = old.tombstone(at: stamp)
+                        let sealed = SyncFile.seal(tombstone, name: name, key: keys.itemKey)
+                        try write(sealed, name)
+                        versions.note(tombstone, name: name)
+                        next.fileHash = SyncState.fileHash(sealed)
+                        written += 1
+                    }
+                    state.entries[name] = next
+                }
+                try versions.save(versionsPath, key: keys.versionKey)
+                return written
+            }
+        }
+    }
+
+    /// Applies every file that changed since it was last exchanged. A file that does not open is reported
+    /// and skipped (and retried next time); so is one the vault cannot take now (a locked class).
+    package func importChanges(_ state: inout SyncState, into report: inout SyncReport) throws(KeychainError) {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: itemsDirectory)) ?? []).sorted()
+        try access.with { keychain throws(KeychainError) in
+            try keychain.withSyncKeys { keys throws(KeychainError) in
+                var versions = try SyncVersions.load(versionsPath, key: keys.versionKey)
+                for name in names where Self.isItemName(name) {
+                    // Never through a link or from anything but a regular file (UntrustedTree leaves none out here).
+                    guard let bytes = try? FileIO.read(path(name)) else { continue }
+                    let hash = SyncState.fileHash(bytes)
+                    if state.entries[name]?.fileHash == hash { continue }
+                    let record: SyncRecord
+                    do { record = try SyncFile.open(bytes, name: name, key: keys.itemKey) } catch {
+                        report.skipped.append("items/\(name): \(error)")
+                        continue
+                    }
+                    if let known = versions.newerThan(record, name: name) {
+                        report.skipped.append("items/\(name): older than a version this vault applied (a replayed or rolled-back file); refused")
+                        state.entries[name, default: SyncState.Entry(fileHash: "")].fileHash = hash
+                        if known.deleted {
+                            // Put the tombstone back, so the repository and the vaults that join later agree.
+                            let sealed = SyncFile.seal(record.tombstone(at: known.modified), name: name, key: keys.itemKey)
+                            try write(sealed, name)
+                            state.entries[name]?.fileHash = SyncState.fileHash(sealed)
+                            report.exported += 1
+                        } else {
+                            // The vault's newer version goes out again with the next export.
+                            state.entries[name]?.fingerprint = nil
+                        }
+                        continue
+                    }
+                    let local: LocalSyncItem?
+                    do { local = try keychain.applySyncRecord(record) } catch {
+                        report.skipped.append("items/\(name): \(error)")
+                        continue
+                    }
+                    var entry = SyncState.Entry(uuid: local.map { SyncState.hex($0.uuid) }, fingerprint: local.map { SyncState.hex($0.fingerprint) },
+                                                fileHash: hash)
+                    if let mine = local?.record, mine != record {
+                        // The vault's version is newer: it goes out with this sync.
+                        let sealed = SyncFile.seal(mine, name: name, key: keys.itemKey)
+                        try write(sealed, name)
+                        versions.note(mine, name: name)
+                        entry.fileHash = SyncState.fileHash(sealed)
+                        report.exported += 1
+                    } else if local != nil || record.deleted {
+                        versions.note(record, name: name)
+                        report.imported += 1
+                    }
+                    state.entries[name] = entry
+                }
+                try versions.save(versionsPath, key: keys.versionKey)
+            }
+        }
+    }
+
+    /// Removes invitations whose expiry has passed (read with the members' key).
+    package func removeExpiredInvitations() throws(KeychainError) -> Int {
+        let directory = clone + "/" + InvitationFile.directory
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        guard !names.isEmpty else { return 0 }
+        return try access.with { keychain throws(KeychainError) -> Int in
+            try keychain.withSyncKeys { keys throws(KeychainError) -> Int in
+                var removed = 0
+                for name in names {
+                    let file = directory + "/" + name
+                    guard let bytes = try? FileIO.read(file),
+                          let expiry = InvitationFile.expiry(bytes, name: name, memberKey: keys.memberKey), expiry <= Date() else { continue }
+                    try? FileManager.default.removeItem(atPath: file)
+                    removed += 1
+                }
+                return removed
+            }
+        }
+    }
+
+    package static func isItemName(_ name: String) -> Bool { name.count == 40 && name.allSatisfy(\.isHexDigit) }
+
+    private func write(_ data: Data, _ name: String) throws(KeychainError) {
+        try FileIO.writeAtomically(data, to: path(name), mode: 0o600)
+    }
+}

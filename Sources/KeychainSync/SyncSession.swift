@@ -1,0 +1,263 @@
+import KeychainEngine
+import KeychainModel
+import KeychainStore
+import Foundation
+import SodiumCrypto
+
+/// How a sync session reaches the vault's engine: the daemon's own, or an in-process one held for one
+/// call at a time (never across a git call, so the merge driver git starts can reach it too).
+public protocol SyncKeychainAccess: Sendable {
+    /// Runs `body` with the engine.
+    func with<T>(_ body: (Keychain) throws(KeychainError) -> T) throws(KeychainError) -> T
+}
+
+/// What one `keychainfs sync` did.
+public struct SyncReport: Sendable {
+    /// Item files written (new versions and tombstones).
+    public var exported = 0
+    /// Incoming versions applied to the vault.
+    public var imported = 0
+    /// Files that could not be read or applied, each with a message that names no item.
+    public var skipped: [String] = []
+    /// Expired invitations removed.
+    public var expiredInvitations = 0
+    /// Whether a commit was pushed.
+    public var pushed = false
+}
+
+/// Sync over git (docs/spec.md §14): init, invite, join and sync of one vault's clone at `sync/repo`.
+public struct SyncSession: Sendable {
+    package let access: any SyncKeychainAccess
+    package let vault: Vault
+    /// The merge driver command git runs (`<keychainfs> sync merge-driver --vault V`).
+    package let driverCommand: String
+    /// How many times a rejected push is retried after fetch and merge.
+    package static let pushAttempts = 5
+    package static let branch = "main"
+
+    /// A session for `vault`; `executable` is the keychainfs program git calls as merge driver.
+    public init(vault: Vault, access: any SyncKeychainAccess, executable: String) {
+        self.vault = vault
+        self.access = access
+        driverCommand = "\(Self.quoted(executable)) sync merge-driver --vault \(Self.quoted(vault.directory)) %O %A %B %P"
+    }
+
+    package var clone: String { vault.directory + "/sync/repo" }
+    package var statePath: String { vault.directory + "/sync/state.json" }
+    package var versionsPath: String { vault.directory + "/sync/versions" }
+    package var git: GitRunner { GitRunner(directory: clone) }
+    package var untrusted: UntrustedTree {
+        UntrustedTree(git: git, scratchIndex: clone + "/.git/keychainfs-scratch-index",
+                      filters: !SyncTestSwitch.disables(SyncTestSwitch.untrustedTree, vault))
+    }
+
+    /// `sync init REMOTE`: a new sync key, the repository's header, the first push.
+    /// A failed init leaves the vault as it was: no key, no clone.
+    public func initialize(remote: String) throws(KeychainError) -> SyncReport {
+        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try initializeHoldingLock(remote: remote) }
+    }
+
+    private func initializeHoldingLock(remote: String) throws(KeychainError) -> SyncReport {
+        try requireNoSyncSetup()
+        return try undoingOnFailure { () throws(KeychainError) -> SyncReport in
+            try cloneRemote(remote)
+            if FileManager.default.fileExists(atPath: clone + "/" + Self.headerName) {
+                throw KeychainError(SecStatus.duplicateItem, "\(remote) already holds a keychainfs sync repository: use 'sync join' with an invitation code")
+            }
+            try access.with { keychain throws(KeychainError) in
+                let key = GuardedKey.random()
+                defer { key.wipe() }
+                try keychain.installSyncKey(key)
+            }
+            try write(Data("keychainfs-sync 1\n".utf8), Self.headerName)
+            return try sync(applying: true)
+        }
+    }
+
+    /// `sync join REMOTE`: fetches the invitation for `code`, unseals and installs the sync key, removes the
+    /// invitation. Nothing enters the vault until the used invitation is pushed: a join that fails before
+    /// leaves the vault as it was (and the invitation in the repository).
+    public func join(remote: String, code: InvitationCode) throws(KeychainError) -> SyncReport {
+        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try joinHoldingLock(remote: remote, code: code) }
+    }
+
+    private func joinHoldingLock(remote: String, code: InvitationCode) throws(KeychainError) -> SyncReport {
+        try requireNoSyncSetup()
+        try undoingOnFailure { () throws(KeychainError) in
+            try cloneRemote(remote)
+            let path = "\(InvitationFile.directory)/\(code.fileName)"
+            let refused = KeychainError(SecStatus.authFailed, "the invitation code is wrong or has expired")
+            guard let bytes = try? FileIO.read(clone + "/" + path) else { throw refused }
+            let key: GuardedKey
+            do { key = try InvitationFile.open(bytes, code: code) } catch { throw refused }
+            defer { key.wipe() }
+            try access.with { keychain throws(KeychainError) in try keychain.installSyncKey(key) }
+            try git.run(["rm", "-q", "--", path])
+            _ = try sync(applying: false)
+        }
+        return try sync(applying: true)
+    }
+
+    /// `sync invite`: a one-time code, with the sync key sealed to it in the repository until `lifetime` ends.
+    public func invite(lifetime: TimeInterval = 3600) throws(KeychainError) -> InvitationCode {
+        try SyncLock.holding(vault) { () throws(KeychainError) -> InvitationCode in try inviteHoldingLock(lifetime: lifetime) }
+    }
+
+    private func inviteHoldingLock(lifetime: TimeInterval) throws(KeychainError) -> InvitationCode {
+        try requireClone()
+        let code = InvitationCode.random()
+        let file = try access.with { keychain throws(KeychainError) -> Data in
+            try keychain.withSyncKey { key throws(KeychainError) -> Data in
+                let keys = SyncKeys(syncKey: key)
+                defer { keys.wipe() }
+                return InvitationFile.seal(syncKey: key, code: code, expiry: Date().addingTimeInterval(lifetime), memberKey: keys.memberKey)
+            }
+        }
+        try write(file, "\(InvitationFile.directory)/\(code.fileName)")
+        _ = try sync(applying: true)
+        return code
+    }
+
+    /// `sync status`: whether the vault syncs, where to, and what is not yet exported.
+    public func status() throws(KeychainError) -> KeychainDictionary {
+        var d: KeychainDictionary = ["configured": .bool(FileManager.default.fileExists(atPath: clone + "/.git"))]
+        guard d["configured"] == .bool(true) else { return d }
+        d["remote"] = .string((try? git.run(["remote", "get-url", "origin"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
+        d["items"] = .number(Int64(SyncState.load(statePath).entries.count))
+        d["lastCommit"] = .string((try? git.run(["log", "-1", "--format=%cI"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
+        return d
+    }
+
+    /// `sync`: export local changes, fetch and merge (the driver settles conflicts), apply incoming
+    /// changes, remove expired invitations, push; a rejected push is fetched, merged and retried. Syncs of
+    /// one vault run one after the other (``SyncLock``).
+    public func sync() throws(KeychainError) -> SyncReport {
+        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try sync(applying: true) }
+    }
+
+    /// A sync, with the sync lock held; without `applying`, incoming files are merged into the clone but
+    /// not applied to the vault.
+    private func sync(applying: Bool) throws(KeychainError) -> SyncReport {
+        try requireClone()
+        try registerDriver()
+        var report = SyncReport()
+        var state = SyncState.load(statePath)
+        let exporter = SyncExporter(clone: clone, access: access, versionsPath: versionsPath)
+        report.exported = try exporter.export(&state)
+        report.expiredInvitations = try exporter.removeExpiredInvitations()
+        try state.save(statePath)
+        try commit()
+        for attempt in 1...Self.pushAttempts {
+            try fetchAndMerge()
+            if applying { try exporter.importChanges(&state, into: &report) }
+            try state.save(statePath)
+            try commit()
+            if try git.call(["rev-parse", "--verify", "-q", "HEAD"]).status != 0 { return report }
+            let pushed = try git.call(["push", "-q", "origin", "HEAD:\(Self.branch)"])
+            if pushed.status == 0 { report.pushed = true; return report }
+            if attempt == Self.pushAttempts {
+                throw KeychainError(SecStatus.io, "git push was rejected \(Self.pushAttempts) times: \(pushed.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+            }
+        }
+        return report
+    }
+
+    // MARK: git steps
+
+    package static let headerName = "FORMAT"
+
+    private func cloneRemote(_ remote: String) throws(KeychainError) {
+        try? FileManager.default.createDirectory(atPath: vault.directory + "/sync", withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o700])
+        // No checkout by clone: it would check out whatever the remote's HEAD names (git's default branch
+        // on a plain `git init --bare`, perhaps none), and before the attributes below are in place.
+        try GitRunner(directory: vault.directory + "/sync").run(["clone", "-q", "--no-checkout", "--", remote, "repo"])
+        try git.run(["symbolic-ref", "HEAD", "refs/heads/\(Self.branch)"])
+        try registerDriver()
+        if try git.call(["rev-parse", "--verify", "-q", "origin/\(Self.branch)"]).status == 0 {
+            try git.run(["reset", "-q", "--hard", try untrusted.regularFilesOnly("origin/\(Self.branch)")])
+        }
+    }
+
+    /// What git does with the files, set in the clone's `.git/info/attributes`, which takes precedence over
+    /// any `.gitattributes` the repository holds (a host could push `items/* merge=union`): item files merge
+    /// with the driver, nothing is converted on checkout, anything else that conflicts stays a conflict.
+    package static let attributes = """
+        * -text -filter -ident -working-tree-encoding -merge
+        \(SyncFile.directory)/* merge=keychainfs
+
+        """
+
+    private func registerDriver() throws(KeychainError) {
+        try git.run(["config", "merge.keychainfs.name", "keychainfs: newer mdat wins"])
+        try git.run(["config", "merge.keychainfs.driver", driverCommand])
+        // Belt and braces beside UntrustedTree: a link git would check out becomes a plain file.
+        try git.run(["config", "core.symlinks", untrusted.filters ? "false" : "true"])
+        let info = clone + "/.git/info"
+        if mkdir(info, 0o700) != 0 && errno != EEXIST { throw KeychainError(SecStatus.io, "cannot create \(info): \(String(cString: strerror(errno)))") }
+        try FileIO.writeAtomically(Data(Self.attributes.utf8), to: info + "/attributes", mode: 0o600)
+    }
+
+    private func fetchAndMerge() throws(KeychainError) {
+        try git.run(["fetch", "-q", "origin"])
+        guard try git.call(["rev-parse", "--verify", "-q", "origin/\(Self.branch)"]).status == 0 else { return }
+        let incoming = try untrusted.regularFilesOnly("origin/\(Self.branch)")
+        if try git.call(["rev-parse", "--verify", "-q", "HEAD"]).status != 0 {
+            try git.run(["reset", "-q", "--keep", incoming])
+            return
+        }
+        let merged = try git.call(["merge", "-q", "--no-edit", "-m", "keychainfs sync", incoming])
+        guard merged.status == 0 else {
+            _ = try? git.call(["merge", "--abort"])
+            throw KeychainError(SecStatus.decode,
+                                "the merge with the remote could not be settled (a file the merge driver cannot read?); nothing changed in the vault")
+        }
+    }
+
+    private func commit() throws(KeychainError) {
+        try git.run(["add", "-A", "."])
+        if try git.call(["diff", "--cached", "--quiet"]).status == 0 { return }
+        try git.run(["commit", "-q", "-m", "keychainfs sync"])
+    }
+
+    private func write(_ data: Data, _ relative: String) throws(KeychainError) {
+        let path = clone + "/" + relative
+        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileIO.writeAtomically(data, to: path, mode: 0o600)
+    }
+
+    private func requireNoSyncSetup() throws(KeychainError) {
+        if FileManager.default.fileExists(atPath: clone) { throw KeychainError(SecStatus.duplicateItem, "this vault already syncs (\(clone) exists)") }
+    }
+
+    /// Runs the steps of an init or join (no clone exists: a key found is one left without a clone, set
+    /// aside meanwhile); if one fails, removes what they made (the clone, the state, the key), puts the
+    /// key set aside back and rethrows.
+    private func undoingOnFailure<T>(_ steps: () throws(KeychainError) -> T) throws(KeychainError) -> T {
+        let setAside = try access.with { keychain throws(KeychainError) -> Bool in try keychain.setAsideSyncKey() }
+        do {
+            let result = try steps()
+            if setAside { try? access.with { keychain throws(KeychainError) in keychain.endSetAside(keep: false) } }
+            return result
+        } catch {
+            try? removeClone()
+            unlink(statePath)
+            unlink(versionsPath)
+            try? access.with { keychain throws(KeychainError) in
+                try keychain.removeSyncKey()
+                if setAside { keychain.endSetAside(keep: true) }
+            }
+            throw error
+        }
+    }
+
+    private func requireClone() throws(KeychainError) {
+        guard FileManager.default.fileExists(atPath: clone + "/.git") else {
+            throw KeychainError(SecStatus.itemNotFound, "this vault does not sync yet: run 'keychainfs sync init REMOTE' or 'sync join REMOTE --code-stdin'")
+        }
+    }
+
+    private func removeClone() throws { try FileManager.default.removeItem(atPath: clone) }
+
+    package static func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+}

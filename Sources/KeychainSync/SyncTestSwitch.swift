@@ -1,0 +1,17 @@
+import KeychainEngine
+import KeychainModel
+import KeychainStore
+import Foundation
+
+/// `KEYCHAINFS_TEST_DISABLE_GUARDS=sync-untrusted-tree` (the lock guards' variable): for a test device
+/// only, a clone takes the remote's tree as it is (links and submodules included, core.symlinks left on),
+/// as before issue 26, so that the tests of that protection show they can fail.
+package enum SyncTestSwitch {
+    package static let untrustedTree = "sync-untrusted-tree"
+
+    /// Whether `name` is switched off for `vault` (never for a vault that is not a test device).
+    package static func disables(_ name: String, _ vault: Vault, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        guard environment["KEYCHAINFS_TEST_DISABLE_GUARDS"]?.split(separator: ",").contains(where: { $0 == name }) ?? false else { return false }
+        return (try? vault.config())?.testDevice ?? false
+    }
+}
