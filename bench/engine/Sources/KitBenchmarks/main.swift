@@ -17,11 +17,9 @@ for _ in 0..<300 {
     let start = clock.now
     let device = try SimulatedDevice(passcode: "1234")
     creations.append(clock.now - start)
-    _ = device
+    withExtendedLifetime(device) {}  // released (its directory removed) after the reading
 }
 
-// SecItemCopyMatching of one item, returning its data, on a test device.
-let device = try SimulatedDevice(passcode: "1234")
 enum Bench {
     /// The read every benchmark makes: one item's data.
     static var query: [String: Any] {
@@ -29,20 +27,26 @@ enum Bench {
          kSecReturnData as String: true]
     }
 }
-let query = Bench.query
-var reads: [Duration] = []
-device.run {
-    let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "bench",
-                              kSecAttrAccount as String: "me", kSecValueData as String: Data("token".utf8)]
-    precondition(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
-    for _ in 0..<5_000 {
-        var result: CFTypeRef?
-        let start = clock.now
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
-        reads.append(clock.now - start)
-        precondition(status == errSecSuccess)
+
+// SecItemCopyMatching of one item, returning its data, on a test device (released at the end, with its directory).
+func measureReads() throws -> [Duration] {
+    let device = try SimulatedDevice(passcode: "1234")
+    var reads: [Duration] = []
+    device.run {
+        let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "bench",
+                                  kSecAttrAccount as String: "me", kSecValueData as String: Data("token".utf8)]
+        precondition(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+        for _ in 0..<5_000 {
+            var result: CFTypeRef?
+            let start = ContinuousClock.now
+            let status = SecItemCopyMatching(Bench.query as CFDictionary, &result)
+            reads.append(ContinuousClock.now - start)
+            precondition(status == errSecSuccess)
+        }
     }
+    return reads
 }
+let reads = try measureReads()
 
 // 1,000 tests in parallel, each on its own device: save, lock (locked read), unlock, read.
 let start = clock.now
