@@ -61,7 +61,7 @@ public struct AuthenticationCommands: Sendable {
             answer = .passcode(passcode)
         default: throw KeychainError(SecStatus.param, "the answer must be match, no-match, cancel or passcode")
         }
-        let answered = try keychain.prompts.answer(answer, next: args["next"] == .bool(true))
+        let answered = try keychain.prompts.answer(answer, next: args["next"] == .bool(true))  // not a schema code
         return answered.map(Self.encode)
     }
 

@@ -57,7 +57,7 @@ public struct GitCredential: Sendable {
         case "protocol":
             if let name = Self.protocols[try text()] { protocolCode = InternetProtocol.code(name) } else { unsupportedProtocol = true }
         case "host": try setHost(try text())
-        case "path": path = try text()
+        case "path": path = try text()  // not a schema code
         case "username": username = try text()
         case "password": password = value
         case "password_expiry_utc": passwordExpiryUTC = value

@@ -156,25 +156,17 @@ struct ControlHandler: Sendable {
         return value
     }
 
-    /// While access rules exist (or in strict mode) the policy decides from the peer process and what the
-    /// client claims is ignored; otherwise the client's declared groups (its entitlements) stand. The
-    /// process a prompt names is the peer (SO_PEERCRED), its executable read from /proc.
+    /// The engine's rule (``PeerCaller``): while access rules exist (or in strict mode) the policy decides
+    /// from the peer process and what the client claims is ignored; otherwise its declared groups (its
+    /// entitlements) stand. The process a prompt names is the peer (SO_PEERCRED).
     private func caller(_ args: KeychainDictionary, _ peer: ControlPeer) throws(KeychainError) -> Caller {
-        var caller: Caller
-        if let accessPolicy, accessPolicy.strict || accessPolicy.hasRules {
-            guard let granted = accessPolicy.caller(pid: peer.pid, uid: peer.uid) else {
-                throw KeychainError(SecStatus.missingEntitlement, "strict access: no rule of access.toml matches this process")
-            }
-            caller = granted
-        } else if let groups = args["accessGroups"]?.arrayValue {
-            let names = groups.compactMap(\.stringValue)
-            guard names.count == groups.count else { throw KeychainError(SecStatus.param, "access groups must be strings") }
-            caller = Caller(accessGroups: names)
-        } else {
-            caller = Caller()
+        var claimed: [String]?
+        if let groups = args["accessGroups"]?.arrayValue {
+            claimed = groups.compactMap(\.stringValue)
+            guard claimed?.count == groups.count else { throw KeychainError(SecStatus.param, "access groups must be strings") }
         }
-        caller.pid = peer.pid
-        caller.executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(peer.pid)/exe")) ?? args["executable"]?.stringValue
+        var caller = try PeerCaller.resolve(PeerProcess(pid: peer.pid, uid: peer.uid), policy: accessPolicy, claimedGroups: claimed, fallback: Caller())
+        if caller.executable == nil { caller.executable = args["executable"]?.stringValue }
         return caller
     }
 }

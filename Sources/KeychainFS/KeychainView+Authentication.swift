@@ -18,8 +18,7 @@ extension KeychainView {
     /// Asks the engine's read policy for `item`, on behalf of process `pid`; `completion` runs once
     /// with the open file's token or the errno of the refusal (through the one table).
     func authorizeOpen(_ item: FSItem, pid: Int32, completion: @escaping @Sendable (Result<Data, FSError>) -> Void) -> AuthorizationHandle {
-        let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
-        let caller = Caller(accessGroups: self.caller.accessGroups, pid: pid, executable: executable)
+        let caller = self.caller.acting(asProcess: pid)
         let request = AuthorizationRequest(item: item.attributes, itemClass: item.schema.code, use: .readSecret, caller: caller,
                                            options: AuthenticationOptions(reason: "read \(item.schema.code) value through the filesystem"))
         return keychain.authorizeOpenFile(request) { result in

@@ -324,11 +324,9 @@ public final class KeychainView: Sendable {
     /// `authorization`: the open file's answer for a protected value; without one, a protected value is
     /// refused (EACCES) rather than prompted for on a FUSE thread.
     func commit(_ data: Data, to item: FSItem, authorization: Data? = nil) throws(FSError) {
-        var query = item.query()
-        query[QueryKey.useAuthenticationUI] = "u_AuthUIF"
-        if let authorization { query["u_AuthCtx"] = .dictionary([AuthenticationOptions.ContextKey.token: .data(authorization)]) }
+        let options = AuthenticationOptions(ui: .fail, contextToken: authorization)
         try keychainCall { () throws(KeychainError) in
-            try keychain.update(query, [QueryKey.valueData: .data(data)], caller: caller)
+            try keychain.write(data, to: item.persistentRef, caller: caller, options: options)
         }
     }
 }

@@ -82,7 +82,7 @@ public struct GitRunner: Sendable {
     private final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var out = Data(), err = Data()
-        package func set(_ data: Data, isOut: Bool) { lock.withLock { if isOut { out = data } else { err = data } } }
-        package func text(_ isOut: Bool) -> String { lock.withLock { String(decoding: isOut ? out : err, as: UTF8.self) } }
+        func set(_ data: Data, isOut: Bool) { lock.withLock { if isOut { out = data } else { err = data } } }
+        func text(_ isOut: Bool) -> String { lock.withLock { String(decoding: isOut ? out : err, as: UTF8.self) } }
     }
 }

@@ -32,7 +32,7 @@ public struct SyncRecord: Sendable, Equatable {
 
     /// The record's canonical bytes (ValueCodec sorts dictionary keys, so equal records encode equally).
     public var encoded: Data {
-        var d: [String: KeychainValue] = ["class": .string(classCode), "attributes": .dictionary(attributes), "deleted": .bool(deleted)]
+        var d: [String: KeychainValue] = [QueryKey.class: .string(classCode), "attributes": .dictionary(attributes), "deleted": .bool(deleted)]
         if let secret { d["secret"] = .data(secret) }
         return ValueCodec.encode(.dictionary(d))
     }
@@ -44,7 +44,7 @@ public struct SyncRecord: Sendable, Equatable {
     public static func decode(_ bytes: Data) throws(SyncFormatError) -> SyncRecord {
         let value: KeychainValue
         do { value = try ValueCodec.decode(bytes) } catch { throw SyncFormatError("the item record is malformed") }
-        guard case .dictionary(let d) = value, let classCode = d["class"]?.stringValue,
+        guard case .dictionary(let d) = value, let classCode = d[QueryKey.class]?.stringValue,
               let schema = Schema.schema(for: classCode), !schema.isVirtual,
               case .dictionary(let attributes)? = d["attributes"], case .bool(let deleted)? = d["deleted"] else {
             throw SyncFormatError("the item record lacks its class, attributes or deletion flag")

@@ -1,3 +1,5 @@
+import KeychainModel
+
 /// A `kc://` reference to an item's secret or one of its attributes (docs/spec.md §13), written with the mount's
 /// names: `kc://<class>/<group name>/<item name>[#<attribute constant>]`, e.g.
 /// `kc://genp/com.example.api/deploy`, `kc://inet/example.com/alice;port=8443;ptcl=htps#kSecAttrLabel`.
@@ -42,7 +44,8 @@ public struct SecretReference: Sendable, Hashable, CustomStringConvertible {
         guard parts.count == 3 else {
             throw ReferenceSyntaxError(text, "expected kc://<class>/<group>/<item> (a '/' inside a name is written %2F)")
         }
-        guard let classPart = parts.first, ["genp", "inet", "keys", "cert"].contains(classPart) else {
+        // Every class with a table of its own (the identity join has no secret of its own to refer to).
+        guard let classPart = parts.first, let schema = Schema.schema(for: String(classPart)), !schema.isVirtual else {
             throw ReferenceSyntaxError(text, "'\(parts[0])' is not an item class (genp, inet, keys, cert)")
         }
         guard !parts[1].isEmpty, !parts[2].isEmpty else {

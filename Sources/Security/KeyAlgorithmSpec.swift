@@ -42,7 +42,7 @@ enum KeyAlgorithmSpec: Equatable {
         let rest = Array(parts.dropFirst(3))
         func hash(_ index: Int) -> DigestKind? { index < rest.count ? DigestKind(rawValue: rest[index]) : nil }
         switch (parts[1], parts[2]) {
-        case ("sign", "ECDSA"):
+        case ("sign", "ECDSA"):  // not a schema code
             if rest == ["RFC4754"] { self = .ecdsa(input: .digest, hash: nil, format: .rfc4754); return }
             guard let mode = rest.first, rest.count <= 2 else { return nil }
             let table: [String: (Input, ECDSAFormat)] = [
@@ -54,7 +54,7 @@ enum KeyAlgorithmSpec: Equatable {
             if rest.count == 2, digest == nil { return nil }
             if input == .message, digest == nil { return nil }
             self = .ecdsa(input: input, hash: digest, format: format)
-        case ("sign", "RSA"):
+        case ("sign", "RSA"):  // not a schema code
             guard let mode = rest.first else { return nil }
             switch mode {
             case "raw" where rest.count == 1: self = .rsaSignature(input: .digest, padding: .raw)

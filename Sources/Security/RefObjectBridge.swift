@@ -77,7 +77,7 @@ enum RefObjectBridge {
                 // A Secure Enclave key's bytes are its blob: it stays a token key, never extractable.
                 if key.material?.isToken == true {
                     dictionary[Attributes.tokenID.code] = .string(SecureEnclaveBlob.tokenID)
-                    dictionary["extr"] = .number(0)
+                    dictionary[Attributes.isExtractable.code] = .number(0)
                     dictionary[Attributes.accessible.code] = dictionary[Attributes.accessible.code] ?? key.attributes[Attributes.accessible.code]
                 }
             } else {

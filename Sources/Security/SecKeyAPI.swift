@@ -64,6 +64,6 @@ public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
     let publicMaterial = material.publicMaterial
     var attributes = publicMaterial.describingAttributes
     attributes[QueryKey.class] = key.attributes[QueryKey.class]
-    for name in ["klbl", "atag", "labl"] where key.attributes[name] != nil { attributes[name] = key.attributes[name] }
+    for name in [Attributes.applicationLabel.code, Attributes.applicationTag.code, Attributes.label.code] where key.attributes[name] != nil { attributes[name] = key.attributes[name] }
     return SecKey(attributes: attributes, keyData: publicMaterial.externalRepresentation, persistentRef: nil)
 }

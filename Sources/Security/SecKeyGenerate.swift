@@ -25,7 +25,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
 
 enum KeyGeneration {
     static let privateAttrs = "private", publicAttrs = "public"
-    private static let permanent = "perm"
+    private static let permanent = Attributes.isPermanent.code
 
     /// `context`: kSecUseAuthenticationContext of the call, kept by the key for its operations.
     static func generate(_ parameters: KeychainDictionary, context: (any SecAuthenticationContextProviding)? = nil) throws -> SecKey {
@@ -58,7 +58,7 @@ enum KeyGeneration {
                 throw KeyFailure(errSecInternal, "the Secure Enclave returned no key")
             }
             material = made
-            privateAttributes["extr"] = .number(0)  // as on a device: the private part never leaves
+            privateAttributes[Attributes.isExtractable.code] = .number(0)  // as on a device: the private part never leaves
         case (_, let token?):
             throw KeyFailure(errSecParam, "unknown kSecAttrTokenID '\(token)'")
         case (KeyMaterial.ecType, nil):
@@ -76,7 +76,7 @@ enum KeyGeneration {
         let publicMaterial = material.publicMaterial
         publicAttributes.merge(publicMaterial.describingAttributes) { $1 }
         publicAttributes[Attributes.applicationLabel.code] = publicAttributes[Attributes.applicationLabel.code] ?? label
-        for name in ["pdmn", "accc"] { publicAttributes[name] = publicGiven[name] }  // protection is the private key's
+        for name in [Attributes.accessible.code, Attributes.accessControl.code] { publicAttributes[name] = publicGiven[name] }  // protection is the private key's
 
         guard privatePermanent else {
             if publicPermanent { _ = try store(publicAttributes, publicMaterial.externalRepresentation) }

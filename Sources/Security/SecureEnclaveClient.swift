@@ -15,7 +15,7 @@ enum SecureEnclaveClient {
 
     /// The DER ECDSA signature of `digest`.
     static func sign(_ key: SecureEnclaveKey, digest: Data) throws(KeyFailure) -> Data {
-        try send(request("sign", key).merging(["digest": .data(digest)]) { $1 })
+        try send(request("sign", key).merging(["digest": .data(digest)]) { $1 })  // not a schema code
     }
 
     /// The ECDH shared secret with `peer` (x9.63 public key).
@@ -29,8 +29,8 @@ enum SecureEnclaveClient {
         if let accessibility = key.accessibility { request["accessibility"] = .string(accessibility) }
         // The key's LAContext as it is now (evaluated or invalidated since the key was found).
         if let context = key.authenticationContext {
-            request["u_AuthCtx"] = .dictionary(context.authenticationContext)
-            if context.interactionNotAllowed { request[QueryKey.useAuthenticationUI] = "u_AuthUIF" }
+            request[QueryKey.useAuthenticationContext] = .dictionary(context.authenticationContext)
+            if context.interactionNotAllowed { request[QueryKey.useAuthenticationUI] = .string(QueryKey.useAuthenticationUIFail) }
         }
         return request
     }

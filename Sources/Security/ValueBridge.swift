@@ -18,7 +18,7 @@ enum ValueBridge {
             guard let name = (key as? String) ?? (key as? NSString).map({ String($0) }) else {
                 throw KeychainError(SecStatus.param, "dictionary keys must be strings")
             }
-            if name == "accc" {
+            if name == Attributes.accessControl.code {
                 guard let control = value as? SecAccessControl else { throw KeychainError(SecStatus.param, "kSecAttrAccessControl must be a SecAccessControl") }
                 accessControl = control
                 continue
@@ -27,10 +27,10 @@ enum ValueBridge {
                 valueRef = value
                 continue
             }
-            if name == "u_AuthCtx" {
+            if name == QueryKey.useAuthenticationContext {
                 if let context = value as? SecAuthenticationContextProviding {
-                    if context.interactionNotAllowed { result["u_AuthUI"] = .string("u_AuthUIF") }
-                    result["u_AuthCtx"] = .dictionary(context.authenticationContext)
+                    if context.interactionNotAllowed { result[QueryKey.useAuthenticationUI] = .string(QueryKey.useAuthenticationUIFail) }
+                    result[QueryKey.useAuthenticationContext] = .dictionary(context.authenticationContext)
                 }
                 continue
             }
@@ -50,11 +50,11 @@ enum ValueBridge {
         }
         if let valueRef { try RefObjectBridge.expand(&result, valueRef, forAdd: forAdd) }
         if let accessControl {
-            if let given = result["pdmn"], given != .string(accessControl.protection) {
+            if let given = result[Attributes.accessible.code], given != .string(accessControl.protection) {
                 throw KeychainError(SecStatus.param, "conflicting kSecAttrAccessible and kSecAttrAccessControl")
             }
-            result["pdmn"] = .string(accessControl.protection)
-            result["accc"] = .number(Int64(bitPattern: UInt64(accessControl.flags.rawValue)))
+            result[Attributes.accessible.code] = .string(accessControl.protection)
+            result[Attributes.accessControl.code] = .number(Int64(bitPattern: UInt64(accessControl.flags.rawValue)))
         }
         return result
     }
@@ -130,7 +130,7 @@ enum ValueBridge {
 
     /// The LAContext a SecItem dictionary passes as kSecUseAuthenticationContext, if any.
     static func authenticationContext(in dictionary: NSDictionary) -> (any SecAuthenticationContextProviding)? {
-        for (key, value) in dictionary where ((key as? String) ?? (key as? NSString).map { String($0) }) == "u_AuthCtx" {
+        for (key, value) in dictionary where ((key as? String) ?? (key as? NSString).map { String($0) }) == QueryKey.useAuthenticationContext {
             return value as? SecAuthenticationContextProviding
         }
         return nil
@@ -153,8 +153,8 @@ enum ValueBridge {
     private static func resultDictionary(_ d: KeychainDictionary) -> [String: AnyObject] {
         var objects = d.mapValues(object)
         if let description = d[QueryKey.valueRef], let reference = RefObjectBridge.object(description) { objects[QueryKey.valueRef] = reference }
-        if case .number(let flags)? = d["accc"], let protection = d["pdmn"]?.stringValue {
-            objects["accc"] = SecAccessControl(protection: protection, flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(UInt64(bitPattern: flags))))
+        if case .number(let flags)? = d[Attributes.accessControl.code], let protection = d[Attributes.accessible.code]?.stringValue {
+            objects[Attributes.accessControl.code] = SecAccessControl(protection: protection, flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(UInt64(bitPattern: flags))))
         }
         return objects
     }

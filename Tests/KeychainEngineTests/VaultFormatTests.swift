@@ -9,13 +9,29 @@ import Testing
 @Suite struct VaultFormatTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures").path
 
-    /// A private copy of the fixture vault made by the release of 2026-11-23 (device key inside).
-    static func fixtureCopy() throws -> String {
+    /// A private copy of the fixture vault made by the release `release` (scripts/make-fixture-vault.sh);
+    /// a device key kept beside it (formats 2 on) is copied too and the copy's vault.json points at it.
+    static func fixtureCopy(_ release: String = "2026-11-23") throws -> String {
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("kc-fixture-\(UUID().uuidString)").path
-        try FileManager.default.copyItem(atPath: fixtures + "/vault-2026-11-23", toPath: copy)
+        try FileManager.default.copyItem(atPath: fixtures + "/vault-\(release)", toPath: copy)
         chmod(copy, 0o700)
         for name in try FileManager.default.contentsOfDirectory(atPath: copy) { chmod(copy + "/" + name, 0o600) }
+        let outsideKey = fixtures + "/vault-\(release).device.key"
+        if FileManager.default.fileExists(atPath: outsideKey) {
+            try FileManager.default.copyItem(atPath: outsideKey, toPath: copy + ".device.key")
+            chmod(copy + ".device.key", 0o600)
+            let configPath = copy + "/vault.json"
+            var config = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: configPath))) as? [String: Any] ?? [:]
+            config["deviceKeyPath"] = copy + ".device.key"
+            try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configPath))
+        }
         return copy
+    }
+
+    /// Removes a fixture copy and its device key.
+    static func removeCopy(_ copy: String) {
+        try? FileManager.default.removeItem(atPath: copy)
+        try? FileManager.default.removeItem(atPath: copy + ".device.key")
     }
 
     static let fixturePasscode = Data("fixture-1234".utf8)

@@ -38,7 +38,7 @@ struct ProcessIdentity: Sendable {
 
     /// The path `/proc/PID/exe` reads as, which a process in its own mount namespace chooses: matched
     /// only with the test switch ``AccessPolicy/testSwitch`` on.
-    func executablePath() -> String? { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe") }
+    func executablePath() -> String? { PeerProcess.executable(of: pid) }
 
     /// Whether the process runs the file at `path` as the daemon sees it: the same device and inode.
     func runs(_ path: String) -> Bool {

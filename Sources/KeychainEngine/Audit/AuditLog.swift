@@ -72,7 +72,7 @@ public final class AuditLog: @unchecked Sendable {
     public func record(_ operation: String, item: String?, status: OSStatus, by requester: Requester) throws(KeychainError) {
         var line: [String: Any] = [
             "time": Self.timestamp(), "pid": Int(requester.pid), "uid": Int(requester.uid),
-            "executable": (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(requester.pid)/exe")) ?? "",
+            "executable": PeerProcess.executable(of: requester.pid) ?? "",
             "operation": operation, "status": Int(status),
         ]
         if let item { line["item"] = item }

@@ -69,13 +69,23 @@ public struct AuthenticationOptions: Sendable, Equatable {
 
     /// The options a query's `u_…` keys give.
     init(useKeys: [String: KeychainValue], authenticationUI: String?) {
-        let context = useKeys["u_AuthCtx"]?.dictionaryValue ?? [:]
+        let context = useKeys[QueryKey.useAuthenticationContext]?.dictionaryValue ?? [:]
         let notInteractive = context[ContextKey.interactionNotAllowed] == .bool(true)
         self.init(
-            ui: notInteractive || authenticationUI == "u_AuthUIF" ? .fail : authenticationUI == QueryKey.useAuthenticationUISkip ? .skip : .allow,
-            reason: useKeys["u_OpPrompt"]?.stringValue ?? "",
+            ui: notInteractive || authenticationUI == QueryKey.useAuthenticationUIFail ? .fail
+                : authenticationUI == QueryKey.useAuthenticationUISkip ? .skip : .allow,
+            reason: useKeys[QueryKey.useOperationPrompt]?.stringValue ?? "",
             contextToken: context[ContextKey.token]?.dataValue,
             biometricReuse: TimeInterval(context[ContextKey.reuseDuration]?.numberValue ?? 0),
-            applicationPassword: context[ContextKey.credential]?.dataValue ?? useKeys["u_CredRef"]?.dataValue)
+            applicationPassword: context[ContextKey.credential]?.dataValue ?? useKeys[QueryKey.useCredentialReference]?.dataValue)
+    }
+
+    /// The query keys that carry these options' UI mode and open-file token into an engine call: the
+    /// inverse of ``init(useKeys:authenticationUI:)`` for what a face that never prompts passes.
+    var queryKeys: KeychainDictionary {
+        var keys: KeychainDictionary = [:]
+        if ui == .fail { keys[QueryKey.useAuthenticationUI] = .string(QueryKey.useAuthenticationUIFail) }
+        if let contextToken { keys[QueryKey.useAuthenticationContext] = .dictionary([ContextKey.token: .data(contextToken)]) }
+        return keys
     }
 }

@@ -25,7 +25,7 @@ enum BackupArchive {
         let key = try derive(password, salt: salt, hardness: hardness)
         defer { key.wipe() }
         var plain = ValueCodec.encode(.array(items.map { item in
-            var d: KeychainDictionary = ["class": .string(item.classCode), "uuid": .data(item.uuid), "attributes": .dictionary(item.attributes)]
+            var d: KeychainDictionary = [QueryKey.class: .string(item.classCode), "uuid": .data(item.uuid), "attributes": .dictionary(item.attributes)]
             if let secret = item.secret { d["secret"] = .data(secret) }
             return .dictionary(d)
         }))
@@ -56,7 +56,7 @@ enum BackupArchive {
         }
         var items: [Item] = []
         for entry in entries {
-            guard let d = entry.dictionaryValue, let classCode = d["class"]?.stringValue, let uuid = d["uuid"]?.dataValue, uuid.count == 16,
+            guard let d = entry.dictionaryValue, let classCode = d[QueryKey.class]?.stringValue, let uuid = d["uuid"]?.dataValue, uuid.count == 16,
                   let attributes = d["attributes"]?.dictionaryValue else {
                 throw KeychainError(SecStatus.decode, "the backup holds a malformed item")
             }

@@ -1,5 +1,4 @@
 import KeychainModel
-import KeychainStore
 
 /// Who is calling: Apple's entitlements reduced to the ordered list of access groups.
 /// The first group is where new items go when kSecAttrAccessGroup is not given.

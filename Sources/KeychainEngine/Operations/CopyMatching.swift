@@ -18,8 +18,8 @@ extension Keychain {
         if q.persistentRef != nil, !q.filters.isEmpty {
             throw .param("a persistent reference and other attributes cannot be searched at the same time")
         }
-        if !q.matchKeys.isDisjoint(with: [QueryKey.matchIssuers, QueryKey.matchPolicy]) && !["cert", "idnt"].contains(schema.code)
-            || q.matchKeys.contains(QueryKey.matchHostOrSubdomainOfHost) && schema.code != "inet" {
+        if !q.matchKeys.isDisjoint(with: [QueryKey.matchIssuers, QueryKey.matchPolicy]) && ![Schema.certificate.code, Schema.identity.code].contains(schema.code)
+            || q.matchKeys.contains(QueryKey.matchHostOrSubdomainOfHost) && schema.code != Schema.internetPassword.code {
             throw KeychainError(SecStatus.unimplemented, "this kSecMatch… filter is not supported for class '\(schema.code)'")
         }
         let limit = q.limit ?? 1

@@ -15,12 +15,12 @@ extension Keychain {
         /// The key's attributes merged with the certificate's (the certificate's win).
         var attributes: [String: KeychainValue] { key.merging(certificate) { $1 } }
         /// `idnt` + the certificate's UUID, as Apple makes identity references.
-        var persistentRef: Data { Data("idnt".utf8) + certificateRef.dropFirst(4) }
+        var persistentRef: Data { Data(Schema.identity.code.utf8) + certificateRef.dropFirst(4) }
     }
 
     /// Attributes an identity query matches on the certificate: its own, and labl/issr/slnr/skid/tkid.
     private static func isCertificateSide(_ code: String) -> Bool {
-        ["labl", "issr", "slnr", "skid", "tkid"].contains(code) || Schema.key.attribute(code) == nil
+        [Attributes.label.code, Attributes.issuer.code, Attributes.serialNumber.code, Attributes.subjectKeyID.code, Attributes.tokenID.code].contains(code) || Schema.key.attribute(code) == nil
     }
 
     /// The identities matching `q`, in the certificates' insertion order, at most `limit`.

@@ -58,12 +58,8 @@ extension Keychain {
 
     private func secretByQuery(_ persistentRef: Data, caller: Caller, options: AuthenticationOptions?) throws(KeychainError) -> Data {
         let classCode = PersistentReference(persistentRef)?.classCode ?? Schema.genericPassword.code
-        var query: KeychainDictionary = [QueryKey.class: .string(classCode), QueryKey.valuePersistentRef: .data(persistentRef),
-                                         QueryKey.returnData: true, QueryKey.returnAttributes: true]
-        if let options {
-            if options.ui == .fail { query[QueryKey.useAuthenticationUI] = "u_AuthUIF" }
-            if let token = options.contextToken { query["u_AuthCtx"] = .dictionary([AuthenticationOptions.ContextKey.token: .data(token)]) }
-        }
+        let query: KeychainDictionary = [QueryKey.class: .string(classCode), QueryKey.valuePersistentRef: .data(persistentRef),
+                                         QueryKey.returnData: true, QueryKey.returnAttributes: true].merging(options?.queryKeys ?? [:]) { $1 }
         let result = try copyMatching(query, caller: caller)?.dictionaryValue ?? [:]
         if let schema = Schema.schema(for: classCode), Self.withholdsSecret(schema, result) { throw Self.withheld }
         return result[QueryKey.valueData]?.dataValue ?? Data()

@@ -44,7 +44,7 @@ extension Keychain {
                 AEAD.seal(key.rawRepresentation, key: wrapKey, associatedData: Self.enclaveBinding(publicKey, accessibility))
             }
             return .data(publicKey + sealed)
-        case "sign":
+        case "sign":  // not a schema code
             guard let digest = request["digest"]?.dataValue, (1...64).contains(digest.count) else {
                 throw .param("Secure Enclave signing takes a digest of 1 to 64 bytes")
             }
@@ -80,7 +80,7 @@ extension Keychain {
             var query: KeychainDictionary = [QueryKey.class: .string(Schema.key.code), QueryKey.valuePersistentRef: .data(reference),
                                              QueryKey.returnData: true, QueryKey.returnAttributes: true]
             if let ui = request[QueryKey.useAuthenticationUI] { query[QueryKey.useAuthenticationUI] = ui }
-            if let context = request["u_AuthCtx"] { query["u_AuthCtx"] = context }  // the key's LAContext
+            if let context = request[QueryKey.useAuthenticationContext] { query[QueryKey.useAuthenticationContext] = context }  // the key's LAContext
             guard case .dictionary(let item)? = try copyMatching(query, caller: caller), item[QueryKey.valueData]?.dataValue == blob,
                   SecureEnclaveBlob.isEnclaveKey(item),
                   let stored = item[Attributes.accessible.code]?.stringValue.flatMap(Accessibility.init) else {

@@ -14,7 +14,7 @@ package struct ParsedQuery {
 
     /// What the caller said about authentication UI: kSecUseAuthenticationUI, or kSecUseNoAuthenticationUI.
     package var authenticationUI: String? {
-        if useKeys["u_NoAuthUI"] == .bool(true) { return "u_AuthUIF" }
+        if useKeys[QueryKey.useNoAuthenticationUI] == .bool(true) { return QueryKey.useAuthenticationUIFail }
         return useKeys[QueryKey.useAuthenticationUI]?.stringValue
     }
     /// kSecAttrSynchronizable was given (any value, including SynchronizableAny): no implicit sync = 0 filter.

@@ -61,6 +61,11 @@ extension Attributes {
     public static let startDate = AttributeDescriptor("sdat", "kSecAttrStartDate", .date, pk, default: .date(Date(timeIntervalSinceReferenceDate: 0)))
     public static let endDate = AttributeDescriptor("edat", "kSecAttrEndDate", .date, pk, default: .date(Date(timeIntervalSinceReferenceDate: 0)))
 
+    /// kSecAttrIsPermanent: a generated key is stored.
+    public static let isPermanent = keyFlags[0]
+    /// kSecAttrIsExtractable: 0 keeps a key's secret in the vault (it can still compute).
+    public static let isExtractable = keyFlags[5]
+
     /// The boolean key usage attributes (numbers 0/1).
     package static let keyFlags: [AttributeDescriptor] = [
         ("perm", "kSecAttrIsPermanent"), ("priv", "kSecAttrIsPrivate"), ("modi", "kSecAttrIsModifiable"), ("sens", "kSecAttrIsSensitive"),

@@ -94,7 +94,7 @@ public enum Schema {
         naming: (Attributes.applicationTag, Attributes.keyClass),
         defaultAccessibility: .whenUnlocked,
         interpreter: KeyInterpreter.interpreter,
-        secretWithheldWhen: ("extr", .number(0)))
+        secretWithheldWhen: (Attributes.isExtractable.code, .number(0)))
 
     /// kSecClassIdentity (docs/reference/keychain-semantics.md §8): a certificate joined with the private key whose application label
     /// is the certificate's public key hash. Its attributes are the certificate's and the key's; it is

@@ -20,6 +20,17 @@ public enum QueryKey {
     public static let useItemList = "u_ItemList"
     public static let useAuthenticationUI = "u_AuthUI"
     public static let useAuthenticationUISkip = "u_AuthUIS"
+    public static let useAuthenticationUIAllow = "u_AuthUIA"
+    public static let useAuthenticationUIFail = "u_AuthUIF"
+    public static let useAuthenticationContext = "u_AuthCtx"
+    public static let useCredentialReference = "u_CredRef"
+    public static let useOperationPrompt = "u_OpPrompt"
+    public static let useNoAuthenticationUI = "u_NoAuthUI"
+    public static let useKeychain = "u_Keychain"
+    public static let useTombstone = "u_Tomb"
+    public static let useSystemKeychain = "u_SystemKeychain"
+    public static let useSystemKeychainAlways = "u_SystemKeychainAlways"
+    public static let useUserIndependentKeychain = "u_UserIndependentKeychain"
     /// `nleg`: kSecUseDataProtectionKeychain / kSecAttrNoLegacy, accepted and ignored.
     public static let dataProtectionKeychain = "nleg"
     /// Internal keys a client may never pass (docs/reference/keychain-semantics.md §2.2: `clip` → errSecParam).
@@ -27,8 +38,8 @@ public enum QueryKey {
 
     /// The `u_…` keys the engine accepts (docs/reference/keychain-semantics.md §1.4).
     public static let knownUseKeys: Set<String> = [
-        "u_ItemList", "u_Tomb", "u_CredRef", "u_OpPrompt", "u_NoAuthUI", "u_AuthUI", "u_AuthCtx",
-        "u_SystemKeychain", "u_SystemKeychainAlways", "u_UserIndependentKeychain",
+        useItemList, useTombstone, useCredentialReference, useOperationPrompt, useNoAuthenticationUI, useAuthenticationUI,
+        useAuthenticationContext, useSystemKeychain, useSystemKeychainAlways, useUserIndependentKeychain,
     ]
     /// The `r_…` keys.
     public static let returnKeys: Set<String> = [returnData, returnAttributes, returnRef, returnPersistentRef]

@@ -43,7 +43,7 @@ private final class CrashPointState: @unchecked Sendable {
     private let lock = NSLock()
     private var hits = 0
     private var on = false
-    package var enabled: Bool { lock.withLock { on } }
-    package func enable() { lock.withLock { on = true } }
-    package func count() -> Int { lock.withLock { hits += 1; return hits } }
+    var enabled: Bool { lock.withLock { on } }
+    func enable() { lock.withLock { on = true } }
+    func count() -> Int { lock.withLock { hits += 1; return hits } }
 }

@@ -12,12 +12,12 @@ import Synchronization
 /// runs, and `ls -l` of 100,000 items slowed from 0.3 ms to 3 ms a name.)
 public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
-        package var generation: UInt64 = .max
-        package var recent: [Key: Value] = [:]
-        package var older: [Key: Value] = [:]
+        var generation: UInt64 = .max
+        var recent: [Key: Value] = [:]
+        var older: [Key: Value] = [:]
 
         /// Makes `recent` the older half once it is full; returns the half dropped, to free off the lock.
-        package mutating func rotate(at half: Int) -> [Key: Value] {
+        mutating func rotate(at half: Int) -> [Key: Value] {
             guard recent.count >= half else { return [:] }
             defer { older = recent; recent = [:] }
             return older
@@ -66,6 +66,11 @@ public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>:
         }
         reap(dropped)
     }
+
+    /// How many entries are kept now.
+    package var count: Int { state.withLock { $0.recent.count + $0.older.count } }
+    /// How many entries the two tables have room for without growing (for the test that they stay bounded).
+    package var reservedCapacity: Int { state.withLock { $0.recent.capacity + $0.older.capacity } }
 
     /// Forgets every entry at once. Freeing thousands of entries takes milliseconds, which a device lock
     /// in progress should not wait for: the entries are unreachable when this returns, and freed on a

@@ -53,24 +53,24 @@ public enum ValueCodec {
     private static func appendUInt64(_ n: UInt64, to out: inout Data) { withUnsafeBytes(of: n.bigEndian) { out.append(contentsOf: $0) } }
 
     private struct Reader {
-        package let bytes: [UInt8]
-        package var offset = 0
+        let bytes: [UInt8]
+        var offset = 0
 
-        package mutating func take(_ n: Int) throws(MalformedInput) -> ArraySlice<UInt8> {
+        mutating func take(_ n: Int) throws(MalformedInput) -> ArraySlice<UInt8> {
             guard n >= 0, bytes.count - offset >= n else { throw MalformedInput(reason: "truncated") }
             defer { offset += n }
             return bytes[offset..<offset + n]
         }
-        package mutating func uint(_ width: Int) throws(MalformedInput) -> UInt64 {
+        mutating func uint(_ width: Int) throws(MalformedInput) -> UInt64 {
             try take(width).reduce(0) { $0 << 8 | UInt64($1) }
         }
-        package mutating func blob() throws(MalformedInput) -> Data { Data(try take(Int(try uint(4)))) }
-        package mutating func string() throws(MalformedInput) -> String {
+        mutating func blob() throws(MalformedInput) -> Data { Data(try take(Int(try uint(4)))) }
+        mutating func string() throws(MalformedInput) -> String {
             guard let s = String(validating: try blob(), as: UTF8.self) else { throw MalformedInput(reason: "invalid UTF-8") }
             return s
         }
 
-        package mutating func value(depth: Int) throws(MalformedInput) -> KeychainValue {
+        mutating func value(depth: Int) throws(MalformedInput) -> KeychainValue {
             guard depth < ValueCodec.maxDepth else { throw MalformedInput(reason: "nested too deeply") }
             guard let tag = Tag(rawValue: try take(1).first!) else { throw MalformedInput(reason: "unknown tag") }
             switch tag {

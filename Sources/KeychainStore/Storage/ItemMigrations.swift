@@ -9,11 +9,10 @@ package enum ItemMigrations {
     /// Identifiers in order; a database that has applied one not listed here is from a newer keychainfs.
     package static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
-        // Format 1's tables (the release of 2026-11-23 made them with IF NOT EXISTS and recorded nothing).
+        // Format 1's tables, frozen (SchemaVersions.v1). The release of 2026-11-23 made them with IF NOT
+        // EXISTS and recorded nothing, so they are made the same way here.
         migrator.registerMigration("v1-item-tables") { db in
-            for schema in Schema.storedClasses {
-                for statement in ItemTable.createStatements(schema) { try db.execute(sql: statement) }
-            }
+            for statement in SchemaVersions.v1 { try db.execute(sql: SchemaVersions.ifNotExists(statement)) }
         }
         migrator.registerMigration("v2-vault-format") { db in
             try db.execute(sql: "CREATE TABLE vault_format (version INTEGER NOT NULL)")

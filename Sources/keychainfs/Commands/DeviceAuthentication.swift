@@ -50,7 +50,7 @@ struct Prompt: ParsableCommand {
         @OptionGroup var address: DaemonAddress
         @Flag(help: "Answer the next prompt to be raised, not one pending now.") var next = false
         func send(_ answer: String, _ extra: KeychainDictionary = [:]) throws {
-            var args: KeychainDictionary = ["answer": .string(answer), "next": .bool(next)]
+            var args: KeychainDictionary = ["answer": .string(answer), "next": .bool(next)]  // not a schema code
             args.merge(extra) { $1 }
             if let prompt = try address.send(.promptAnswer, args)?.dictionaryValue {
                 print("answered prompt \(prompt["id"]?.numberValue ?? 0) (\(TerminalText.escaped(prompt["item"]?.stringValue ?? ""))): \(answer)")

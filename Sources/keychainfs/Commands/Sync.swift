@@ -10,7 +10,7 @@ import KeychainModel
 /// goes to the vault's daemon when one serves it, else runs in this process.
 struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sync",
+        commandName: "sync",  // not a schema code
         abstract: "Replicate synchronizable items through a git repository, end to end encrypted.",
         subcommands: [Now.self, InitRemote.self, Invite.self, Join.self, SyncStatus.self, MergeDriver.self],
         defaultSubcommand: Now.self)

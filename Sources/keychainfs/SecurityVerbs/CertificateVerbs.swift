@@ -11,7 +11,7 @@ enum CertificateVerbs {
     static func all(_ classCode: String, keychain: KeychainArgument) throws -> (KeychainConnection, [[String: KeychainValue]]) {
         let connection = try keychain.connect(for: "SecKeychainSearchCopyNext")
         do {
-            let query: KeychainDictionary = ["class": .string(classCode), "r_Attributes": true, "r_Data": true, "m_Limit": "m_LimitAll"]
+            let query: KeychainDictionary = [QueryKey.class: .string(classCode), QueryKey.returnAttributes: true, QueryKey.returnData: true, QueryKey.matchLimit: .string(QueryKey.matchLimitAll)]
             let found = try connection.copyMatching(query.includingSynchronizable)
             return (connection, found?.arrayValue?.compactMap(\.dictionaryValue) ?? [])
         } catch where error.status == SecStatus.itemNotFound {

@@ -57,7 +57,7 @@ struct Import: ParsableCommand {
                 var attributes = item.attributes
                 if case .privateKey = item, let keyLabel { attributes[Attributes.label.code] = .string(keyLabel) }
                 attributes[QueryKey.returnPersistentRef] = true
-                if case .privateKey = item, nonExtractable { attributes["extr"] = false }
+                if case .privateKey = item, nonExtractable { attributes[Attributes.isExtractable.code] = false }
                 if let ref = try connection.add(attributes) { added.append(ref) }
             }
         } catch {
@@ -77,7 +77,7 @@ struct Import: ParsableCommand {
             }
         }
         let identities = keyHashes.filter { !$0.isEmpty && certificateHashes.contains($0) }.count
-        let counts = [(identities, "identity", "identities"), (keyHashes.count - identities, "key", "keys"),
+        let counts = [(identities, "identity", "identities"), (keyHashes.count - identities, "key", Schema.key.code),
                       (certificateHashes.count - identities, "certificate", "certificates")]
         return counts.filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? $0.1 : $0.2) imported." }.joined(separator: "\n")
     }

@@ -52,7 +52,7 @@ struct DumpKeychain: ParsableCommand {
 
     func run() throws {
         let connection = try keychain.connect(for: "SecKeychainSearchCopyNext")
-        for classCode in ["inet", "genp"] {
+        for classCode in [Schema.internetPassword.code, Schema.genericPassword.code] {
             var query: KeychainDictionary = [QueryKey.class: .string(classCode), QueryKey.returnAttributes: true, QueryKey.matchLimit: .string(QueryKey.matchLimitAll)]
                 .includingSynchronizable
             if data { query[QueryKey.returnData] = true }

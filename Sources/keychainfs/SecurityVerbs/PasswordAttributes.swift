@@ -14,12 +14,12 @@ struct PasswordAttributes: ParsableArguments {
 
     func attributes() throws -> KeychainDictionary {
         var d: KeychainDictionary = [:]
-        if let account { d["acct"] = .string(account) }
-        if let creator { d["crtr"] = try SecurityOutput.fourCharCode(creator) }
-        if let type { d["type"] = try SecurityOutput.fourCharCode(type) }
-        if let kind { d["desc"] = .string(kind) }
-        if let comment { d["icmt"] = .string(comment) }
-        if let label { d["labl"] = .string(label) }
+        if let account { d[Attributes.account.code] = .string(account) }
+        if let creator { d[Attributes.creator.code] = try SecurityOutput.fourCharCode(creator) }
+        if let type { d[Attributes.type.code] = try SecurityOutput.fourCharCode(type) }
+        if let kind { d[Attributes.description.code] = .string(kind) }
+        if let comment { d[Attributes.comment.code] = .string(comment) }
+        if let label { d[Attributes.label.code] = .string(label) }
         return d
     }
 }
@@ -32,9 +32,9 @@ struct GenericPasswordAttributes: ParsableArguments {
 
     func attributes() throws -> KeychainDictionary {
         var d = try common.attributes()
-        d["class"] = "genp"
-        if let service { d["svce"] = .string(service) }
-        if let generic { d["gena"] = .string(generic) }
+        d[QueryKey.class] = .string(Schema.genericPassword.code)
+        if let service { d[Attributes.service.code] = .string(service) }
+        if let generic { d[Attributes.generic.code] = .string(generic) }
         return d
     }
 }
@@ -51,18 +51,18 @@ struct InternetPasswordAttributes: ParsableArguments {
 
     func attributes() throws -> KeychainDictionary {
         var d = try common.attributes()
-        d["class"] = "inet"
-        if let server { d["srvr"] = .string(server) }
-        if let securityDomain { d["sdmn"] = .string(securityDomain) }
-        if let path { d["path"] = .string(path) }
-        if let port { d["port"] = .number(port) }
+        d[QueryKey.class] = .string(Schema.internetPassword.code)
+        if let server { d[Attributes.server.code] = .string(server) }
+        if let securityDomain { d[Attributes.securityDomain.code] = .string(securityDomain) }
+        if let path { d[Attributes.path.code] = .string(path) }
+        if let port { d[Attributes.port.code] = .number(port) }
         if let value = `protocol` {
             guard value.utf8.count == 4 else { throw ValidationError("-r takes a four-character protocol code such as 'htps' or 'ftp '") }
-            d["ptcl"] = .string(value)
+            d[Attributes.protocol.code] = .string(value)
         }
         if let authenticationType {
             guard authenticationType.utf8.count == 4 else { throw ValidationError("-t takes a four-character code such as 'dflt'") }
-            d["atyp"] = .string(authenticationType)
+            d[Attributes.authenticationType.code] = .string(authenticationType)
         }
         return d
     }

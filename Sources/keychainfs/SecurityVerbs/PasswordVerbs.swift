@@ -15,13 +15,13 @@ enum PasswordVerbs {
     static func add(_ attributes: KeychainDictionary, password: Data, update: Bool, keychain: KeychainArgument, operation: String) throws {
         let connection = try keychain.connect(for: operation)
         var item = attributes
-        item["v_Data"] = .data(password)
+        item[QueryKey.valueData] = .data(password)
         do {
             _ = try connection.add(item)
         } catch where error.status == SecStatus.duplicateItem && update {
-            var changes = attributes.filter { $0.key != "class" }
-            changes["v_Data"] = .data(password)
-            do { try connection.update(identity(attributes, classCode: attributes["class"]!.stringValue!), changes) } catch {
+            var changes = attributes.filter { $0.key != QueryKey.class }
+            changes[QueryKey.valueData] = .data(password)
+            do { try connection.update(identity(attributes, classCode: attributes[QueryKey.class]!.stringValue!), changes) } catch {
                 throw SecurityOutput.fail("SecKeychainItemModifyContent", error)
             }
         } catch {
@@ -32,28 +32,28 @@ enum PasswordVerbs {
     static func find(_ attributes: KeychainDictionary, showPassword: Bool, onlyPassword: Bool, keychain: KeychainArgument) throws {
         let connection = try keychain.connect(for: "SecKeychainSearchCopyNext")
         var query = attributes.includingSynchronizable
-        query["r_Attributes"] = true
-        if showPassword || onlyPassword { query["r_Data"] = true }
+        query[QueryKey.returnAttributes] = true
+        if showPassword || onlyPassword { query[QueryKey.returnData] = true }
         let found: [String: KeychainValue]
         do {
             found = try connection.copyMatching(query)?.dictionaryValue ?? [:]
         } catch {
             throw SecurityOutput.fail("SecKeychainSearchCopyNext", error)
         }
-        let secret = found["v_Data"]?.dataValue ?? Data()
+        let secret = found[QueryKey.valueData]?.dataValue ?? Data()
         if onlyPassword {
             print(SecurityOutput.password(secret))
             return
         }
-        SecurityOutput.printItem(found, classCode: attributes["class"]!.stringValue!, vault: connection.vault)
+        SecurityOutput.printItem(found, classCode: attributes[QueryKey.class]!.stringValue!, vault: connection.vault)
         if showPassword { FileHandle.standardError.write(Data("password: \(SecurityOutput.buffer(secret))\n".utf8)) }
     }
 
     static func delete(_ attributes: KeychainDictionary, keychain: KeychainArgument) throws {
         let connection = try keychain.connect(for: "SecKeychainSearchCopyNext")
         var query = attributes.includingSynchronizable
-        query["r_Attributes"] = true
-        query["r_PersistentRef"] = true
+        query[QueryKey.returnAttributes] = true
+        query[QueryKey.returnPersistentRef] = true
         do throws(KeychainError) {
             let found: [String: KeychainValue]
             do {
@@ -65,9 +65,9 @@ enum PasswordVerbs {
                 print("password has been deleted.")
                 return
             }
-            guard let ref = found["v_PersistentRef"] else { throw KeychainError(SecStatus.itemNotFound, "not found") }
+            guard let ref = found[QueryKey.valuePersistentRef] else { throw KeychainError(SecStatus.itemNotFound, "not found") }
             try connection.delete([QueryKey.valuePersistentRef: ref])
-            SecurityOutput.printItem(found, classCode: attributes["class"]!.stringValue!, vault: connection.vault, withVersion: false)
+            SecurityOutput.printItem(found, classCode: attributes[QueryKey.class]!.stringValue!, vault: connection.vault, withVersion: false)
             print("password has been deleted.")
         } catch {
             throw SecurityOutput.fail("SecKeychainSearchCopyNext", error)

@@ -8,12 +8,12 @@ import KeychainModel
 enum SecurityOutput {
     /// The attributes `security` shows per class, with their printed types.
     static func shownAttributes(_ classCode: String) -> [(code: String, type: String)] {
-        let common: [(String, String)] = [("acct", "blob"), ("cdat", "timedate"), ("crtr", "uint32"), ("cusi", "sint32"), ("desc", "blob"),
-                                          ("icmt", "blob"), ("invi", "sint32"), ("mdat", "timedate"), ("nega", "sint32"), ("prot", "blob"),
-                                          ("scrp", "sint32"), ("type", "uint32")]
-        let own: [(String, String)] = classCode == "inet"
-            ? [("atyp", "blob"), ("path", "blob"), ("port", "uint32"), ("ptcl", "uint32"), ("sdmn", "blob"), ("srvr", "blob")]
-            : [("gena", "blob"), ("svce", "blob")]
+        let common: [(String, String)] = [(Attributes.account.code, "blob"), (Attributes.creationDate.code, "timedate"), (Attributes.creator.code, "uint32"), (Attributes.hasCustomIcon.code, "sint32"), (Attributes.description.code, "blob"),
+                                          (Attributes.comment.code, "blob"), (Attributes.isInvisible.code, "sint32"), (Attributes.modificationDate.code, "timedate"), (Attributes.isNegative.code, "sint32"), ("prot", "blob"),
+                                          (Attributes.scriptCode.code, "sint32"), (Attributes.type.code, "uint32")]
+        let own: [(String, String)] = classCode == Schema.internetPassword.code
+            ? [(Attributes.authenticationType.code, "blob"), (Attributes.path.code, "blob"), (Attributes.port.code, "uint32"), (Attributes.protocol.code, "uint32"), (Attributes.securityDomain.code, "blob"), (Attributes.server.code, "blob")]
+            : [(Attributes.generic.code, "blob"), (Attributes.service.code, "blob")]
         return (common + own).sorted { $0.0 < $1.0 }.map { (code: $0.0, type: $0.1) }
     }
 
@@ -23,7 +23,7 @@ enum SecurityOutput {
         if withVersion { print("version: 512") }
         print("class: \"\(classCode)\"")
         print("attributes:")
-        print("    0x00000007 <blob>=\(format(attributes["labl"], type: "blob"))")
+        print("    0x00000007 <blob>=\(format(attributes[Attributes.label.code], type: "blob"))")
         print("    0x00000008 <blob>=<NULL>")
         for (code, type) in shownAttributes(classCode) where code != "prot" || attributes[code] != nil {
             print("    \"\(code)\"<\(type)>=\(format(attributes[code], type: type))")
@@ -36,8 +36,8 @@ enum SecurityOutput {
         print("version: 256")
         print("class: 0x80001000 ")
         print("attributes:")
-        let shown: [(code: String, type: String)] = [("alis", "blob"), ("cenc", "uint32"), ("ctyp", "uint32"), ("hpky", "blob"), ("issu", "blob"),
-                                                     ("labl", "blob"), ("skid", "blob"), ("snbr", "blob"), ("subj", "blob")]
+        let shown: [(code: String, type: String)] = [(Attributes.alias.code, "blob"), (Attributes.certificateEncoding.code, "uint32"), (Attributes.certificateType.code, "uint32"), ("hpky", "blob"), ("issu", "blob"),
+                                                     (Attributes.label.code, "blob"), (Attributes.subjectKeyID.code, "blob"), ("snbr", "blob"), (Attributes.subject.code, "blob")]
         for (code, type) in shown {
             let value = code == "hpky" ? attributes[Attributes.publicKeyHash.code] : attributes[code]
             print("    \"\(code)\"<\(type)>=\(format(value, type: type))")
