@@ -1,6 +1,5 @@
 import Foundation
 import LocalAuthentication
-import KeychainTesting
 import Security
 
 /// App code under test: a token in a generic password, as an iOS app keeps it.
@@ -38,13 +37,6 @@ enum TokenCode {
               let created = attributes[kSecAttrCreationDate as String] as? Date,
               let modified = attributes[kSecAttrModificationDate as String] as? Date else { return nil }
         return (created, modified)
-    }
-
-    /// ``read(account:context:)`` on a thread of its own, bound to `device` there.
-    static func readOnThread(_ device: SimulatedDevice, account: String = "me") async -> (OSStatus, String?) {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: device.run { read(account: account) }) }
-        }
     }
 
     /// How many tokens the keychain in use holds (any account).
