@@ -12,7 +12,7 @@ public struct ControlClient: Sendable {
     public init(vault: Vault) { self.init(socketPath: ControlSocket.path(for: vault)) }
 
     /// Whether a daemon answers on the socket.
-    public var isDaemonRunning: Bool { (try? send(ControlRequest(.status))) != nil }
+    public var isDaemonRunning: Bool { (try? send(StatusCall().request)) != nil }
 
     /// Sends `request` and returns the daemon's response (which may itself be an error status).
     /// A request over ``Framing/maxRequestBytes`` is errSecParam and is not sent.

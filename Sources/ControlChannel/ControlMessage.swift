@@ -51,6 +51,8 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case itemCopyMatching = "item.copy-matching"
     case itemUpdate = "item.update"
     case itemDelete = "item.delete"
+    /// SecItemAdd of an identity: its certificate and private key in one transaction.
+    case itemAddIdentity = "item.add-identity"
     /// Sync (docs/spec.md §14): run a sync, make an invitation, report, and the merge driver's merge.
     case syncNow = "sync.now"
     case syncInit = "sync.init"

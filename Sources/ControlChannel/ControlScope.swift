@@ -18,7 +18,7 @@ extension ControlCommand {
     public var scope: ControlScope {
         switch self {
         case .status, .deviceStatus, .biometryStatus, .syncStatus, .laCanEvaluate: .information
-        case .itemAdd, .itemCopyMatching, .itemUpdate, .itemDelete, .laEvaluate, .laInvalidate, .keySecureEnclave: .items
+        case .itemAdd, .itemAddIdentity, .itemCopyMatching, .itemUpdate, .itemDelete, .laEvaluate, .laInvalidate, .keySecureEnclave: .items
         case .deviceLock, .deviceUnlock, .deviceReboot, .passcodeSet, .passcodeChange, .passcodeRemove, .autoLock,
              .biometryEnroll, .biometryUnenroll, .unlockBiometry, .unmount: .permission(.device)
         case .promptAnswer, .promptAuto, .promptTimeout, .prompts: .permission(.prompts)

@@ -55,30 +55,35 @@ public final class KeychainConnection: Sendable {
     public var viaDaemon: Bool { usedDaemon.withLock { $0 } }
 
     public func add(_ attributes: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
-        try perform(.itemAdd, ["query": .dictionary(attributes)]) { keychain throws(KeychainError) in try keychain.add(attributes, caller: caller) }
+        try perform(ItemAdd(query: attributes)) { keychain throws(KeychainError) in try keychain.add(attributes, caller: caller) }
     }
 
     public func copyMatching(_ query: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
-        try perform(.itemCopyMatching, ["query": .dictionary(query)]) { keychain throws(KeychainError) in try keychain.copyMatching(query, caller: caller) }
+        try perform(ItemCopyMatching(query: query)) { keychain throws(KeychainError) in try keychain.copyMatching(query, caller: caller) }
     }
 
     public func update(_ query: KeychainDictionary, _ attributes: KeychainDictionary) throws(KeychainError) {
-        _ = try perform(.itemUpdate, ["query": .dictionary(query), "attributes": .dictionary(attributes)]) { keychain throws(KeychainError) in
+        try perform(ItemUpdate(query: query, attributes: attributes)) { keychain throws(KeychainError) in
             try keychain.update(query, attributes, caller: caller)
-            return nil
         }
     }
 
     public func delete(_ query: KeychainDictionary) throws(KeychainError) {
-        _ = try perform(.itemDelete, ["query": .dictionary(query)]) { keychain throws(KeychainError) in
+        try perform(ItemDelete(query: query)) { keychain throws(KeychainError) in
             try keychain.delete(query, caller: caller)
-            return nil
+        }
+    }
+
+    /// SecItemAdd of an identity: its certificate and private key in one transaction, wherever the engine runs.
+    public func addIdentity(certificate: KeychainDictionary, key: KeychainDictionary) throws(KeychainError) {
+        try perform(ItemAddIdentity(certificate: certificate, key: key)) { keychain throws(KeychainError) in
+            try keychain.addIdentity(certificate: certificate, key: key, caller: caller)
         }
     }
 
     /// A simulated Secure Enclave request (see `Keychain.secureEnclave`), wherever the vault's engine runs.
     public func secureEnclave(_ request: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
-        try perform(.keySecureEnclave, ["request": .dictionary(request)]) { keychain throws(KeychainError) in
+        try perform(SecureEnclaveCall(operation: request)) { keychain throws(KeychainError) in
             try keychain.secureEnclave(request, caller: caller)
         }
     }
@@ -93,16 +98,29 @@ public final class KeychainConnection: Sendable {
     /// This process's executable, named in authentication prompts: read once, not at every call.
     private static let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
 
+    /// One typed call (its codec is shared with the daemon), wherever the vault's engine runs.
+    private func perform<Call: ControlCall>(_ call: Call, inProcess: (Keychain) throws(KeychainError) -> Call.Reply) throws(KeychainError) -> Call.Reply {
+        if let ownedEngine { return try inProcess(ownedEngine) }
+        var reply: Call.Reply?
+        let value = try perform(Call.command, call.arguments) { keychain throws(KeychainError) -> KeychainValue? in
+            let local = try inProcess(keychain)
+            reply = local
+            return nil
+        }
+        if let reply { return reply }
+        return try Call.decode(value)
+    }
+
     /// One call: to the daemon if one listens, else in-process (unless a daemon was used before, or one is
     /// starting and holds the vault), waiting a little for a daemon that is away.
     private func perform(_ command: ControlCommand, _ arguments: KeychainDictionary,
                          inProcess: (Keychain) throws(KeychainError) -> KeychainValue?) throws(KeychainError) -> KeychainValue? {
         if let ownedEngine { return try inProcess(ownedEngine) }
         var arguments = arguments
-        arguments["accessGroups"] = .array(caller.accessGroups.map(KeychainValue.string))
+        arguments[CallerClaims.accessGroups] = .array(caller.accessGroups.map(KeychainValue.string))
         // Named in authentication prompts (`keychainfs device prompts`).
-        arguments["pid"] = .number(Int64(getpid()))
-        if let executable = Self.executable { arguments["executable"] = .string(executable) }
+        arguments[CallerClaims.pid] = .number(Int64(getpid()))
+        if let executable = Self.executable { arguments[CallerClaims.executable] = .string(executable) }
         let request = ControlRequest(command, arguments)
         let deadline = Date().addingTimeInterval(Self.daemonGraceSeconds)
         while true {

@@ -66,94 +66,71 @@ struct ControlHandler: Sendable {
         switch request.command {
         case .status:
             // Item counts only for a caller with groups: under --strict an unmatched process learns the state alone.
-            return status(counting: !caller.accessGroups.isEmpty)
+            return try serve(StatusCall.self, request) { _ in status(counting: !caller.accessGroups.isEmpty) }
         case .deviceStatus:
-            return status()
+            return try serve(DeviceStatusCall.self, request) { _ in status() }
         case .deviceLock:
-            keychain.lockDevice()
-            return status()
+            return try serve(DeviceLock.self, request) { _ in keychain.lockDevice(); return status() }
         case .deviceReboot:
-            keychain.rebootDevice()
-            return status()
+            return try serve(DeviceReboot.self, request) { _ in keychain.rebootDevice(); return status() }
         case .deviceUnlock:
-            try keychain.unlockDevice(passcode: try data(args, "passcode"))
-            return status()
+            return try serve(DeviceUnlock.self, request) { call throws(KeychainError) in try keychain.unlockDevice(passcode: call.passcode); return status() }
         case .passcodeSet:
-            try keychain.setPasscode(try data(args, "passcode"))
-            return status()
+            return try serve(PasscodeSet.self, request) { call throws(KeychainError) in try keychain.setPasscode(call.passcode); return status() }
         case .passcodeChange:
-            try keychain.changePasscode(old: try data(args, "old"), new: try data(args, "new"))
-            return status()
+            return try serve(PasscodeChange.self, request) { call throws(KeychainError) in
+                try keychain.changePasscode(old: call.old, new: call.new)
+                return status()
+            }
         case .passcodeRemove:
-            let deleted = try keychain.removePasscode(current: try data(args, "passcode"))
-            return .dictionary(["deletedItems": .number(Int64(deleted))])
+            return try serve(PasscodeRemove.self, request) { call throws(KeychainError) in try keychain.removePasscode(current: call.passcode) }
         case .autoLock:
-            try keychain.setAutoLock(seconds: try autoLockSeconds(args))
-            return status()
+            return try serve(AutoLockCall.self, request) { call throws(KeychainError) in try keychain.setAutoLock(seconds: call.seconds); return status() }
         case .unmount:
             requestUnmount()
             return nil
         case .itemAdd:
-            return try keychain.add(try dictionary(args, "query"), caller: caller)
+            return try serve(ItemAdd.self, request) { call throws(KeychainError) in try keychain.add(call.query, caller: caller) }
         case .itemCopyMatching:
-            return try keychain.copyMatching(try dictionary(args, "query"), caller: caller)
+            return try serve(ItemCopyMatching.self, request) { call throws(KeychainError) in try keychain.copyMatching(call.query, caller: caller) }
         case .itemUpdate:
-            try keychain.update(try dictionary(args, "query"), try dictionary(args, "attributes"), caller: caller)
-            return nil
+            return try serve(ItemUpdate.self, request) { call throws(KeychainError) in try keychain.update(call.query, call.attributes, caller: caller) }
         case .itemDelete:
-            try keychain.delete(try dictionary(args, "query"), caller: caller)
-            return nil
+            return try serve(ItemDelete.self, request) { call throws(KeychainError) in try keychain.delete(call.query, caller: caller) }
+        case .itemAddIdentity:
+            return try serve(ItemAddIdentity.self, request) { call throws(KeychainError) in
+                try keychain.addIdentity(certificate: call.certificate, key: call.key, caller: caller)
+            }
         case .syncNow, .syncInit, .syncJoin, .syncInvite, .syncStatus, .syncMerge:
             return try SyncCommands(keychain: keychain).perform(request.command, args)
         case .backup:
-            let (archive, count) = try keychain.backup(password: try data(args, "password"))
-            return .dictionary(["items": .number(Int64(count)), "archive": .data(archive)])
+            return try serve(BackupCall.self, request) { call throws(KeychainError) in
+                let (archive, count) = try keychain.backup(password: call.password)
+                return BackupCall.Archive(items: count, bytes: archive)
+            }
         case .restore:
-            guard let archive = request.attachment else { throw KeychainError(SecStatus.param, "restore carries the backup's bytes, not a path") }
-            let outcome = try keychain.restore(archive, password: try data(args, "password"), merge: args["merge"] == .bool(true))
-            return .dictionary(["added": .number(Int64(outcome.added)), "replaced": .number(Int64(outcome.replaced)), "kept": .number(Int64(outcome.kept))])
+            return try serve(RestoreCall.self, request) { call throws(KeychainError) in
+                try keychain.restore(call.archive, password: call.password, merge: call.merge)
+            }
         case .biometryEnroll, .biometryUnenroll, .biometryStatus, .unlockBiometry, .promptAnswer, .promptAuto, .promptTimeout, .prompts,
              .laCanEvaluate, .laEvaluate, .laInvalidate:
             return try AuthenticationCommands(keychain: keychain).perform(request.command, args, caller: caller)
         case .keySecureEnclave:
-            return try keychain.secureEnclave(try dictionary(args, "request"), caller: caller)
+            return try serve(SecureEnclaveCall.self, request) { call throws(KeychainError) in try keychain.secureEnclave(call.operation, caller: caller) }
         }
+    }
+
+    /// Decodes `request` as a `Call`, runs `body`, and encodes its reply: the codec is the call's, shared with the client.
+    private func serve<Call: ControlCall>(_: Call.Type, _ request: ControlRequest,
+                                          _ body: (Call) throws(KeychainError) -> Call.Reply) throws(KeychainError) -> KeychainValue? {
+        Call.encode(try body(try Call(CallArguments(request.arguments), attachment: request.attachment)))
     }
 
     /// The device's state; `counting` adds the item counts (`keychainfs status`), which cost a scan of every
     /// table: a device command answers without them, so `device lock` returns as soon as it is in force.
-    private func status(counting: Bool = false) -> KeychainValue {
-        let s = keychain.deviceStatus()
-        var d: KeychainDictionary = [
-            "state": .string(s.state.rawValue), "passcodeSet": .bool(s.passcodeSet), "failedAttempts": .number(Int64(s.failedAttempts)),
-            "testDevice": .bool(s.testDevice), "vault": .string(keychain.vault.directory), "mountpoint": .string(mountpoint),
-            "pid": .number(Int64(getpid())),
-        ]
-        if let until = s.lockedOutUntil { d["lockedOutUntil"] = .date(until) }
-        if let seconds = s.autoLockSeconds { d["autoLockSeconds"] = .number(Int64(seconds)) }
-        if counting, let counts = try? keychain.itemCounts() { d["items"] = .dictionary(counts.mapValues { .number(Int64($0)) }) }
-        return .dictionary(d)
-    }
-
-    /// `seconds` (a whole number), or nil for "off" when it is absent; anything else present is errSecParam,
-    /// never a silent "off".
-    private func autoLockSeconds(_ args: KeychainDictionary) throws(KeychainError) -> Int? {
-        if let unknown = args.keys.first(where: { $0 != "seconds" }) { throw KeychainError(SecStatus.param, "unknown auto-lock argument '\(unknown)'") }
-        guard let value = args["seconds"] else { return nil }
-        guard case .number(let number) = value, let seconds = Int(exactly: number) else {
-            throw KeychainError(SecStatus.param, "auto-lock 'seconds' must be a whole number (omit it to turn auto-lock off)")
-        }
-        return seconds
-    }
-
-    private func data(_ args: KeychainDictionary, _ key: String) throws(KeychainError) -> Data {
-        guard let value = args[key]?.dataValue else { throw KeychainError(SecStatus.param, "missing '\(key)'") }
-        return value
-    }
-
-    private func dictionary(_ args: KeychainDictionary, _ key: String) throws(KeychainError) -> KeychainDictionary {
-        guard let value = args[key]?.dictionaryValue else { throw KeychainError(SecStatus.param, "missing '\(key)' dictionary") }
-        return value
+    private func status(counting: Bool = false) -> DaemonStatus {
+        DaemonStatus(keychain.deviceStatus(), vault: keychain.vault.directory, mountpoint: mountpoint, pid: getpid(),
+                     items: counting ? try? keychain.itemCounts() : nil)
     }
 
     /// The engine's rule (``PeerCaller``): while access rules exist (or in strict mode) the policy decides
@@ -161,12 +138,12 @@ struct ControlHandler: Sendable {
     /// entitlements) stand. The process a prompt names is the peer (SO_PEERCRED).
     private func caller(_ args: KeychainDictionary, _ peer: ControlPeer) throws(KeychainError) -> Caller {
         var claimed: [String]?
-        if let groups = args["accessGroups"]?.arrayValue {
+        if let groups = args[CallerClaims.accessGroups]?.arrayValue {
             claimed = groups.compactMap(\.stringValue)
             guard claimed?.count == groups.count else { throw KeychainError(SecStatus.param, "access groups must be strings") }
         }
         var caller = try PeerCaller.resolve(PeerProcess(pid: peer.pid, uid: peer.uid), policy: accessPolicy, claimedGroups: claimed, fallback: Caller())
-        if caller.executable == nil { caller.executable = args["executable"]?.stringValue }
+        if caller.executable == nil { caller.executable = args[CallerClaims.executable]?.stringValue }
         return caller
     }
 }

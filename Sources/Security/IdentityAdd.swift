@@ -4,9 +4,9 @@ import KeychainEngine
 import KeychainModel
 
 /// `SecItemAdd([kSecValueRef: identity])`: as on iOS, the identity's certificate and private key are
-/// added, each with the attributes of the call its class has. A certificate that is already there is
-/// errSecDuplicateItem; a key that is already there is kept (another certificate may use it). If the key
-/// cannot be added, the certificate is removed again, so nothing half-added stays.
+/// added, each with the attributes of the call its class has, in one engine transaction
+/// (``KeychainConnection/addIdentity(certificate:key:)``): a certificate already there is
+/// errSecDuplicateItem, a key already there is kept, and nothing is ever half-added.
 enum IdentityAdd {
     /// The SecIdentity a SecItemAdd dictionary adds, if it adds one.
     static func identity(in dictionary: NSDictionary) -> SecIdentity? {
@@ -37,18 +37,8 @@ enum IdentityAdd {
               let serial = identity.certificate.attributes[Attributes.serialNumber.code] else {
             throw KeychainError(SecStatus.param, "the identity's certificate has no issuer and serial number")
         }
-        let certificateItem: KeychainDictionary = [QueryKey.class: .string(Schema.certificate.code), Attributes.issuer.code: issuer,
-                                                   Attributes.serialNumber.code: serial]
 
-        _ = try connection.add(certificate)
-        do throws(KeychainError) {
-            _ = try connection.add(key)
-        } catch where error.status == SecStatus.duplicateItem {
-            // The key is already in the keychain: the identity is complete.
-        } catch {
-            try? connection.delete(certificateItem.merging(given.filter { $0.key == Attributes.accessGroup.code }) { $1 })
-            throw error
-        }
+        try connection.addIdentity(certificate: certificate, key: key)
         guard !returns.isEmpty else { return (nil, returns) }
         var query = returns
         query[QueryKey.class] = KeychainValue.string(Schema.identity.code)

@@ -50,11 +50,7 @@ enum ValueBridge {
         }
         if let valueRef { try RefObjectBridge.expand(&result, valueRef, forAdd: forAdd) }
         if let accessControl {
-            if let given = result[Attributes.accessible.code], given != .string(accessControl.protection) {
-                throw KeychainError(SecStatus.param, "conflicting kSecAttrAccessible and kSecAttrAccessControl")
-            }
-            result[Attributes.accessible.code] = .string(accessControl.protection)
-            result[Attributes.accessControl.code] = .number(Int64(bitPattern: UInt64(accessControl.flags.rawValue)))
+            try AccessControlValue.apply(protection: accessControl.protection, flags: UInt64(accessControl.flags.rawValue), to: &result)
         }
         return result
     }

@@ -100,6 +100,24 @@ import TestSupport
         #expect(v.status { _ = try v.add(["class": "idnt", "labl": "x"]) } == SecStatus.param)
     }
 
+    /// An identity is added in one transaction: a key that cannot be stored takes its certificate with it,
+    /// a certificate already there is errSecDuplicateItem with nothing added, a key already there is kept.
+    @Test func anIdentityIsAddedWholeOrNotAtAll() throws {
+        let cert = try TestCertificate(commonName: "Whole")
+        let certificate: KeychainDictionary = ["class": "cert", "v_Data": .data(cert.der)]
+        let key: KeychainDictionary = ["class": "keys", "kcls": 1, "atag": "whole", "v_Data": .data(cert.privateKeyX963)]
+        // WhenPasscodeSet needs a passcode, which this device has not: the key fails after the certificate was prepared.
+        let status = v.status { try v.keychain.addIdentity(certificate: certificate, key: key.merging(["pdmn": "akpu"]) { $1 }, caller: v.caller) }
+        #expect(status == SecStatus.authFailed)
+        #expect(try v.keychain.itemCounts() == ["genp": 0, "inet": 0, "cert": 0, "keys": 0], "nothing half-added")
+        try v.keychain.addIdentity(certificate: certificate, key: key, caller: v.caller)
+        #expect(try v.copy(["class": "idnt", "r_Data": true]) == .data(cert.der))
+        #expect(v.status { try v.keychain.addIdentity(certificate: certificate, key: key, caller: v.caller) } == SecStatus.duplicateItem)
+        try v.delete(["class": "cert"])
+        try v.keychain.addIdentity(certificate: certificate, key: key, caller: v.caller)
+        #expect(try v.keychain.itemCounts() == ["genp": 0, "inet": 0, "cert": 1, "keys": 1], "the key already there is kept, not doubled")
+    }
+
     @Test func theLockAppliesToEveryClass() throws {
         let cert = try TestCertificate(commonName: "Locked")
         _ = try v.add(genp("s", "a", ["v_Data": data("g")]))

@@ -91,6 +91,8 @@ import TestSupport
         "item.copy-matching": control(.itemCopyMatching, ["query": .dictionary(query.merging(["r_Data": true]) { $1 })]),
         "item.update": control(.itemUpdate, ["query": .dictionary(query), "attributes": .dictionary(["v_Data": .data(Data("y".utf8))])]),
         "item.delete": control(.itemDelete, ["query": .dictionary(query)]),
+        "item.add-identity": control(.itemAddIdentity, ["certificate": .dictionary(["class": "cert", "v_Data": .data(Data("not DER".utf8))]),
+                                                        "key": .dictionary(["class": "keys", "kcls": 1, "v_Data": .data(Data("k".utf8))])]),
         "key.secure-enclave": control(.keySecureEnclave, ["request": .dictionary(["operation": "sign"])]),
         "la.evaluate": control(.laEvaluate, ["policy": .number(1)]),
         "la.invalidate": control(.laInvalidate, ["token": .data(Data(count: 16))]),

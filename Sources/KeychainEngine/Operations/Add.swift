@@ -1,6 +1,7 @@
 import KeychainModel
 import KeychainStore
 import Foundation
+import GRDB
 import SodiumCrypto
 
 extension Keychain {
@@ -10,6 +11,75 @@ extension Keychain {
     }
 
     private func adding(_ dictionary: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
+        let item = try prepareAdd(dictionary, caller: caller)
+        return try protection.withLock { keybag throws(KeychainError) -> KeychainValue? in
+            let row = try item.sealedRow(keybag: keybag, hasher: hasher)
+            _ = try store.write { db in try ItemTable.insert(db, item.schema, row) }
+            noteChange(.items(changed: []))
+            let persistentRef = persistentReference(row, item.schema)
+            let q = item.query
+            let reference = q.returnsRef && Schema.classesWithRefObjects.contains(item.schema.code)
+                ? ResultBuilder.referenceDescription(item.schema.code, attributes: item.attributes, persistentRef: persistentRef, secret: q.valueData)
+                : nil
+            return try ResultBuilder(query: q, schema: item.schema, forAdd: true)
+                .value(attributes: item.attributes, persistentRef: persistentRef, reference: reference) { q.valueData }
+        }
+    }
+
+    /// `SecItemAdd([kSecValueRef: identity])`: the identity's certificate and private key, added in one
+    /// transaction (both land, or neither). A certificate already there is errSecDuplicateItem; a key
+    /// already there is kept (another certificate may use it), as on iOS.
+    public func addIdentity(certificate: KeychainDictionary, key: KeychainDictionary, caller: Caller) throws(KeychainError) {
+        try reporting(.add, certificate, caller) { () throws(KeychainError) in try addingIdentity(certificate: certificate, key: key, caller: caller) }
+    }
+
+    private func addingIdentity(certificate: KeychainDictionary, key: KeychainDictionary, caller: Caller) throws(KeychainError) {
+        let certificateItem = try prepareAdd(certificate, caller: caller)
+        let keyItem = try prepareAdd(key, caller: caller)
+        guard certificateItem.schema.code == Schema.certificate.code, keyItem.schema.code == Schema.key.code else {
+            throw .param("an identity is added as a certificate and a key")
+        }
+        try protection.withLock { keybag throws(KeychainError) in
+            let certificateRow = try certificateItem.sealedRow(keybag: keybag, hasher: hasher)
+            let keyRow = try keyItem.sealedRow(keybag: keybag, hasher: hasher)
+            try store.write { db in
+                _ = try ItemTable.insert(db, certificateItem.schema, certificateRow)
+                do { _ = try ItemTable.insert(db, keyItem.schema, keyRow) } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                    // The key is already in the keychain: the identity is complete (SQLite undid this statement only).
+                }
+            }
+            noteChange(.items(changed: []))
+        }
+    }
+
+    /// An item to add, checked and completed as SecItemAdd does before anything is stored.
+    struct PreparedItem {
+        let query: ParsedQuery
+        let schema: ItemClassSchema
+        let attributes: [String: KeychainValue]
+        let accessibility: Accessibility
+        let storedSecret: Data?
+
+        /// The row to insert, sealed under the class keys the keybag holds now.
+        func sealedRow(keybag: Keybag, hasher: LookupHasher) throws(KeychainError) -> StoredRow {
+            // As Apple's securityd: s3dl_query_add (ItemDb.c) fails "pdmn=akpu but passcode is not set"
+            // with errSecAuthFailed. The iOS simulator, which has no passcode, adds such items anyway.
+            if accessibility == .whenPasscodeSetThisDeviceOnly, !keybag.record.hasPasscode {
+                throw KeychainError(SecStatus.authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a device passcode")
+            }
+            let keys = try keybag.keys(for: accessibility)
+            let uuid = Sodium.randomBytes(16)
+            let lookups = hasher.columns(for: attributes, schema: schema)
+            let sealed = ItemSealer.seal(attributes: attributes, lookups: lookups, secret: storedSecret, schema: schema, uuid: uuid,
+                                         accessibility: accessibility, keys: keys)
+            return StoredRow(rowid: 0, uuid: uuid, accessibility: accessibility, metadata: sealed.metadata,
+                             rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups)
+        }
+    }
+
+    /// Checks `dictionary` as SecItemAdd's argument and completes its attributes (defaults, dates, the
+    /// derived ones); nothing is stored.
+    func prepareAdd(_ dictionary: KeychainDictionary, caller: Caller) throws(KeychainError) -> PreparedItem {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(dictionary)
         let schema = q.schema!
@@ -49,27 +119,6 @@ extension Keychain {
             guard password != nil else { throw ApplicationPassword.missing }
             storedSecret = try storedSecret.map { data throws(KeychainError) in try ApplicationPassword.seal(data, password: password) }
         }
-
-        return try protection.withLock { keybag throws(KeychainError) -> KeychainValue? in
-            // As Apple's securityd: s3dl_query_add (ItemDb.c) fails "pdmn=akpu but passcode is not set"
-            // with errSecAuthFailed. The iOS simulator, which has no passcode, adds such items anyway.
-            if accessibility == .whenPasscodeSetThisDeviceOnly, !keybag.record.hasPasscode {
-                throw KeychainError(SecStatus.authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a device passcode")
-            }
-            let keys = try keybag.keys(for: accessibility)
-            let uuid = Sodium.randomBytes(16)
-            let lookups = hasher.columns(for: attributes, schema: schema)
-            let sealed = ItemSealer.seal(attributes: attributes, lookups: lookups, secret: storedSecret, schema: schema, uuid: uuid,
-                                         accessibility: accessibility, keys: keys)
-            let row = StoredRow(rowid: 0, uuid: uuid, accessibility: accessibility, metadata: sealed.metadata,
-                                rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups)
-            _ = try store.write { db in try ItemTable.insert(db, schema, row) }
-            noteChange(.items(changed: []))
-            let persistentRef = persistentReference(row, schema)
-            let reference = q.returnsRef && Schema.classesWithRefObjects.contains(schema.code)
-                ? ResultBuilder.referenceDescription(schema.code, attributes: attributes, persistentRef: persistentRef, secret: q.valueData) : nil
-            return try ResultBuilder(query: q, schema: schema, forAdd: true)
-                .value(attributes: attributes, persistentRef: persistentRef, reference: reference) { q.valueData }
-        }
+        return PreparedItem(query: q, schema: schema, attributes: attributes, accessibility: accessibility, storedSecret: storedSecret)
     }
 }

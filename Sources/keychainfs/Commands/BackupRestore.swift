@@ -1,3 +1,4 @@
+import ControlChannel
 import ArgumentParser
 import Foundation
 import KeychainEngine
@@ -20,10 +21,9 @@ struct Backup: ParsableCommand {
         var password = try input.newPasscode(prompt: "Backup password: ")
         defer { Sodium.wipe(&password) }
         let path = URL(fileURLWithPath: file).standardizedFileURL.path
-        let result = try address.send(.backup, ["password": .data(password)])?.dictionaryValue ?? [:]
-        guard let archive = result["archive"]?.dataValue else { throw CLIError("the daemon sent no backup") }
-        try OutsideFile.create(archive, at: path)
-        print("backed up \(result["items"]?.numberValue ?? 0) item(s) to \(path)")
+        let archive = try address.call(BackupCall(password: password))
+        try OutsideFile.create(archive.bytes, at: path)
+        print("backed up \(archive.items) item(s) to \(path)")
     }
 }
 
@@ -46,9 +46,8 @@ struct Restore: ParsableCommand {
         var input = PasscodeInput(fromStdin: passwordStdin)
         var password = try input.next("Backup password: ")
         defer { Sodium.wipe(&password) }
-        let result = try address.send(.restore, ["password": .data(password), "merge": .bool(merge)], attachment: archive)?.dictionaryValue ?? [:]
-        let count = { (key: String) in result[key]?.numberValue ?? 0 }
-        print("restored: \(count("added")) added, \(count("replaced")) replaced, \(count("kept")) kept (the vault's copy was as new)")
+        let outcome = try address.call(RestoreCall(archive: archive, password: password, merge: merge))
+        print("restored: \(outcome.added) added, \(outcome.replaced) replaced, \(outcome.kept) kept (the vault's copy was as new)")
     }
 }
 

@@ -1,3 +1,4 @@
+import ControlChannel
 import ArgumentParser
 import Foundation
 import KeychainEngine
@@ -15,15 +16,15 @@ struct Device: ParsableCommand {
     struct DeviceStatusCommand: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "status", abstract: "State, passcode, failed attempts, auto-lock.")
         @OptionGroup var address: DaemonAddress
-        func run() throws { DeviceStatusPrinter.print(try address.send(.deviceStatus)?.dictionaryValue ?? [:]) }
+        func run() throws { DeviceStatusPrinter.print(try address.call(DeviceStatusCall())) }
     }
 
     struct Lock: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "lock", abstract: "Lock: WhenUnlocked items become unavailable (EACCES).")
         @OptionGroup var address: DaemonAddress
         func run() throws {
-            let status = try address.send(.deviceLock)?.dictionaryValue
-            if status?["state"] == "no-passcode" { print("no passcode is set: the device stays unlocked (as on iOS)") }
+            let status = try address.call(DeviceLock())
+            if status.state == DeviceState.noPasscode.rawValue { print("no passcode is set: the device stays unlocked (as on iOS)") }
         }
     }
 
@@ -39,14 +40,14 @@ struct Device: ParsableCommand {
             var input = PasscodeInput(fromStdin: passcodeStdin)
             var passcode = try input.next("Passcode: ")
             defer { Sodium.wipe(&passcode) }
-            _ = try address.send(.deviceUnlock, ["passcode": .data(passcode)])
+            _ = try address.call(DeviceUnlock(passcode: passcode))
         }
     }
 
     struct Reboot: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "reboot", abstract: "Reboot: AfterFirstUnlock items too become unavailable until the next unlock.")
         @OptionGroup var address: DaemonAddress
-        func run() throws { _ = try address.send(.deviceReboot) }
+        func run() throws { _ = try address.call(DeviceReboot()) }
     }
 
     struct AutoLock: ParsableCommand {
@@ -54,9 +55,9 @@ struct Device: ParsableCommand {
         @OptionGroup var address: DaemonAddress
         @Argument(help: "Seconds, or 'off'.") var seconds: String
         func run() throws {
-            if seconds == "off" { _ = try address.send(.autoLock); return }
+            if seconds == "off" { _ = try address.call(AutoLockCall(seconds: nil)); return }
             guard let n = Int64(seconds), n > 0 else { throw ValidationError("expected a positive number of seconds or 'off'") }
-            _ = try address.send(.autoLock, ["seconds": .number(n)])
+            _ = try address.call(AutoLockCall(seconds: Int(n)))
         }
     }
 
@@ -71,7 +72,7 @@ struct Device: ParsableCommand {
                 var input = PasscodeInput(fromStdin: passcodeStdin)
                 var passcode = try input.newPasscode()
                 defer { Sodium.wipe(&passcode) }
-                _ = try address.send(.passcodeSet, ["passcode": .data(passcode)])
+                _ = try address.call(PasscodeSet(passcode: passcode))
             }
         }
 
@@ -85,7 +86,7 @@ struct Device: ParsableCommand {
                 defer { Sodium.wipe(&old) }
                 var new = try input.newPasscode()
                 defer { Sodium.wipe(&new) }
-                _ = try address.send(.passcodeChange, ["old": .data(old), "new": .data(new)])
+                _ = try address.call(PasscodeChange(old: old, new: new))
             }
         }
 
@@ -97,8 +98,8 @@ struct Device: ParsableCommand {
                 var input = PasscodeInput(fromStdin: passcodeStdin)
                 var passcode = try input.next("Current passcode: ")
                 defer { Sodium.wipe(&passcode) }
-                let result = try address.send(.passcodeRemove, ["passcode": .data(passcode)])
-                print("passcode removed; \(result?.dictionaryValue?["deletedItems"]?.numberValue ?? 0) WhenPasscodeSet item(s) deleted")
+                let deleted = try address.call(PasscodeRemove(passcode: passcode))
+                print("passcode removed; \(deleted) WhenPasscodeSet item(s) deleted")
             }
         }
     }

@@ -1,3 +1,4 @@
+import ControlChannel
 import ArgumentParser
 import Foundation
 import KeychainEngine
@@ -9,26 +10,26 @@ struct Status: ParsableCommand {
     @OptionGroup var address: DaemonAddress
 
     func run() throws {
-        guard let status = try address.send(.status)?.dictionaryValue else { throw CLIError("the daemon sent no status") }
-        print("vault: \(status["vault"]?.stringValue ?? "?")")
-        print("mount: \(status["mountpoint"]?.stringValue ?? "?")")
-        print("pid: \(status["pid"]?.numberValue ?? 0)")
+        let status = try address.call(StatusCall())
+        print("vault: \(status.vault)")
+        print("mount: \(status.mountpoint)")
+        print("pid: \(status.pid)")
         DeviceStatusPrinter.print(status)
-        if let items = status["items"]?.dictionaryValue {
-            print("items: " + items.keys.sorted().map { "\($0) \(items[$0]?.numberValue ?? 0)" }.joined(separator: ", "))
+        if let items = status.items {
+            print("items: " + items.keys.sorted().map { "\($0) \(items[$0] ?? 0)" }.joined(separator: ", "))
         }
     }
 }
 
 enum DeviceStatusPrinter {
-    static func print(_ status: KeychainDictionary) {
-        Swift.print("state: \(status["state"]?.stringValue ?? "?")")
-        Swift.print("passcode: \(status["passcodeSet"] == .bool(true) ? "set" : "not set")")
-        Swift.print("failed attempts: \(status["failedAttempts"]?.numberValue ?? 0)")
-        if case .date(let until) = status["lockedOutUntil"] {
+    static func print(_ status: DaemonStatus) {
+        Swift.print("state: \(status.state)")
+        Swift.print("passcode: \(status.passcodeSet ? "set" : "not set")")
+        Swift.print("failed attempts: \(status.failedAttempts)")
+        if let until = status.lockedOutUntil {
             Swift.print("unlock disabled for: \(Int(until.timeIntervalSinceNow.rounded(.up))) s")
         }
-        Swift.print("auto-lock: \(status["autoLockSeconds"]?.numberValue.map { "\($0) s" } ?? "off")")
-        if status["testDevice"] == .bool(true) { Swift.print("test device: yes (no lockout delays)") }
+        Swift.print("auto-lock: \(status.autoLockSeconds.map { "\($0) s" } ?? "off")")
+        if status.testDevice { Swift.print("test device: yes (no lockout delays)") }
     }
 }

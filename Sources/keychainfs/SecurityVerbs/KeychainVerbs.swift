@@ -7,10 +7,9 @@ import KeychainModel
 
 /// A verb that acts on the device lock of a served vault (macOS locks a keychain file; here the vault's
 /// daemon holds the lock state).
-private func deviceCommand(_ keychain: KeychainArgument, _ operation: String, _ command: ControlCommand,
-                           _ arguments: KeychainDictionary = [:]) throws {
+private func deviceCommand<Call: ControlCall>(_ keychain: KeychainArgument, _ operation: String, _ call: Call) throws {
     let vault = keychain.keychain.first.map { Vault(directory: $0) } ?? ClientEnvironment.defaultVault()
-    do { _ = try ControlClient(vault: vault).send(ControlRequest(command, arguments)).check() } catch {
+    do { _ = try ControlClient(vault: vault).call(call) } catch {
         throw SecurityOutput.fail(operation, error)
     }
 }
@@ -20,7 +19,7 @@ struct LockKeychain: ParsableCommand {
     @Flag(name: .customShort("a"), help: "Lock all keychains (here: the one named, or the default).") var all = false
     @OptionGroup var keychain: KeychainArgument
 
-    func run() throws { try deviceCommand(keychain, "SecKeychainLock", .deviceLock) }
+    func run() throws { try deviceCommand(keychain, "SecKeychainLock", DeviceLock()) }
 }
 
 struct UnlockKeychain: ParsableCommand {
@@ -38,7 +37,7 @@ struct UnlockKeychain: ParsableCommand {
     func run() throws {
         var input = PasscodeInput(fromStdin: isatty(0) == 0)
         let passcode = try input.next("password to unlock \(keychain.keychain.first ?? "default"): ")
-        try deviceCommand(keychain, "SecKeychainUnlock", .deviceUnlock, ["passcode": .data(passcode)])
+        try deviceCommand(keychain, "SecKeychainUnlock", DeviceUnlock(passcode: passcode))
     }
 }
 

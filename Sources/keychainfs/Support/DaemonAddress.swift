@@ -25,6 +25,11 @@ struct DaemonAddress: ParsableArguments {
         throw CLIError("say which daemon: --mount MOUNTPOINT or --vault VAULT (or set KEYCHAIN_MOUNT / KEYCHAIN_VAULT)")
     }
 
+    /// Sends a typed call and returns its reply, throwing the daemon's error.
+    func call<Call: ControlCall>(_ call: Call) throws -> Call.Reply {
+        try ControlClient(vault: try resolveVault()).call(call)
+    }
+
     /// Sends a request and returns the result, throwing the daemon's error.
     func send(_ command: ControlCommand, _ arguments: KeychainDictionary = [:], attachment: Data? = nil) throws -> KeychainValue? {
         try ControlClient(vault: try resolveVault()).send(ControlRequest(command, arguments, attachment: attachment)).check()

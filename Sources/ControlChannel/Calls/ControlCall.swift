@@ -1,0 +1,72 @@
+import Foundation
+import KeychainEngine
+import KeychainModel
+
+/// One control command as a type: its request's fields, its reply, and the one codec that both the client
+/// and the daemon use, so no argument name is written at two ends and no reply is encoded twice.
+public protocol ControlCall: Sendable {
+    associatedtype Reply: Sendable
+    static var command: ControlCommand { get }
+    /// The request's fields as they travel (a dictionary frame).
+    var arguments: KeychainDictionary { get }
+    /// Bytes carried in a second frame (``ControlCommand/attachmentLimit``); nil for none.
+    var attachment: Data? { get }
+    /// The daemon's side: the request from what arrived; errSecParam names a missing or mistyped field.
+    init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError)
+    /// The reply as it travels, and back.
+    static func encode(_ reply: Reply) -> KeychainValue?
+    static func decode(_ value: KeychainValue?) throws(KeychainError) -> Reply
+}
+
+extension ControlCall {
+    public var attachment: Data? { nil }
+    public var arguments: KeychainDictionary { [:] }
+
+    /// The frame this call sends.
+    public var request: ControlRequest { ControlRequest(Self.command, arguments, attachment: attachment) }
+}
+
+/// A call whose reply is a value of the engine's (an item call's result) or nothing.
+public protocol ValueReplyCall: ControlCall where Reply == KeychainValue? {}
+extension ValueReplyCall {
+    public static func encode(_ reply: KeychainValue?) -> KeychainValue? { reply }
+    public static func decode(_ value: KeychainValue?) throws(KeychainError) -> KeychainValue? { value }
+}
+
+/// A call that replies nothing.
+public protocol EmptyReplyCall: ControlCall where Reply == Void {}
+extension EmptyReplyCall {
+    public static func encode(_ reply: Void) -> KeychainValue? { nil }
+    public static func decode(_ value: KeychainValue?) throws(KeychainError) {}
+}
+
+/// A request's fields as they arrived, read with a clear errSecParam for each one missing or mistyped.
+public struct CallArguments: Sendable {
+    public let values: KeychainDictionary
+
+    public init(_ values: KeychainDictionary) { self.values = values }
+
+    public func data(_ name: String) throws(KeychainError) -> Data {
+        guard let value = values[name]?.dataValue else { throw KeychainError(SecStatus.param, "missing '\(name)'") }
+        return value
+    }
+
+    public func dictionary(_ name: String) throws(KeychainError) -> KeychainDictionary {
+        guard let value = values[name]?.dictionaryValue else { throw KeychainError(SecStatus.param, "missing '\(name)' dictionary") }
+        return value
+    }
+
+    /// A flag: absent is false; anything but a boolean is errSecParam.
+    public func flag(_ name: String) throws(KeychainError) -> Bool {
+        guard let value = values[name] else { return false }
+        guard case .bool(let flag) = value else { throw KeychainError(SecStatus.param, "'\(name)' must be true or false") }
+        return flag
+    }
+}
+
+extension ControlClient {
+    /// Sends `call` and returns its reply, throwing the daemon's error.
+    public func call<Call: ControlCall>(_ call: Call) throws(KeychainError) -> Call.Reply {
+        try Call.decode(try send(call.request).check())
+    }
+}
