@@ -43,8 +43,10 @@ struct ExportedItems {
         }
     }
 
-    private static func keys(_ connection: KeychainConnection, keyClass: Int64) throws(KeychainError) -> [[String: KeychainValue]] {
-        try all(Schema.key.code, connection, [Attributes.keyClass.code: .number(keyClass)])
+    private static func keys(_ connection: KeychainConnection, keyClass: Int64, label: KeychainValue? = nil) throws(KeychainError) -> [[String: KeychainValue]] {
+        var match: KeychainDictionary = [Attributes.keyClass.code: .number(keyClass)]
+        if let label { match[Attributes.applicationLabel.code] = label }
+        return try all(Schema.key.code, connection, match)
     }
 
     /// A private key item as the libcrypto encoders take it; a key that keeps its secret (not extractable, a
@@ -56,14 +58,14 @@ struct ExportedItems {
         return .privateKey(type: item[Attributes.keyType.code]?.numberValue ?? 0, bits: item[Attributes.keySizeInBits.code]?.numberValue ?? 0, data: data)
     }
 
-    /// Each identity: its certificate, and the private key the identity join gives it.
+    /// Each identity, as the engine joins it (the identity class: a certificate and the private key whose
+    /// application label is its public key hash), with that key's bytes.
     private static func identities(_ connection: KeychainConnection) throws(KeychainError) -> [Identity] {
-        let privateKeys = try keys(connection, keyClass: 1)
         var identities: [Identity] = []
-        for certificate in try all(Schema.certificate.code, connection) {
-            guard let der = certificate[QueryKey.valueData]?.dataValue, let hash = certificate[Attributes.publicKeyHash.code],
-                  let key = privateKeys.first(where: { $0[Attributes.applicationLabel.code] == hash }) else { continue }
-            identities.append(Identity(certificate: der, key: try privateKey(key), label: certificate[Attributes.label.code]?.stringValue))
+        for identity in try all(Schema.identity.code, connection) {
+            guard let der = identity[QueryKey.valueData]?.dataValue, let label = identity[Attributes.applicationLabel.code],
+                  let key = try keys(connection, keyClass: 1, label: label).first else { continue }
+            identities.append(Identity(certificate: der, key: try privateKey(key), label: identity[Attributes.label.code]?.stringValue))
         }
         return identities
     }
