@@ -173,7 +173,7 @@ let package = Package(
         // The Secret Service through the clients Debian ships (each test on a dbus-daemon of its own; Clients/ are Python scripts).
         .testTarget(name: "SecretServiceTests", dependencies: ["keychainfs", "security-probe", "SecretService", "KeychainEngine", "TestSupport"], exclude: ["Clients"],
                     swiftSettings: strict),
-        .testTarget(name: "MountTests", dependencies: ["KeychainModel", "keychainfs", "CSystem", "ControlChannel", "KeychainClient", "KeychainEngine", "TestSupport"],
+        .testTarget(name: "MountTests", dependencies: ["KeychainModel", "keychainfs", "CSystem", "ControlChannel", "KeychainClient", "KeychainEngine", "KeychainTesting", "TestSupport"],
                     swiftSettings: strict),
     ]
 )

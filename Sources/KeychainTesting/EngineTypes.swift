@@ -4,3 +4,5 @@
 @_exported import enum KeychainEngine.DeviceState
 @_exported import struct KeychainEngine.PromptInfo
 @_exported import enum KeychainEngine.PromptKind
+@_exported import enum KeychainEngine.PromptAnswerKind
+@_exported import enum KeychainEngine.KeychainOperation

@@ -11,6 +11,8 @@ extension SimulatedDevice {
         /// What the user does at a prompt.
         public enum Answer: Sendable, Equatable {
             case match, noMatch, cancel
+            /// What satisfies the prompt: a matching face where a face will do, else the device's passcode.
+            case accept
             /// Types this passcode.
             case passcode(String)
         }
@@ -18,6 +20,9 @@ extension SimulatedDevice {
         /// What answers a prompt nobody answered in advance.
         public enum AutomaticAnswer: Sendable, Equatable {
             case match, noMatch, cancel
+            /// What satisfies each prompt: a matching face where a face will do, else the device's passcode
+            /// (`device prompt auto accept`).
+            case accept
         }
 
         /// Queues `answer` for the next prompt raised (`device prompt … --next`): arm it, then make the call.
@@ -33,13 +38,14 @@ extension SimulatedDevice {
         }
 
         /// The answer to a prompt with no queued answer: `.cancel` by default, so nothing ever waits; nil
-        /// leaves prompts pending (``pending``) until answered or timed out (30 s).
+        /// leaves prompts pending (``pending``) until answered or timed out (``timeout`` on the device's clock).
         public var automatic: AutomaticAnswer? {
             get {
                 switch queue.autoMode {
                 case .match: .match
                 case .noMatch: .noMatch
                 case .cancel: .cancel
+                case .accept: .accept
                 case .off: nil
                 }
             }
@@ -48,9 +54,17 @@ extension SimulatedDevice {
                 case .match: .match
                 case .noMatch: .noMatch
                 case .cancel: .cancel
+                case .accept: .accept
                 case nil: .off
                 }
             }
+        }
+
+        /// How long an unanswered prompt waits, on the device's clock, before it ends as a user cancel
+        /// (errSecUserCanceled); 30 seconds unless set.
+        public var timeout: Duration {
+            get { .milliseconds(Int64((queue.timeout * 1000).rounded())) }
+            nonmutating set { queue.timeout = Double(newValue.components.seconds) + Double(newValue.components.attoseconds) / 1e18 }
         }
 
         /// The prompts waiting for an answer, oldest first: their reason and the item they are for.
@@ -67,6 +81,7 @@ extension SimulatedDevice.Prompts.Answer {
         case .match: .match
         case .noMatch: .noMatch
         case .cancel: .cancel
+        case .accept: .accept
         case .passcode(let passcode): .passcode(Data(passcode.utf8))
         }
     }

@@ -4,8 +4,9 @@ import KeychainEngine
 import KeychainModel
 import Synchronization
 
-/// A throwaway iOS-like device for one test: a test vault (fast passcode derivation, no lockout delays)
-/// in a private temporary directory, removed when the device goes away, with its device key inside it.
+/// A throwaway iOS-like device for one test: a test vault (the minimal passcode derivation, marked so
+/// that only the kit opens it) on a virtual clock
+/// (``clock``) in a private temporary directory, removed when the device goes away, with its device key inside it.
 /// The device owns one in-process engine: its in-memory lock state, prompts and biometry are this
 /// device's, and the controls (``lock()``, ``unlock(passcode:)``, …) are the engine's own device commands,
 /// the ones the daemon's `keychainfs device …` runs.
@@ -14,7 +15,13 @@ import Synchronization
 public final class SimulatedDevice: Sendable {
     /// The engine the device owns; every call and every control goes to it.
     let engine: Keychain
-    let connection: KeychainConnection
+    let virtualClock = VirtualClock()
+    /// The passcode the kit set (``launch(_:)`` unlocks with it): a test's, never a user's.
+    let knownPasscode = Mutex<String?>(nil)
+    /// What the keychain did (``events``).
+    let eventLog = EventLog()
+    /// One connection per app that has called (``run(as:_:)``), so each call carries its app's groups.
+    let apps = Mutex<[App: KeychainConnection]>([:])
     /// The private temporary directory (0700) holding the vault and the device key.
     public let directory: String
     /// Test-only: `run` binds the whole process, unchecked, as if there were no task-local binding.
@@ -22,29 +29,34 @@ public final class SimulatedDevice: Sendable {
 
     /// A new device: without a passcode (unlocked, as iOS without one) or with `passcode` set and
     /// unlocked; `biometryEnrolled` enrols a face (it needs a passcode, as on iOS).
-    /// Calls made with it use the access group `default` (`Caller.defaultAccessGroups`).
+    /// Calls made in ``run(_:)`` come from ``App/unnamed`` (access group `default`); ``run(as:_:)`` names the app.
     public init(passcode: String? = nil, biometryEnrolled: Bool = false) throws(KeychainError) {
         directory = try TemporaryDirectory.make()
         do {
-            let vault = try Vault.create(at: directory + "/vault", deviceKeyPath: directory + "/device.key", testDevice: true)
-            engine = try Keychain(vault: vault)
+            let vault = try Vault.create(at: directory + "/vault", deviceKeyPath: directory + "/device.key", simulatedDevice: true)
+            engine = try Keychain(vault: vault, clock: virtualClock)
+            engine.addEventListener { [eventLog] in eventLog.record($0) }
             if let passcode { try engine.setPasscode(Data(passcode.utf8)) }
+            knownPasscode.withLock { $0 = passcode }
             if biometryEnrolled { try engine.enrollBiometry() }
         } catch {
+            Vault.forgetThrowaway(directory + "/vault", deviceKeyPath: directory + "/device.key")
             TemporaryDirectory.remove(directory)
             throw error
         }
-        connection = KeychainConnection(engine: engine, caller: Caller())
     }
 
     deinit {
+        Vault.forgetThrowaway(directory + "/vault", deviceKeyPath: directory + "/device.key")
         TemporaryDirectory.remove(directory)
     }
 
     // MARK: Scoping
 
-    /// Runs `body` with this device bound to the current task and its child tasks.
-    public func run<T>(_ body: () throws -> T) rethrows -> T {
+    /// Runs `body` with this device bound to the current task and its child tasks, its calls made by `app`
+    /// (``App/unnamed`` unless given): the app and the device travel in the same task-local binding.
+    public func run<T>(as app: App = .unnamed, _ body: () throws -> T) rethrows -> T {
+        let binding = binding(for: app)
         if taskBindingDisabledForTesting.load(ordering: .relaxed) {
             KeychainBinding.replaceProcessBindingForTesting(binding)
             return try body()
@@ -52,8 +64,10 @@ public final class SimulatedDevice: Sendable {
         return try KeychainBinding.$task.withValue(binding, operation: body)
     }
 
-    /// Runs `body` with this device bound to the current task and its child tasks.
-    public func run<T>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T) async rethrows -> T {
+    /// Runs `body` with this device bound to the current task and its child tasks, its calls made by `app`.
+    public func run<T>(as app: App = .unnamed, isolation: isolated (any Actor)? = #isolation,
+                       _ body: () async throws -> T) async rethrows -> T {
+        let binding = binding(for: app)
         if taskBindingDisabledForTesting.load(ordering: .relaxed) {
             KeychainBinding.replaceProcessBindingForTesting(binding)
             return try await body()
@@ -64,8 +78,8 @@ public final class SimulatedDevice: Sendable {
     /// Binds this device for the whole process, for code that hops to a DispatchQueue or a Thread (which
     /// lose task-locals); a task's own binding (`run { … }`) still comes first. Throws while
     /// another device is current. The binding keeps the device alive until ``resignCurrent()``.
-    public func makeCurrent() throws(KeychainError) {
-        try KeychainBinding.bindProcess(binding)
+    public func makeCurrent(as app: App = .unnamed) throws(KeychainError) {
+        try KeychainBinding.bindProcess(binding(for: app))
     }
 
     /// Ends ``makeCurrent()``'s binding (nothing if this device is not the process's).
@@ -76,5 +90,20 @@ public final class SimulatedDevice: Sendable {
     /// The device calls go to here: the task's (`run { … }`), else the process's (``makeCurrent()``).
     public static var current: SimulatedDevice? { KeychainBinding.current?.owner as? SimulatedDevice }
 
-    private var binding: KeychainBinding { KeychainBinding(connection: connection, owner: self) }
+    /// The app whose calls are bound to this task (or process) on this device; nil outside a binding.
+    public static var currentApp: App? { (KeychainBinding.current?.connection).flatMap { connection in current?.app(of: connection) } }
+
+    private func binding(for app: App) -> KeychainBinding {
+        let connection = apps.withLock { table in
+            if let made = table[app] { return made }
+            let made = KeychainConnection(engine: engine, caller: app.caller)
+            table[app] = made
+            return made
+        }
+        return KeychainBinding(connection: connection, owner: self)
+    }
+
+    private func app(of connection: KeychainConnection) -> App? {
+        apps.withLock { table in table.first { $0.value === connection }?.key }
+    }
 }

@@ -7,11 +7,15 @@ public enum PasscodeHardness: String, Codable, Sendable, CaseIterable {
     case interactive
     /// ~600 ms here: the default, as the SPEC asks.
     case moderate
+    /// Argon2id's minimum (1 pass, 8 KiB): a KeychainTesting device's, made per test. The engine opens a
+    /// keybag marked with it only on a virtual clock, so no vault a daemon serves can use it.
+    case simulated
 
     var limits: (ops: UInt64, mem: Int) {
         switch self {
         case .interactive: (UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE), Int(crypto_pwhash_MEMLIMIT_INTERACTIVE))
         case .moderate: (UInt64(crypto_pwhash_OPSLIMIT_MODERATE), Int(crypto_pwhash_MEMLIMIT_MODERATE))
+        case .simulated: (UInt64(crypto_pwhash_OPSLIMIT_MIN), Int(crypto_pwhash_MEMLIMIT_MIN))
         }
     }
 }

@@ -57,7 +57,7 @@ import Testing
         try await device.run {
             #expect(TokenCode.save("secret", access: TokenCode.faceIDAccess()) == errSecSuccess)
             async let read = TokenCode.read()
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(120)  // the parallel suites may keep this task waiting
             while device.prompts.pending.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             #expect(device.prompts.pending.first?.reason == "Sign in to me")
             try device.prompts.answerPending(.match)

@@ -3,10 +3,10 @@ import KeychainTesting
 import Security
 import Testing
 
-/// Many tests at once, each on its own device: half lock, reboot or answer Face ID prompts, and none
+/// 200 tests at once, each on its own device: three in four lock, reboot or answer Face ID prompts, and none
 /// sees another's items, lock state or prompts. Every device stores the same service and account.
 @Suite struct ParallelIsolationTests {
-    @Test(arguments: 0..<48) func ownDevice(_ n: Int) async throws {
+    @Test(arguments: 0..<200) func ownDevice(_ n: Int) async throws {
         let passcode = "pc-\(n)"
         let device = try SimulatedDevice(passcode: passcode, biometryEnrolled: n % 4 == 2)
         try await device.run {

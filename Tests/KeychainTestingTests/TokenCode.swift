@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthentication
 import Security
 
 /// App code under test: a token in a generic password, as an iOS app keeps it.
@@ -12,13 +13,30 @@ enum TokenCode {
         return SecItemAdd(add as CFDictionary, nil)
     }
 
-    static func read(account: String = "me") -> (OSStatus, String?) {
-        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+    static func read(account: String = "me", context: LAContext? = nil) -> (OSStatus, String?) {
+        var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
                                     kSecAttrAccount as String: account, kSecReturnData as String: true,
                                     kSecUseOperationPrompt as String: "Sign in to \(account)"]
+        if let context { query[kSecUseAuthenticationContext as String] = context }
         var result: CFTypeRef?
         let status = SecItemCopyMatching(query as CFDictionary, &result)
         return (status, (result as? Data).map { String(decoding: $0, as: UTF8.self) })
+    }
+
+    static func update(_ token: String, account: String = "me") -> OSStatus {
+        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: account]
+        return SecItemUpdate(query as CFDictionary, [kSecValueData as String: Data(token.utf8)] as CFDictionary)
+    }
+
+    /// The token's creation and modification dates.
+    static func dates(account: String = "me") -> (created: Date, modified: Date)? {
+        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+                                    kSecAttrAccount as String: account, kSecReturnAttributes as String: true]
+        var result: CFTypeRef?
+        guard SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess, let attributes = result as? [String: Any],
+              let created = attributes[kSecAttrCreationDate as String] as? Date,
+              let modified = attributes[kSecAttrModificationDate as String] as? Date else { return nil }
+        return (created, modified)
     }
 
     /// How many tokens the keychain in use holds (any account).

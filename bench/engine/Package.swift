@@ -25,6 +25,14 @@ let package = Package(
                 .product(name: "Benchmark", package: "swift-benchmark"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]),
+        // The test kit (issue 24): a new simulated device, SecItemCopyMatching on one, 1,000 tests in parallel.
+        .executableTarget(
+            name: "KitBenchmarks",
+            dependencies: [
+                .product(name: "KeychainTesting", package: "keychainfs"),
+                .product(name: "Security", package: "keychainfs"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(
             name: "BuildVault",
             dependencies: [.product(name: "KeychainEngine", package: "keychainfs")],

@@ -109,6 +109,10 @@ enum AuthenticationRules {
             return biometric.isEmpty ? .failure(notRecognized("the prompt asked for the passcode")) : .success(biometric)
         case .noMatch:
             return .failure(notRecognized("the face did not match"))
+        case .accept:
+            // A plan's steps hold only factors usable now, so one of these is there.
+            if !biometric.isEmpty { return .success(biometric) }
+            return step.accepts.contains(.passcode) ? .success([.passcode]) : .failure(.canceled)
         case .passcode(let passcode):
             guard step.accepts.contains(.passcode) else {
                 return .failure(AuthenticationFailure(SecStatus.authFailed, LAErrorNumber.userFallback, "the item accepts biometry only, not the passcode"))

@@ -135,7 +135,7 @@ extension Keychain {
     }
 
     func authenticationSnapshot() -> AuthenticationSnapshot {
-        protection.withLock { kb in AuthenticationSnapshot(passcodeSet: kb.record.hasPasscode, biometry: kb.record.biometry ?? BiometryRecord(), now: Self.now()) }
+        protection.withLock { kb in AuthenticationSnapshot(passcodeSet: kb.record.hasPasscode, biometry: kb.record.biometry ?? BiometryRecord(), now: now()) }
     }
 
     /// What the caller already holds: an LAContext's evaluation, a recent biometric unlock within its
@@ -155,8 +155,10 @@ extension Keychain {
     func runPrompts(_ steps: ArraySlice<PromptStep>, request: AuthorizationRequest, handle: AuthorizationHandle,
                     satisfied: Set<AuthenticationFactor> = [], completion: @escaping @Sendable (Result<Set<AuthenticationFactor>, AuthenticationFailure>) -> Void) {
         guard let step = steps.first else { return completion(.success(satisfied)) }
-        let id = prompts.raise(kind: step.kind, reason: request.options.reason, caller: request.caller,
-                               item: Self.promptItemName(request)) { [self] answer in
+        let item = Self.promptItemName(request)
+        report(.promptRaised(kind: step.kind, reason: request.options.reason, item: item, application: request.caller.application))
+        let id = prompts.raise(kind: step.kind, reason: request.options.reason, caller: request.caller, item: item) { [self] answer in
+            report(.promptAnswered(kind: step.kind, answer: PromptAnswerKind(answer)))
             let result = AuthenticationRules.judge(answer, step) { passcode in (try? unlockDevice(passcode: passcode)) != nil }
             recordBiometry(answer, step: step, result: result)
             switch result {
@@ -173,7 +175,7 @@ extension Keychain {
         let biometric = !step.accepts.isDisjoint(with: [.biometryAny, .biometryCurrentSet])
         let change: ((inout BiometryRecord) -> Void)? = switch (answer, result) {
         case (.noMatch, _) where biometric: { $0.failures += 1 }
-        case (.match, .success), (.passcode, .success): { $0.failures = 0 }
+        case (.match, .success), (.passcode, .success), (.accept, .success): { $0.failures = 0 }
         default: nil
         }
         guard let change else { return }

@@ -43,7 +43,7 @@ extension Keychain {
     /// before now become unusable. Biometry needs a device passcode, as on iOS.
     public func enrollBiometry() throws(KeychainError) {
         guard deviceStatus().passcodeSet else { throw KeychainError(SecStatus.param, "set a device passcode before enrolling biometry (as iOS requires)") }
-        updateBiometry { $0.enroll(at: Self.now()) }
+        updateBiometry { [now = now()] in $0.enroll(at: now) }
         noteChange(.device)
     }
 
@@ -57,8 +57,9 @@ extension Keychain {
     /// passcode unlocked it since the last reboot, enrolment change and biometry lockout, less than 48 h
     /// ago (the class keys are then kept in memory, see ``BiometricEscrow``), and records the time for
     /// touchIDAuthenticationAllowableReuseDuration. A no-match (`match: false`) counts toward the lockout.
-    /// Every refusal is errSecAuthFailed with the reason. `now` is the simulated clock (for the 48 h rule).
-    public func unlockWithBiometry(match: Bool = true, at now: Date = Date()) throws(KeychainError) {
+    /// Every refusal is errSecAuthFailed with the reason. `at` overrides the keychain's clock (for the 48 h rule).
+    public func unlockWithBiometry(match: Bool = true, at date: Date? = nil) throws(KeychainError) {
+        let now = date ?? self.now()
         let b = authenticationSnapshot().biometry
         guard b.enrolled else { throw KeychainError(SecStatus.authFailed, "biometry is not enrolled") }
         guard !b.lockedOut else { throw KeychainError(SecStatus.authFailed, "biometry is locked out: unlock with the passcode") }

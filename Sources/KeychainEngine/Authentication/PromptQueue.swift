@@ -15,11 +15,14 @@ public enum PromptAnswer: Sendable, Equatable {
     case passcode(Data)
     /// Nobody answered within the prompt timeout.
     case timeout
+    /// The user does what the prompt can be satisfied with: a matching face where a face will do,
+    /// the device's (correct) passcode where only the passcode will (`device prompt auto accept`).
+    case accept
 }
 
 /// What answers prompts nobody answers by hand: `device prompt auto MODE`.
 public enum PromptAutoMode: String, Sendable, CaseIterable {
-    case match, noMatch = "no-match", cancel, off
+    case match, noMatch = "no-match", cancel, accept, off
 }
 
 /// What a prompt asks for.
@@ -64,8 +67,10 @@ public final class PromptQueue: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Where prompts are stamped and time out.
+    private let clock: any KeychainClock
 
-    public init() {}
+    public init(clock: any KeychainClock = WallClock()) { self.clock = clock }
 
     /// The automatic answer (default `.cancel`, so an unattended run never hangs).
     public var autoMode: PromptAutoMode {
@@ -100,10 +105,11 @@ public final class PromptQueue: Sendable {
             case .match: .match
             case .noMatch: .noMatch
             case .cancel: .cancel
+            case .accept: .accept
             case .off: nil
             }
             if auto == nil {
-                let info = PromptInfo(id: id, kind: kind, reason: reason, pid: caller.pid, executable: caller.executable, item: item, raised: Date())
+                let info = PromptInfo(id: id, kind: kind, reason: reason, pid: caller.pid, executable: caller.executable, item: item, raised: clock.now())
                 s.pending.append(Pending(info: info, requester: requester?.id, deliver: deliver))
             }
             return (id, auto, s.timeout)
@@ -112,7 +118,7 @@ public final class PromptQueue: Sendable {
             DispatchQueue.global().async { deliver(immediate) }
         } else {
             requester?.prompted()
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [weak self] in self?.finish(id, .timeout) }
+            clock.schedule(after: timeout) { [weak self] in self?.finish(id, .timeout) }
         }
         return id
     }

@@ -7,6 +7,10 @@ import SodiumCrypto
 extension Keychain {
     /// SecItemAdd (docs/reference/keychain-semantics.md §4.1). Returns what the `r_…` keys ask for, or nil.
     public func add(_ dictionary: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
+        try reporting(.add, dictionary, caller) { () throws(KeychainError) in try adding(dictionary, caller: caller) }
+    }
+
+    private func adding(_ dictionary: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
         let item = try prepareAdd(dictionary, caller: caller)
         return try protection.withLock { keybag throws(KeychainError) -> KeychainValue? in
             let row = try item.sealedRow(keybag: keybag, hasher: hasher)
@@ -26,6 +30,10 @@ extension Keychain {
     /// transaction (both land, or neither). A certificate already there is errSecDuplicateItem; a key
     /// already there is kept (another certificate may use it), as on iOS.
     public func addIdentity(certificate: KeychainDictionary, key: KeychainDictionary, caller: Caller) throws(KeychainError) {
+        try reporting(.add, certificate, caller) { () throws(KeychainError) in try addingIdentity(certificate: certificate, key: key, caller: caller) }
+    }
+
+    private func addingIdentity(certificate: KeychainDictionary, key: KeychainDictionary, caller: Caller) throws(KeychainError) {
         let certificateItem = try prepareAdd(certificate, caller: caller)
         let keyItem = try prepareAdd(key, caller: caller)
         guard certificateItem.schema.code == Schema.certificate.code, keyItem.schema.code == Schema.key.code else {
@@ -102,7 +110,7 @@ extension Keychain {
         }
         let accessibility = attributes[Attributes.accessible.code].flatMap { $0.stringValue }.flatMap(Accessibility.init) ?? schema.defaultAccessibility
         attributes[Attributes.accessible.code] = .string(accessibility.rawValue)
-        let now = Self.now()
+        let now = self.now()
         attributes[Attributes.creationDate.code] = .date(now)
         attributes[Attributes.modificationDate.code] = .date(now)
         var storedSecret = q.valueData

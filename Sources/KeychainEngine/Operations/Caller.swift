@@ -12,9 +12,12 @@ public struct Caller: Sendable, Hashable {
     public var executable: String?
     /// The control commands the granting rule allows (`access.toml`'s `allow`).
     public var permissions: Set<ControlPermission>
+    /// The app's bundle id, when a simulated device's app calls (KeychainTesting's `run(as:)`): named in events.
+    public var application: String?
 
     public init(accessGroups: [String] = Caller.defaultAccessGroups, grantedBy: String? = nil, pid: Int32? = nil, executable: String? = nil,
-                permissions: Set<ControlPermission> = []) {
+                permissions: Set<ControlPermission> = [], application: String? = nil) {
+        self.application = application
         self.accessGroups = accessGroups
         self.grantedBy = grantedBy
         self.permissions = permissions

@@ -6,6 +6,10 @@ extension Keychain {
     /// SecItemCopyMatching (docs/reference/keychain-semantics.md §4.2). Returns one object for a limit of 1 (the default), an array
     /// otherwise, nil when no `r_…` key asks for anything. Results come in insertion order.
     public func copyMatching(_ query: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
+        try reporting(.copyMatching, query, caller) { () throws(KeychainError) in try copyingMatching(query, caller: caller) }
+    }
+
+    private func copyingMatching(_ query: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(query)
         let schema = q.schema!

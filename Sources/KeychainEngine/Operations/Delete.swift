@@ -6,6 +6,10 @@ extension Keychain {
     /// SecItemDelete (docs/reference/keychain-semantics.md §4.4): deletes every match. It needs no key, so deleting items of a
     /// class that is unavailable while locked succeeds (docs/spec.md §2's choice).
     public func delete(_ query: KeychainDictionary, caller: Caller) throws(KeychainError) {
+        try reporting(.delete, query, caller) { () throws(KeychainError) in try deleting(query, caller: caller) }
+    }
+
+    private func deleting(_ query: KeychainDictionary, caller: Caller) throws(KeychainError) {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(query)
         let schema = q.schema!

@@ -21,7 +21,7 @@ extension Keychain {
     public func deviceStatus() -> DeviceStatus {
         protection.withLock { kb in
             let r = kb.record
-            let lockout = r.lockedOutUntil.flatMap { $0 > Self.now() && !r.testDevice ? $0 : nil }
+            let lockout = r.lockedOutUntil.flatMap { $0 > now() && delaysLockout(r) ? $0 : nil }
             return DeviceStatus(state: kb.state, passcodeSet: r.hasPasscode, failedAttempts: r.failedAttempts,
                                 lockedOutUntil: lockout, autoLockSeconds: r.autoLockSeconds, testDevice: r.testDevice)
         }
@@ -44,7 +44,7 @@ extension Keychain {
         try oneAttemptAtATime { () throws(KeychainError) in
             guard deviceStatus().passcodeSet else { return }
             defer { noteChange(.device) }
-            try verifyingPasscode(passcode) { keybag, kek throws(KeychainError) in try keybag.unlock(with: kek) }
+            try verifyingPasscode(passcode) { keybag, kek throws(KeychainError) in try keybag.unlock(with: kek, at: now()) }
             sealRowShapes()  // rows of an older format whose class was locked until now
             releaseBiometryLockout()  // a correct passcode ends a biometry lockout (docs/spec.md §11)
             scheduleAutoLock()
@@ -75,7 +75,7 @@ extension Keychain {
             let newKEK = try Keybag.passcodeKEK(new, salt: salt, hardness: hardness, deviceKey: deviceKey)
             defer { newKEK.wipe() }
             try verifyingPasscode(old) { keybag, oldKEK throws(KeychainError) in
-                try keybag.changePasscode(oldKEK: oldKEK, newKEK: newKEK, newSalt: salt)
+                try keybag.changePasscode(oldKEK: oldKEK, newKEK: newKEK, newSalt: salt, at: now())
             }
             scheduleAutoLock()
         }
@@ -93,7 +93,7 @@ extension Keychain {
         return try verifyingPasscode(current) { keybag, kek throws(KeychainError) -> Int in
             // The keybag first (it verifies the passcode and marks the sweep pending), then the items: a crash
             // in between leaves a vault without a passcode whose next open deletes the akpu items.
-            try keybag.removePasscode(kek: kek)
+            try keybag.removePasscode(kek: kek, at: now())
             return try sweepAkpuItems(&keybag)
         }
     }
@@ -144,9 +144,13 @@ extension Keychain {
         return try body()
     }
 
+    /// Whether wrong passcodes delay the next attempt: always, except on a test device on the wall clock
+    /// (where a test would wait in earnest); a virtual clock's test advances past the delay instead.
+    func delaysLockout(_ record: KeybagRecord) -> Bool { !record.testDevice || clock.isVirtual }
+
     /// The lockout in force, as an error (nil: attempts are allowed).
-    private static func lockout(_ record: KeybagRecord) -> KeychainError? {
-        guard let until = record.lockedOutUntil, until > now(), !record.testDevice else { return nil }
+    private func lockout(_ record: KeybagRecord) -> KeychainError? {
+        guard let until = record.lockedOutUntil, until > now(), delaysLockout(record) else { return nil }
         return KeychainError(SecStatus.authFailed, "too many wrong passcodes: try again in \(Int(until.timeIntervalSince(now()).rounded(.up))) s")
     }
 
@@ -155,13 +159,13 @@ extension Keychain {
     private func verifyingPasscode<T>(_ passcode: Data, _ body: (inout Keybag, GuardedKey) throws(KeychainError) -> T) throws(KeychainError) -> T {
         let record = protection.withLock { $0.record }
         guard record.hasPasscode, let salt = record.passcodeSalt else { throw .param("no passcode is set") }
-        if let refusal = Self.lockout(record) { throw refusal }
+        if let refusal = lockout(record) { throw refusal }
         let kek = try Keybag.passcodeKEK(passcode, salt: salt, hardness: record.hardness, deviceKey: deviceKey)
         defer { kek.wipe() }
         return try protection.withLock { keybag throws(KeychainError) -> T in
             // Checked again under the keybag's lock: the gate makes this hold, the check keeps it so.
             guard keybag.record.passcodeSalt == salt else { throw KeychainError(SecStatus.authFailed, "the passcode changed during this attempt") }
-            if let refusal = Self.lockout(keybag.record) { throw refusal }
+            if let refusal = lockout(keybag.record) { throw refusal }
             do throws(KeychainError) {
                 let result = try body(&keybag, kek)
                 if keybag.record.failedAttempts > 0 || keybag.record.lockedOutUntil != nil {
@@ -170,10 +174,10 @@ extension Keychain {
                 return result
             } catch where error.status == SecStatus.authFailed {
                 let failures = keybag.record.failedAttempts + 1
-                let delay = keybag.record.testDevice ? 0 : LockoutPolicy.delay(afterFailures: failures)
+                let delay = delaysLockout(keybag.record) ? LockoutPolicy.delay(afterFailures: failures) : 0
                 try keybag.updateSettings {
                     $0.failedAttempts = failures
-                    $0.lockedOutUntil = delay > 0 ? Self.now().addingTimeInterval(delay) : nil
+                    $0.lockedOutUntil = delay > 0 ? now().addingTimeInterval(delay) : nil
                 }
                 let wait = delay > 0 ? "; unlocking is disabled for \(Int(delay)) s" : ""
                 throw KeychainError(SecStatus.authFailed, "the passcode is not correct (\(failures) failed attempt\(failures == 1 ? "" : "s")\(wait))")
@@ -187,7 +191,7 @@ extension Keychain {
     func scheduleAutoLock() {
         let generation = autoLockGeneration.withLock { g in g += 1; return g }
         guard let seconds = protection.withLock({ $0.record.autoLockSeconds }), deviceStatus().passcodeSet else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { [weak self] in
+        clock.schedule(after: TimeInterval(seconds)) { [weak self] in
             guard let self, self.autoLockGeneration.withLock({ $0 }) == generation else { return }
             self.lockDevice()
         }

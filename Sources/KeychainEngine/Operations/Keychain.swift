@@ -22,9 +22,13 @@ public final class Keychain: Sendable {
     private let changes = Atomic<UInt64>(0)
     let rows = RowCache()
     /// Authentication prompts waiting for an answer (docs/spec.md §11).
-    public let prompts = PromptQueue()
+    public let prompts: PromptQueue
+    /// Where the keychain reads the time and runs its timers (a test device's is virtual).
+    public let clock: any KeychainClock
     let evaluations = EvaluatedContexts()
     private let observers = Mutex<[@Sendable (Change) -> Void]>([])
+    /// Who hears what the keychain does (``addEventListener(_:)``), and the device state they last heard.
+    let eventListeners = EventListeners()
 
     /// What changed, for change observers.
     public enum Change: Sendable, Equatable {
@@ -37,15 +41,20 @@ public final class Keychain: Sendable {
     }
 
     /// Opens the vault at `vault`. The device starts before its first unlock if a passcode is set
-    /// (a daemon start is a boot), unlocked otherwise.
-    public init(vault: Vault, deviceKeyPath: String? = nil) throws(KeychainError) {
+    /// (a daemon start is a boot), unlocked otherwise. `clock` is the time the keychain follows.
+    public init(vault: Vault, deviceKeyPath: String? = nil, clock: any KeychainClock = WallClock()) throws(KeychainError) {
         self.vault = vault
+        self.clock = clock
+        prompts = PromptQueue(clock: clock)
         try vault.checkPrivate()
         let config = try vault.config()
         if config.testDevice { CrashPoint.enableForTestDevice() }
         let keyPath = try vault.deviceKeyPath(override: deviceKeyPath)
         deviceKey = try DeviceKey.load(from: keyPath)
         let keybag = try Keybag.opening(vault.keybagPath, deviceKey: deviceKey, deviceKeyPath: keyPath)
+        if keybag.record.hardness == .simulated && !clock.isVirtual {
+            throw KeychainError(SecStatus.param, "this vault is a KeychainTesting device's (its passcode derivation is the test-only minimum): it opens only in the test kit")
+        }
         hasher = LookupHasher(indexKey: keybag.indexKey)
         protection = Mutex(keybag)
         store = try ItemStore(path: vault.databasePath)
@@ -75,6 +84,7 @@ public final class Keychain: Sendable {
 
     package func noteChange(_ change: Change = .items(changed: nil)) {
         if change == .device, protection.withLock({ $0.state == .locked || $0.state == .beforeFirstUnlock }) { evaluations.dropUntilLock() }
+        if change == .device { reportDeviceState() }
         changes.add(1, ordering: .releasing)
         rows.clear()
         for observer in observers.withLock({ $0 }) { observer(change) }
@@ -86,6 +96,6 @@ public final class Keychain: Sendable {
         protection.withLock { $0.state.allows(accessibility) }
     }
 
-    /// Current time, as the keychain stamps it.
-    static func now() -> Date { Date() }
+    /// Current time, as the keychain stamps it: its clock's.
+    func now() -> Date { clock.now() }
 }

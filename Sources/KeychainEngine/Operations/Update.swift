@@ -10,6 +10,11 @@ extension Keychain {
     /// always-present attributes go back to their defaults, optional ones disappear.
     public func update(_ query: KeychainDictionary, _ attributesToUpdate: KeychainDictionary,
                        removing: Set<String> = [], caller: Caller) throws(KeychainError) {
+        try reporting(.update, query, caller) { () throws(KeychainError) in try updating(query, attributesToUpdate, removing: removing, caller: caller) }
+    }
+
+    private func updating(_ query: KeychainDictionary, _ attributesToUpdate: KeychainDictionary,
+                          removing: Set<String>, caller: Caller) throws(KeychainError) {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(query)
         let schema = q.schema!
@@ -45,7 +50,7 @@ extension Keychain {
                     let secret = try ApplicationPassword.restate(try openSecret(row, schema: schema, keybag: keybag), from: old, to: attributes,
                                                                  newData: newData, password: password)
                     if let interpreter = schema.interpreter, let newData { try interpreter.apply(newData, to: &attributes, schema: schema) }
-                    attributes[Attributes.modificationDate.code] = .date(Self.nextModificationDate(after: old[Attributes.modificationDate.code]))
+                    attributes[Attributes.modificationDate.code] = .date(nextModificationDate(after: old[Attributes.modificationDate.code]))
                     let accessibility = Accessibility(rawValue: attributes[Attributes.accessible.code]?.stringValue ?? "") ?? row.accessibility
                     if accessibility == .whenPasscodeSetThisDeviceOnly, !keybag.record.hasPasscode {
                         throw KeychainError(SecStatus.authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a device passcode")
@@ -69,8 +74,8 @@ extension Keychain {
     }
 
     /// mdat strictly increases: now, or 1 ms after the old value if the clock has not moved past it.
-    static func nextModificationDate(after old: KeychainValue?) -> Date {
-        let now = Self.now()
+    func nextModificationDate(after old: KeychainValue?) -> Date {
+        let now = self.now()
         guard case .date(let previous) = old, now <= previous else { return now }
         return previous.addingTimeInterval(0.001)
     }

@@ -97,7 +97,7 @@ package struct Keybag {
     }
 
     /// Unlock with a passcode's KEK: loads classes A and C, or throws errSecAuthFailed for a wrong passcode.
-    package mutating func unlock(with kek: GuardedKey) throws(KeychainError) {
+    package mutating func unlock(with kek: GuardedKey, at now: Date) throws(KeychainError) {
         guard record.hasPasscode else { return }
         try load(Accessibility.allCases.filter { $0.tier != .d }, kek: kek)
         CrashPoint.reach("unlock.afterKeysLoaded")
@@ -106,7 +106,7 @@ package struct Keybag {
         dropBiometricEscrow()
         // (A lockout does not stop it: this passcode releases the lockout right after.)
         if record.biometry?.enrolled == true {
-            escrow = BiometricEscrow(wrapping: classKeys.filter { $0.key.tier != .d }, passcodeUnlock: Date())
+            escrow = BiometricEscrow(wrapping: classKeys.filter { $0.key.tier != .d }, passcodeUnlock: now)
         }
     }
 
@@ -160,8 +160,8 @@ package struct Keybag {
     }
 
     /// Changes the passcode; `oldKEK` must unlock the current one.
-    package mutating func changePasscode(oldKEK: GuardedKey, newKEK: GuardedKey, newSalt: Data) throws(KeychainError) {
-        try unlock(with: oldKEK)
+    package mutating func changePasscode(oldKEK: GuardedKey, newKEK: GuardedKey, newSalt: Data, at now: Date) throws(KeychainError) {
+        try unlock(with: oldKEK, at: now)
         var next = record
         next.passcodeSalt = newSalt
         for a in Accessibility.allCases where a.tier != .d { try rewrap(a, under: newKEK, into: &next) }
@@ -172,8 +172,8 @@ package struct Keybag {
     /// Removes the passcode (`kek` must unlock it): akpu keys are destroyed, A and C fall back to the device key.
     /// The record says the akpu items are still to be deleted; the caller deletes them, then clears the flag
     /// (an open that finds it set finishes the deletion).
-    package mutating func removePasscode(kek: GuardedKey) throws(KeychainError) {
-        try unlock(with: kek)
+    package mutating func removePasscode(kek: GuardedKey, at now: Date) throws(KeychainError) {
+        try unlock(with: kek, at: now)
         var next = record
         next.passcodeSalt = nil
         next.akpuSweepPending = true

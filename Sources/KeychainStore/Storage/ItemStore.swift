@@ -18,11 +18,14 @@ package final class ItemStore: Sendable {
         var config = Configuration()
         config.journalMode = .wal
         config.label = "keychainfs.items"
+        let throwaway = ThrowawayDirectories.contains(fileAt: path)
         config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON")
+            try db.execute(sql: "PRAGMA synchronous = \(throwaway ? "OFF" : "NORMAL"); PRAGMA secure_delete = ON")
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
+            // A simulated device's throwaway database never syncs (set after GRDB's own WAL set-up).
+            if throwaway { try queue.inDatabase { try $0.execute(sql: "PRAGMA synchronous = OFF") } }
             try ItemMigrations.migrate(queue, path: path)
         } catch let error as KeychainError {
             throw error

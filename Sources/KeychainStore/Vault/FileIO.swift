@@ -115,7 +115,7 @@ package enum FileIO {
             return true
         }
         let failure = errno
-        let synced = written && fsync(fd) == 0
+        let synced = written && (ThrowawayDirectories.contains(fileAt: path) || fsync(fd) == 0)
         close(fd)
         guard synced else {
             unlink(temporary)

@@ -49,16 +49,22 @@ public struct Vault: Sendable {
     /// Creates a new vault: directory (0700), device key (0600, in the user's state directory unless
     /// `deviceKeyPath` chooses), keybag, database.
     /// The device starts without a passcode. Every file is made fresh (O_EXCL) and private (0600).
-    public static func create(at directory: String, deviceKeyPath: String? = nil, testDevice: Bool = false) throws(KeychainError) -> Vault {
+    /// `simulatedDevice` (KeychainTesting's, implies `testDevice`) marks the keybag with the minimal
+    /// passcode derivation, which only an engine on a virtual clock opens.
+    public static func create(at directory: String, deviceKeyPath: String? = nil, testDevice: Bool = false,
+                              simulatedDevice: Bool = false) throws(KeychainError) -> Vault {
+        let testDevice = testDevice || simulatedDevice
         let vault = Vault(directory: directory)
         guard !vault.exists else { throw .param("a vault already exists at \(vault.directory)") }
+        // A simulated device's files, in its own fresh directory, skip fsync (ThrowawayDirectories).
+        if simulatedDevice, let deviceKeyPath { ThrowawayDirectories.add(throwawayDirectories(directory, deviceKeyPath)) }
         try VaultDirectory.makePrivate(vault.directory)
         let keyPath: String
         if let deviceKeyPath { keyPath = URL(fileURLWithPath: deviceKeyPath).standardizedFileURL.path } else { keyPath = try DeviceKeyLocation.newDefaultPath() }
         try DeviceKey.create(at: keyPath)
         let deviceKey = try DeviceKey.load(from: keyPath)
         defer { deviceKey.wipe() }
-        try Keybag.create(at: vault.keybagPath, deviceKey: deviceKey, hardness: testDevice ? .interactive : .moderate, testDevice: testDevice)
+        try Keybag.create(at: vault.keybagPath, deviceKey: deviceKey, hardness: simulatedDevice ? .simulated : testDevice ? .interactive : .moderate, testDevice: testDevice)
         // SQLite gives -wal and -shm the database file's mode: make it 0600 before SQLite sees it.
         try FileIO.createExclusively(vault.databasePath, mode: 0o600)
         _ = try ItemStore(path: vault.databasePath)

@@ -87,11 +87,11 @@ struct Prompt: ParsableCommand {
     }
 
     struct Auto: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "auto", abstract: "Answer every prompt with MODE: match, no-match, cancel, or off.")
+        static let configuration = CommandConfiguration(commandName: "auto", abstract: "Answer every prompt with MODE: match, no-match, cancel, accept (a face where one will do, else the passcode), or off.")
         @OptionGroup var address: DaemonAddress
-        @Argument(help: "match, no-match, cancel or off") var mode: String
+        @Argument(help: "match, no-match, cancel, accept or off") var mode: String
         func run() throws {
-            guard PromptAutoMode(rawValue: mode) != nil else { throw ValidationError("expected match, no-match, cancel or off") }
+            guard PromptAutoMode(rawValue: mode) != nil else { throw ValidationError("expected match, no-match, cancel, accept or off") }
             _ = try address.send(.promptAuto, ["mode": .string(mode)])
         }
     }

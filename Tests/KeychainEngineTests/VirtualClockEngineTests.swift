@@ -1,0 +1,44 @@
+import Foundation
+import KeychainEngine
+import KeychainModel
+import Synchronization
+import Testing
+
+/// The engine's clock seam: a virtual clock's timers, and the simulated device's vault that only an
+/// engine on a virtual clock opens.
+@Suite struct VirtualClockEngineTests {
+    @Test func timersFireInOrderAtTheirOwnTime() {
+        let clock = VirtualClock(startingAt: Date(timeIntervalSince1970: 0))
+        let fired = FiredLog()
+        clock.schedule(after: 20) { fired.note("b", clock.now()) }
+        clock.schedule(after: 10) { fired.note("a", clock.now()) }
+        clock.schedule(after: 30) { fired.note("c", clock.now()) }
+        clock.advance(by: .seconds(25))
+        #expect(fired.names == ["a", "b"], "earliest first, only those due")
+        #expect(fired.times.map { $0.timeIntervalSince1970.rounded() } == [10, 20], "each at its own time")
+        #expect(clock.pendingTimers == 1)
+        clock.advance(by: .seconds(5))
+        #expect(fired.names == ["a", "b", "c"])
+    }
+
+    @Test func simulatedDeviceVaultOpensOnlyOnAVirtualClock() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kc-simulated-\(UUID().uuidString)").path
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: directory + ".device.key")
+        }
+        let vault = try Vault.create(at: directory, deviceKeyPath: directory + ".device.key", simulatedDevice: true)
+        #expect(throws: KeychainError.self, "a daemon or CLI (wall clock) refuses the minimal derivation") { _ = try Keychain(vault: vault) }
+        let keychain = try Keychain(vault: vault, clock: VirtualClock())
+        try keychain.setPasscode(Data("1234".utf8))
+        #expect(keychain.deviceStatus().testDevice)
+    }
+}
+
+/// What the timers did, in order.
+final class FiredLog: Sendable {
+    private let entries = Mutex<[(String, Date)]>([])
+    func note(_ name: String, _ time: Date) { entries.withLock { $0.append((name, time)) } }
+    var names: [String] { entries.withLock { $0.map(\.0) } }
+    var times: [Date] { entries.withLock { $0.map(\.1) } }
+}
