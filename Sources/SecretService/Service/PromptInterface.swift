@@ -40,6 +40,8 @@ extension ServiceObjects {
         case .passcode(let passcode): (try? keychain.unlockDevice(passcode: passcode)) != nil && keychain.isAvailable(.whenUnlocked)
         case .match: (try? keychain.unlockWithBiometry(match: true)) != nil
         case .noMatch: (try? keychain.unlockWithBiometry(match: false)) != nil
+        // accept: a matching face where one will do; the daemon does not know the passcode to type for it.
+        case .accept: (try? keychain.unlockWithBiometry(match: true)) != nil
         case .cancel, .timeout: false
         }
     }
