@@ -8,16 +8,19 @@ import Testing
 /// The device's virtual clock: what waits on time happens when the test advances it, in well under a
 /// second of wall time, the same every run.
 @Suite struct VirtualClockTests {
-    /// The wall time a test may take: far less than the device time it covers (which no test could
-    /// spend if it waited), and 1 s when scripts/test.sh runs this suite alone (`KEYCHAINTESTING_WALL_LIMIT_MS`);
-    /// in the full, parallel run other suites share the cores.
-    static let wallLimit: Duration = .milliseconds(Int(ProcessInfo.processInfo.environment["KEYCHAINTESTING_WALL_LIMIT_MS"] ?? "") ?? 60_000)
+    /// The wall time a test may take when scripts/test.sh runs this suite alone
+    /// (`KEYCHAINTESTING_WALL_LIMIT_MS`, 1 s there): far less than the device time it covers, which no test
+    /// could spend if it waited. In the full, parallel run the cores are shared with every other suite (a
+    /// poll for a pending prompt waited 160 s for a thread there once), so wall time is not checked: the
+    /// run alone is the check.
+    static let wallLimit: Duration? = (ProcessInfo.processInfo.environment["KEYCHAINTESTING_WALL_LIMIT_MS"].flatMap { Int($0) })
+        .map { .milliseconds($0) }
 
-    /// Runs `body` and checks that it took less than ``wallLimit`` of wall time.
+    /// Runs `body` and, when the suite runs alone, checks that it took less than ``wallLimit`` of wall time.
     func withinWallLimit(_ body: () async throws -> Void) async rethrows {
         let wall = ContinuousClock.now
         try await body()
-        #expect(ContinuousClock.now - wall < Self.wallLimit)
+        if let limit = Self.wallLimit { #expect(ContinuousClock.now - wall < limit) }
     }
 
     static func close(_ a: Date?, _ b: Date) -> Bool { a.map { abs($0.timeIntervalSince(b)) < 0.001 } ?? false }
