@@ -131,7 +131,7 @@ let package = Package(
                           swiftSettings: strict),
 
         // Test helpers shared by the test targets (real certificates made with openssl).
-        .target(name: "TestSupport", dependencies: ["KeychainModel", "ControlChannel", "KeychainEngine", .product(name: "Crypto", package: "swift-crypto")],
+        .target(name: "TestSupport", dependencies: ["CSystem", "KeychainModel", "ControlChannel", "KeychainEngine", .product(name: "Crypto", package: "swift-crypto")],
                 path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainSync", "KeychainStore", "KeychainModel", 
             "KeychainEngine", "SodiumCrypto", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),

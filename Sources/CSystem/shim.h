@@ -35,3 +35,17 @@ static inline int keychainfs_message_senders(struct msghdr *message, int *pids, 
     }
     return count;
 }
+
+#include <spawn.h>
+#include <fcntl.h>
+/* glibc (2.34+) has both; its headers declare them only under _GNU_SOURCE. */
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+extern int pipe2(int fds[2], int flags);
+
+/* A spawned child gets no descriptor from `from` up (the test harness's children: nothing of the test process). */
+static inline int keychainfs_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
+/* A pipe whose ends close on exec. */
+static inline int keychainfs_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
