@@ -187,13 +187,6 @@ public final class ControlServer: Sendable {
     }
 }
 
-/// Who is on the other end of a control connection: the process that connected and wrote the request.
-public struct ControlPeer: Sendable, Hashable {
-    public let pid: Int32
-    public let uid: UInt32
-
-    public init(pid: Int32, uid: UInt32) {
-        self.pid = pid
-        self.uid = uid
-    }
-}
+/// Who is on the other end of a control connection: the process that connected and wrote the request,
+/// as the engine names any peer (``PeerProcess``).
+public typealias ControlPeer = PeerProcess

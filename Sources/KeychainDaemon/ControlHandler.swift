@@ -57,7 +57,8 @@ struct ControlHandler: Sendable {
     /// naming attributes, escaped as the mount names them), never a value, a passcode or a query's other contents.
     private func record(_ request: ControlRequest, _ peer: ControlPeer, _ caller: Caller?, _ status: OSStatus) throws(KeychainError) {
         guard let audit, request.command != .status else { return }
-        let item = request.arguments["query"]?.dictionaryValue.flatMap { ItemTitle.of(query: $0) }
+        let call = try? request.command.callType?.init(CallArguments(request.arguments), attachment: request.attachment)
+        let item = call?.auditedItem.flatMap { ItemTitle.of(query: $0) }
         try audit.record(request.command.rawValue, item: item, status: status, by: .init(pid: peer.pid, uid: peer.uid, rule: caller?.grantedBy))
     }
 
@@ -142,7 +143,7 @@ struct ControlHandler: Sendable {
             claimed = groups.compactMap(\.stringValue)
             guard claimed?.count == groups.count else { throw KeychainError(SecStatus.param, "access groups must be strings") }
         }
-        var caller = try PeerCaller.resolve(PeerProcess(pid: peer.pid, uid: peer.uid), policy: accessPolicy, claimedGroups: claimed, fallback: Caller())
+        var caller = try PeerCaller.resolve(peer, policy: accessPolicy, claimedGroups: claimed, fallback: Caller())
         if caller.executable == nil { caller.executable = args[CallerClaims.executable]?.stringValue }
         return caller
     }

@@ -16,11 +16,14 @@ public protocol ControlCall: Sendable {
     /// The reply as it travels, and back.
     static func encode(_ reply: Reply) -> KeychainValue?
     static func decode(_ value: KeychainValue?) throws(KeychainError) -> Reply
+    /// The item the call names, for the audit line (never its value): a query, or an identity's certificate.
+    var auditedItem: KeychainDictionary? { get }
 }
 
 extension ControlCall {
     public var attachment: Data? { nil }
     public var arguments: KeychainDictionary { [:] }
+    public var auditedItem: KeychainDictionary? { nil }
 
     /// The frame this call sends.
     public var request: ControlRequest { ControlRequest(Self.command, arguments, attachment: attachment) }
@@ -61,6 +64,32 @@ public struct CallArguments: Sendable {
         guard let value = values[name] else { return false }
         guard case .bool(let flag) = value else { throw KeychainError(SecStatus.param, "'\(name)' must be true or false") }
         return flag
+    }
+}
+
+extension ControlCommand {
+    /// The typed call of this command, where it has one (the authentication and sync commands do not yet).
+    public var callType: (any ControlCall.Type)? {
+        switch self {
+        case .status: StatusCall.self
+        case .deviceStatus: DeviceStatusCall.self
+        case .deviceLock: DeviceLock.self
+        case .deviceReboot: DeviceReboot.self
+        case .deviceUnlock: DeviceUnlock.self
+        case .passcodeSet: PasscodeSet.self
+        case .passcodeChange: PasscodeChange.self
+        case .passcodeRemove: PasscodeRemove.self
+        case .autoLock: AutoLockCall.self
+        case .itemAdd: ItemAdd.self
+        case .itemAddIdentity: ItemAddIdentity.self
+        case .itemCopyMatching: ItemCopyMatching.self
+        case .itemUpdate: ItemUpdate.self
+        case .itemDelete: ItemDelete.self
+        case .keySecureEnclave: SecureEnclaveCall.self
+        case .backup: BackupCall.self
+        case .restore: RestoreCall.self
+        default: nil
+        }
     }
 }
 

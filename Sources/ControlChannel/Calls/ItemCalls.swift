@@ -11,6 +11,7 @@ public struct ItemAdd: ValueReplyCall {
     public init(query: KeychainDictionary) { self.query = query }
     public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) { query = try arguments.dictionary("query") }
     public var arguments: KeychainDictionary { ["query": .dictionary(query)] }
+    public var auditedItem: KeychainDictionary? { query }
 }
 
 /// SecItemCopyMatching.
@@ -20,6 +21,7 @@ public struct ItemCopyMatching: ValueReplyCall {
     public init(query: KeychainDictionary) { self.query = query }
     public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) { query = try arguments.dictionary("query") }
     public var arguments: KeychainDictionary { ["query": .dictionary(query)] }
+    public var auditedItem: KeychainDictionary? { query }
 }
 
 /// SecItemUpdate.
@@ -36,6 +38,7 @@ public struct ItemUpdate: EmptyReplyCall {
         attributes = try arguments.dictionary("attributes")
     }
     public var arguments: KeychainDictionary { ["query": .dictionary(query), "attributes": .dictionary(attributes)] }
+    public var auditedItem: KeychainDictionary? { query }
 }
 
 /// SecItemDelete.
@@ -45,6 +48,7 @@ public struct ItemDelete: EmptyReplyCall {
     public init(query: KeychainDictionary) { self.query = query }
     public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) { query = try arguments.dictionary("query") }
     public var arguments: KeychainDictionary { ["query": .dictionary(query)] }
+    public var auditedItem: KeychainDictionary? { query }
 }
 
 /// SecItemAdd of an identity: its certificate and private key, both or neither (``Keychain/addIdentity(certificate:key:caller:)``).
@@ -61,6 +65,7 @@ public struct ItemAddIdentity: EmptyReplyCall {
         key = try arguments.dictionary("key")
     }
     public var arguments: KeychainDictionary { ["certificate": .dictionary(certificate), "key": .dictionary(key)] }
+    public var auditedItem: KeychainDictionary? { certificate }
 }
 
 /// A simulated Secure Enclave request (generate, sign, key exchange: `Keychain.secureEnclave`).
