@@ -21,6 +21,27 @@ import Testing
         #expect(fired.names == ["a", "b", "c"])
     }
 
+    /// A prompt is never seen pending before its timeout counts: a test that sees it and moves the clock
+    /// past the timeout must end it (CI once saw the timer armed after the advance, and waited 120 s).
+    @Test func aPendingPromptsTimeoutIsAlreadyArmed() async throws {
+        for _ in 0..<200 {
+            let clock = VirtualClock()
+            let prompts = PromptQueue(clock: clock)
+            prompts.autoMode = .off
+            prompts.timeout = 60
+            let answered = Mutex<PromptAnswer?>(nil)
+            Thread.detachNewThread {
+                prompts.raise(kind: .biometry, reason: "r", caller: Caller(), item: nil) { answer in answered.withLock { $0 = answer } }
+            }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while prompts.pending.isEmpty && ContinuousClock.now < deadline { await Task.yield() }
+            #expect(clock.pendingTimers == 1, "the timeout is armed once the prompt is pending")
+            clock.advance(by: .seconds(60))
+            #expect(prompts.pending.isEmpty)
+            #expect(answered.withLock { $0 } == .timeout)
+        }
+    }
+
     @Test func simulatedDeviceVaultOpensOnlyOnAVirtualClock() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kc-simulated-\(UUID().uuidString)").path
         defer {

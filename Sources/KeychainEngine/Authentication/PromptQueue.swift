@@ -96,11 +96,11 @@ public final class PromptQueue: Sendable {
     public func raise(kind: PromptKind, reason: String, caller: Caller, item: String?,
                       deliver: @escaping @Sendable (PromptAnswer) -> Void) -> UInt64 {
         let requester = PromptRequester.current
-        let (id, immediate, timeout) = state.withLock { s -> (UInt64, PromptAnswer?, TimeInterval) in
+        let (id, immediate) = state.withLock { s -> (UInt64, PromptAnswer?) in
             let id = s.nextID
             s.nextID += 1
             s.raisedCount += 1
-            if !s.queuedAnswers.isEmpty { return (id, s.queuedAnswers.removeFirst(), s.timeout) }
+            if !s.queuedAnswers.isEmpty { return (id, s.queuedAnswers.removeFirst()) }
             let auto: PromptAnswer? = switch s.auto {
             case .match: .match
             case .noMatch: .noMatch
@@ -111,14 +111,16 @@ public final class PromptQueue: Sendable {
             if auto == nil {
                 let info = PromptInfo(id: id, kind: kind, reason: reason, pid: caller.pid, executable: caller.executable, item: item, raised: clock.now())
                 s.pending.append(Pending(info: info, requester: requester?.id, deliver: deliver))
+                // Armed before the prompt can be seen as pending: a test that sees it and advances the
+                // clock must find its timeout already counting (the clock never takes this lock).
+                clock.schedule(after: s.timeout) { [weak self] in self?.finish(id, .timeout) }
             }
-            return (id, auto, s.timeout)
+            return (id, auto)
         }
         if let immediate {
             DispatchQueue.global().async { deliver(immediate) }
         } else {
             requester?.prompted()
-            clock.schedule(after: timeout) { [weak self] in self?.finish(id, .timeout) }
         }
         return id
     }
