@@ -1,7 +1,7 @@
 # keychainfs: the README's two commands are scripts/demo.sh and scripts/test.sh; make wraps them (and bench/run).
 PREFIX ?= /usr/local
 
-.PHONY: demo test bench build release install install-files clean deb deb-check fuzz soak
+.PHONY: demo test format bench build release install install-files clean deb deb-check fuzz soak
 
 demo:
 	scripts/demo.sh
@@ -11,6 +11,10 @@ test:
 
 bench:
 	bench/run
+
+# Rewrites every Swift file in the repository's one layout (.swift-format); the tests check it.
+format:
+	scripts/format.sh
 
 # libFuzzer with AddressSanitizer on every parser of outside bytes, FUZZ_SECONDS per target (default 120).
 fuzz:

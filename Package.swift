@@ -41,9 +41,11 @@ let package = Package(
 
         // The model: the versioned item schema, values, errors (OSStatus), parsed queries, what certificates
         // and keys say of themselves. No I/O.
-        .target(name: "KeychainModel", dependencies: [
-            .product(name: "SwiftASN1", package: "swift-asn1"), .product(name: "Crypto", package: "swift-crypto"),
-        ], swiftSettings: strict),
+        .target(
+            name: "KeychainModel",
+            dependencies: [
+                .product(name: "SwiftASN1", package: "swift-asn1"), .product(name: "Crypto", package: "swift-crypto"),
+            ], swiftSettings: strict),
 
         // The store: the SQLite item table, sealing, the keybag, device state, the vault directory.
         // Only the engine and sync import it.
@@ -68,46 +70,77 @@ let package = Package(
         // Sync over git: records, the merge driver, the untrusted clone. On the engine's item calls.
         .target(
             name: "KeychainSync",
-            dependencies: ["KeychainEngine", "KeychainStore", "KeychainModel", "SodiumCrypto",
-                           .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "KeychainEngine", "KeychainStore", "KeychainModel", "SodiumCrypto",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict),
 
         // An item's name for people and paths: the mount's directories, audit lines and prompts all use it.
         .target(name: "ItemNaming", dependencies: ["KeychainModel"], swiftSettings: strict),
 
         // The control socket: framing, requests, client and server.
-        .target(name: "ControlChannel", dependencies: ["KeychainModel", "CSystem", "KeychainEngine"], swiftSettings: strict),
+        .target(
+            name: "ControlChannel", dependencies: ["KeychainModel", "CSystem", "KeychainEngine"], swiftSettings: strict),
 
         // SecItem calls on a vault: through its daemon, or in-process when none runs.
-        .target(name: "KeychainClient", dependencies: ["KeychainSync", "KeychainModel", "KeychainEngine", "ControlChannel"], swiftSettings: strict),
+        .target(
+            name: "KeychainClient",
+            dependencies: ["KeychainSync", "KeychainModel", "KeychainEngine", "ControlChannel"], swiftSettings: strict),
 
         // Apple's SecItem API (source-compatible) over KeychainClient; LAContext and friends.
-        .target(name: "Security", dependencies: ["KeychainModel", "KeychainEngine", "KeychainClient", "COpenSSL", "ImportExport", .product(name: "Crypto", package: "swift-crypto")],
-                swiftSettings: strict),
-        .target(name: "LocalAuthentication", dependencies: ["KeychainModel", "Security", "KeychainClient", "KeychainEngine", "ControlChannel"], swiftSettings: strict),
+        .target(
+            name: "Security",
+            dependencies: [
+                "KeychainModel", "KeychainEngine", "KeychainClient", "COpenSSL", "ImportExport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "LocalAuthentication",
+            dependencies: ["KeychainModel", "Security", "KeychainClient", "KeychainEngine", "ControlChannel"],
+            swiftSettings: strict),
 
         // The keychain test kit: SimulatedDevice, its controls and the task-local binding of calls to it.
-        .target(name: "KeychainTesting", dependencies: ["KeychainModel", "Security", "LocalAuthentication", "KeychainClient", "KeychainEngine"], swiftSettings: strict),
+        .target(
+            name: "KeychainTesting",
+            dependencies: ["KeychainModel", "Security", "LocalAuthentication", "KeychainClient", "KeychainEngine"],
+            swiftSettings: strict),
 
         // Key and certificate files through libcrypto: PKCS#12, encrypted PKCS#8 (security import/export, SecPKCS12Import).
-        .target(name: "ImportExport", dependencies: ["KeychainModel", "KeychainEngine", "COpenSSL", .product(name: "Crypto", package: "swift-crypto")],
-                swiftSettings: strict),
+        .target(
+            name: "ImportExport",
+            dependencies: [
+                "KeychainModel", "KeychainEngine", "COpenSSL", .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict),
 
         // The FUSE frontend: paths and errnos translated into keychain calls.
         .target(
             name: "KeychainFS",
-            dependencies: ["KeychainModel", "ItemNaming", "CFuse", "KeychainEngine", "SodiumCrypto", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "KeychainModel", "ItemNaming", "CFuse", "KeychainEngine", "SodiumCrypto",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
 
         // The freedesktop Secret Service (D-Bus API 0.2) on the engine, through sd-bus (docs/secret-service.md).
-        .target(name: "SecretService", dependencies: ["CSystemd", "COpenSSL", "KeychainModel", "KeychainEngine", "ItemNaming", .product(name: "Crypto", package: "swift-crypto")],
-                swiftSettings: strict),
+        .target(
+            name: "SecretService",
+            dependencies: [
+                "CSystemd", "COpenSSL", "KeychainModel", "KeychainEngine", "ItemNaming",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict),
 
         // The daemon: one per mounted vault; wires engine, FUSE session, control socket, signals.
         .target(
             name: "KeychainDaemon",
-            dependencies: ["ItemNaming", "KeychainSync", "KeychainModel", "CSystem", "KeychainEngine", "KeychainFS", "ControlChannel", "SecretService",
-                           .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ItemNaming", "KeychainSync", "KeychainModel", "CSystem", "KeychainEngine", "KeychainFS",
+                "ControlChannel", "SecretService",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
 
         // `kc://` references, `{{ }}` templates and env files of `keychainfs run` / `inject`: pure parsers.
@@ -116,64 +149,119 @@ let package = Package(
         // The command line: a thin client.
         .executableTarget(
             name: "keychainfs",
-            dependencies: ["KeychainModel", "ItemNaming", "KeychainSync", 
-                "CSystem", "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel", "KeychainClient", "SecretReferences", "SodiumCrypto",
+            dependencies: [
+                "KeychainModel", "ItemNaming", "KeychainSync",
+                "CSystem", "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel", "KeychainClient",
+                "SecretReferences", "SodiumCrypto",
                 "ImportExport", "SecretService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
 
         // git's and Docker's credential-helper protocols on internet passwords, as their macOS helpers keep them.
-        .target(name: "CredentialHelpers", dependencies: ["KeychainModel", "CSystem", "KeychainEngine", "KeychainClient"], swiftSettings: strict),
-        .executableTarget(name: "git-credential-keychainfs", dependencies: ["CredentialHelpers"], path: "Sources/GitCredentialHelper",
-                          swiftSettings: strict),
-        .executableTarget(name: "docker-credential-keychainfs", dependencies: ["CredentialHelpers"], path: "Sources/DockerCredentialHelper",
-                          swiftSettings: strict),
+        .target(
+            name: "CredentialHelpers", dependencies: ["KeychainModel", "CSystem", "KeychainEngine", "KeychainClient"],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "git-credential-keychainfs", dependencies: ["CredentialHelpers"], path: "Sources/GitCredentialHelper",
+            swiftSettings: strict),
+        .executableTarget(
+            name: "docker-credential-keychainfs", dependencies: ["CredentialHelpers"],
+            path: "Sources/DockerCredentialHelper",
+            swiftSettings: strict),
 
         // Test helpers shared by the test targets (real certificates made with openssl).
-        .target(name: "TestSupport", dependencies: ["CSystem", "KeychainModel", "ControlChannel", "KeychainEngine", .product(name: "Crypto", package: "swift-crypto")],
-                path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(name: "KeychainEngineTests", dependencies: ["KeychainSync", "KeychainStore", "KeychainModel", 
-            "KeychainEngine", "SodiumCrypto", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Crypto", package: "swift-crypto"),
-        ], swiftSettings: strict),
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "CSystem", "KeychainModel", "ControlChannel", "KeychainEngine",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(
+            name: "KeychainEngineTests",
+            dependencies: [
+                "KeychainSync", "KeychainStore", "KeychainModel",
+                "KeychainEngine", "SodiumCrypto", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ], swiftSettings: strict),
         // iOS-style client code in a process of its own, for the lock tests.
-        .executableTarget(name: "security-probe", dependencies: ["Security"], path: "Tests/SecurityProbe", swiftSettings: strict),
+        .executableTarget(
+            name: "security-probe", dependencies: ["Security"], path: "Tests/SecurityProbe", swiftSettings: strict),
         // Face ID code (LAContext and protected items) in its own process, for the authentication tests.
-        .executableTarget(name: "la-probe", dependencies: ["Security", "LocalAuthentication"], path: "Tests/LAProbe", swiftSettings: strict),
+        .executableTarget(
+            name: "la-probe", dependencies: ["Security", "LocalAuthentication"], path: "Tests/LAProbe",
+            swiftSettings: strict),
         // What real keychain wrappers reach for (issue 15), as a program run against a mounted vault, in
         // Swift 6 and Swift 5 modes (the same files).
-        .executableTarget(name: "security-compat", dependencies: ["Security"], path: "Tests/SecurityCompat", swiftSettings: strict),
-        .executableTarget(name: "security-compat-swift5", dependencies: ["Security"], path: "Tests/SecurityCompatSwift5",
-                          swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "security-compat", dependencies: ["Security"], path: "Tests/SecurityCompat", swiftSettings: strict),
+        .executableTarget(
+            name: "security-compat-swift5", dependencies: ["Security"], path: "Tests/SecurityCompatSwift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         // Seed 002 and Secure Enclave keys as iOS code writes them, in a process of their own, in Swift 6 and 5 modes.
-        .executableTarget(name: "seckey-probe", dependencies: ["Security"], path: "Tests/SecKeyProbe", swiftSettings: strict),
-        .executableTarget(name: "seckey-probe-swift5", dependencies: ["Security"], path: "Tests/SecKeyProbeSwift5",
-                          swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "SecurityAPITests", dependencies: ["Security", "LocalAuthentication", "TestSupport", "security-probe", "security-compat", "security-compat-swift5", "keychainfs",
-                                                     "la-probe", "seckey-probe", "seckey-probe-swift5",
-                                                     .product(name: "Crypto", package: "swift-crypto")],
-                    swiftSettings: strict),
-        .testTarget(name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "TestSupport"],
-                    swiftSettings: [.swiftLanguageMode(.v5), .define("SWIFT5_MODE")]),
-        .testTarget(name: "KeychainTestingTests", dependencies: ["KeychainTesting", "Security", "LocalAuthentication"], swiftSettings: strict),
-        .testTarget(name: "WorkflowParserTests", dependencies: ["KeychainModel", "SecretReferences", "KeychainEngine"], swiftSettings: strict),
-        .testTarget(name: "KeychainFSTests", dependencies: ["KeychainModel", "ItemNaming", "KeychainFS", "KeychainEngine"], swiftSettings: strict),
-        .testTarget(name: "CredentialHelperTests", dependencies: [
-            "CredentialHelpers", "CSystem", "Security", "TestSupport", "keychainfs", "git-credential-keychainfs", "docker-credential-keychainfs",
-        ], exclude: ["git-http-server.py"], swiftSettings: strict),
-        .testTarget(name: "SyncTests", dependencies: ["KeychainSync", "KeychainModel", "keychainfs", "KeychainClient", "KeychainEngine", "TestSupport"], swiftSettings: strict),
+        .executableTarget(
+            name: "seckey-probe", dependencies: ["Security"], path: "Tests/SecKeyProbe", swiftSettings: strict),
+        .executableTarget(
+            name: "seckey-probe-swift5", dependencies: ["Security"], path: "Tests/SecKeyProbeSwift5",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(
+            name: "SecurityAPITests",
+            dependencies: [
+                "Security", "LocalAuthentication", "TestSupport", "security-probe", "security-compat",
+                "security-compat-swift5", "keychainfs",
+                "la-probe", "seckey-probe", "seckey-probe-swift5",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "TestSupport"],
+            swiftSettings: [.swiftLanguageMode(.v5), .define("SWIFT5_MODE")]),
+        .testTarget(
+            name: "KeychainTestingTests", dependencies: ["KeychainTesting", "Security", "LocalAuthentication"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "WorkflowParserTests", dependencies: ["KeychainModel", "SecretReferences", "KeychainEngine"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "KeychainFSTests", dependencies: ["KeychainModel", "ItemNaming", "KeychainFS", "KeychainEngine"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CredentialHelperTests",
+            dependencies: [
+                "CredentialHelpers", "CSystem", "Security", "TestSupport", "keychainfs", "git-credential-keychainfs",
+                "docker-credential-keychainfs",
+            ], exclude: ["git-http-server.py"], swiftSettings: strict),
+        .testTarget(
+            name: "SyncTests",
+            dependencies: [
+                "KeychainSync", "KeychainModel", "keychainfs", "KeychainClient", "KeychainEngine", "TestSupport",
+            ], swiftSettings: strict),
         // Fuzzing (SPEC §8): one target per parser of outside bytes (fuzz/Harness), libFuzzer's driver or a replayer
         // (fuzz/Driver; fuzz/build.sh builds it with the sanitizers), and the committed corpora replayed as tests.
-        .target(name: "FuzzHarness", dependencies: ["SecretService", "KeychainSync", "KeychainModel", "ItemNaming", "KeychainStore", "ControlChannel", "KeychainEngine", "KeychainFS", "SodiumCrypto", "SecretReferences", "ImportExport",
-                                                    .product(name: "Crypto", package: "swift-crypto")],
-                path: "fuzz/Harness", swiftSettings: strict),
-        .executableTarget(name: "keychainfs-fuzz", dependencies: ["FuzzHarness"], path: "fuzz/Driver", swiftSettings: strict),
+        .target(
+            name: "FuzzHarness",
+            dependencies: [
+                "SecretService", "KeychainSync", "KeychainModel", "ItemNaming", "KeychainStore", "ControlChannel",
+                "KeychainEngine", "KeychainFS", "SodiumCrypto", "SecretReferences", "ImportExport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "fuzz/Harness", swiftSettings: strict),
+        .executableTarget(
+            name: "keychainfs-fuzz", dependencies: ["FuzzHarness"], path: "fuzz/Driver", swiftSettings: strict),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzHarness"], swiftSettings: strict),
         // The Secret Service through the clients Debian ships (each test on a dbus-daemon of its own; Clients/ are Python scripts).
-        .testTarget(name: "SecretServiceTests", dependencies: ["keychainfs", "security-probe", "SecretService", "KeychainEngine", "TestSupport"], exclude: ["Clients"],
-                    swiftSettings: strict),
-        .testTarget(name: "MountTests", dependencies: ["KeychainModel", "keychainfs", "CSystem", "ControlChannel", "KeychainClient", "KeychainEngine", "KeychainTesting", "TestSupport"],
-                    swiftSettings: strict),
+        .testTarget(
+            name: "SecretServiceTests",
+            dependencies: ["keychainfs", "security-probe", "SecretService", "KeychainEngine", "TestSupport"],
+            exclude: ["Clients"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "MountTests",
+            dependencies: [
+                "KeychainModel", "keychainfs", "CSystem", "ControlChannel", "KeychainClient", "KeychainEngine",
+                "KeychainTesting", "TestSupport",
+            ],
+            swiftSettings: strict),
     ]
 )

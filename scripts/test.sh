@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# The layout first (seconds): a file the formatter would change fails here, before the long build.
+scripts/format.sh --check
 swift build --build-tests
 # The run's own directory: the tests make their vaults, mounts and device keys under $TMPDIR (TestSupport's
 # TestDirectory, the fuzzers' tempfile), so the clean-up below touches only mounts under it, never another

@@ -11,11 +11,14 @@ let package = Package(
     products: [.library(name: "TokenStore", targets: ["TokenStore"])],
     dependencies: [.package(name: "keychainfs", path: "../..")],
     targets: [
-        .target(name: "TokenStore", dependencies: [.product(name: "Security", package: "keychainfs", condition: linux)]),
-        .testTarget(name: "TokenStoreTests", dependencies: [
-            "TokenStore",
-            .product(name: "Security", package: "keychainfs", condition: linux),
-            .product(name: "KeychainTesting", package: "keychainfs", condition: linux),
-        ]),
+        .target(
+            name: "TokenStore", dependencies: [.product(name: "Security", package: "keychainfs", condition: linux)]),
+        .testTarget(
+            name: "TokenStoreTests",
+            dependencies: [
+                "TokenStore",
+                .product(name: "Security", package: "keychainfs", condition: linux),
+                .product(name: "KeychainTesting", package: "keychainfs", condition: linux),
+            ]),
     ]
 )

@@ -13,12 +13,17 @@ public struct AuthenticationCommands: Sendable {
 
     /// Whether `command` is one of these.
     public static func handles(_ command: ControlCommand) -> Bool {
-        [.biometryEnroll, .biometryUnenroll, .biometryStatus, .unlockBiometry, .promptAnswer, .promptAuto, .promptTimeout, .prompts,
-         .laCanEvaluate, .laEvaluate, .laInvalidate].contains(command)
+        [
+            .biometryEnroll, .biometryUnenroll, .biometryStatus, .unlockBiometry, .promptAnswer, .promptAuto,
+            .promptTimeout, .prompts,
+            .laCanEvaluate, .laEvaluate, .laInvalidate,
+        ].contains(command)
     }
 
     /// Runs `command` with `args` for `caller`.
-    public func perform(_ command: ControlCommand, _ args: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
+    public func perform(_ command: ControlCommand, _ args: KeychainDictionary, caller: Caller) throws(KeychainError)
+        -> KeychainValue?
+    {
         switch command {
         case .biometryEnroll: try keychain.enrollBiometry()
         case .biometryUnenroll: keychain.unenrollBiometry()
@@ -27,7 +32,9 @@ public struct AuthenticationCommands: Sendable {
         case .promptAnswer: return try answer(args)
         case .promptAuto:
             guard let name = args["mode"]?.stringValue, let mode = PromptAutoMode(rawValue: name) else {
-                throw KeychainError(SecStatus.param, "auto mode must be one of \(PromptAutoMode.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw KeychainError(
+                    SecStatus.param,
+                    "auto mode must be one of \(PromptAutoMode.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             keychain.prompts.autoMode = mode
             return nil
@@ -57,7 +64,9 @@ public struct AuthenticationCommands: Sendable {
         case "no-match": answer = .noMatch
         case "cancel": answer = .cancel
         case "passcode":
-            guard let passcode = args["passcode"]?.dataValue else { throw KeychainError(SecStatus.param, "missing 'passcode'") }
+            guard let passcode = args["passcode"]?.dataValue else {
+                throw KeychainError(SecStatus.param, "missing 'passcode'")
+            }
             answer = .passcode(passcode)
         default: throw KeychainError(SecStatus.param, "the answer must be match, no-match, cancel or passcode")
         }
@@ -67,19 +76,27 @@ public struct AuthenticationCommands: Sendable {
 
     private func evaluate(_ args: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
         let options = AuthenticationOptions(
-            ui: args["interactionNotAllowed"] == .bool(true) ? .fail : .allow, reason: args["reason"]?.stringValue ?? "",
-            contextToken: args["token"]?.dataValue, biometricReuse: TimeInterval(args["reuseDuration"]?.numberValue ?? 0))
+            ui: args["interactionNotAllowed"] == .bool(true) ? .fail : .allow,
+            reason: args["reason"]?.stringValue ?? "",
+            contextToken: args["token"]?.dataValue,
+            biometricReuse: TimeInterval(args["reuseDuration"]?.numberValue ?? 0))
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<Result<Data, AuthenticationFailure>?>(nil)
         let handle = keychain.evaluatePolicy(try policy(args), options: options, caller: caller) { r in
             result.withLock { $0 = r }
             done.signal()
         }
-        if done.wait(timeout: .now() + keychain.prompts.timeout * 3 + 10) == .timedOut { handle.cancel(); _ = done.wait(timeout: .now() + 5) }
+        if done.wait(timeout: .now() + keychain.prompts.timeout * 3 + 10) == .timedOut {
+            handle.cancel(); _ = done.wait(timeout: .now() + 5)
+        }
         switch result.withLock({ $0 }) {
         case .success(let token)?: return Self.evaluation(failure: nil, token: token, keychain: keychain)
         case .failure(let failure)?: return Self.evaluation(failure: failure, token: nil, keychain: keychain)
-        case nil: return Self.evaluation(failure: AuthenticationFailure(SecStatus.userCanceled, LAErrorNumber.systemCancel, "the evaluation did not finish"), token: nil, keychain: keychain)
+        case nil:
+            return Self.evaluation(
+                failure: AuthenticationFailure(
+                    SecStatus.userCanceled, LAErrorNumber.systemCancel, "the evaluation did not finish"), token: nil,
+                keychain: keychain)
         }
     }
 
@@ -107,16 +124,22 @@ public struct AuthenticationCommands: Sendable {
 
     private func biometryStatus() -> KeychainValue {
         let b = keychain.biometryStatus()
-        var d: KeychainDictionary = ["enrolled": .bool(b.enrolled), "lockedOut": .bool(b.lockedOut), "failures": .number(Int64(b.failures)),
-                                     "autoAnswer": .string(keychain.prompts.autoMode.rawValue), "promptTimeout": .number(Int64(keychain.prompts.timeout)),
-                                     "promptsRaised": .number(Int64(keychain.prompts.raisedCount))]
+        var d: KeychainDictionary = [
+            "enrolled": .bool(b.enrolled), "lockedOut": .bool(b.lockedOut), "failures": .number(Int64(b.failures)),
+            "autoAnswer": .string(keychain.prompts.autoMode.rawValue),
+            "promptTimeout": .number(Int64(keychain.prompts.timeout)),
+            "promptsRaised": .number(Int64(keychain.prompts.raisedCount)),
+        ]
         if let domain = b.domainState { d["domainState"] = .data(domain) }
         if let last = b.lastBiometricUnlock { d["lastBiometricUnlock"] = .date(last) }
         return .dictionary(d)
     }
 
     static func encode(_ p: PromptInfo) -> KeychainValue {
-        var d: KeychainDictionary = ["id": .number(Int64(p.id)), "kind": .string(p.kind.rawValue), "reason": .string(p.reason), "raised": .date(p.raised)]
+        var d: KeychainDictionary = [
+            "id": .number(Int64(p.id)), "kind": .string(p.kind.rawValue), "reason": .string(p.reason),
+            "raised": .date(p.raised),
+        ]
         if let pid = p.pid { d["pid"] = .number(Int64(pid)) }
         if let executable = p.executable { d["executable"] = .string(executable) }
         if let item = p.item { d["item"] = .string(item) }

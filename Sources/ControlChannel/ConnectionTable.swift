@@ -42,7 +42,8 @@ final class ConnectionTable: Sendable {
         state.withLock { s in
             guard let uid = s.entries[id]?.uid else { return }
             s.entries[id]!.stage = stage
-            let replying = s.entries.filter { $0.value.uid == uid && $0.value.stage == stage && !$0.value.evicted }.keys.sorted()
+            let replying = s.entries.filter { $0.value.uid == uid && $0.value.stage == stage && !$0.value.evicted }.keys
+                .sorted()
             for old in replying.prefix(max(0, replying.count - limit)) where old != id {
                 shutdown(s.entries[old]!.fd, Int32(SHUT_RDWR))
                 s.entries[old]!.evicted = true

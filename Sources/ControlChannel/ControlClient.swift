@@ -18,7 +18,8 @@ public struct ControlClient: Sendable {
     /// A request over ``Framing/maxRequestBytes`` is errSecParam and is not sent.
     public func send(_ request: ControlRequest) throws(KeychainError) -> ControlResponse {
         guard let response = try sendIfServed(request) else {
-            throw KeychainError(SecStatus.notAvailable, "no keychainfs daemon is serving this vault (nothing listens on \(socketPath))")
+            throw KeychainError(
+                SecStatus.notAvailable, "no keychainfs daemon is serving this vault (nothing listens on \(socketPath))")
         }
         return response
     }
@@ -32,12 +33,16 @@ public struct ControlClient: Sendable {
         defer { close(fd) }
         var address = try ControlSocket.address(socketPath)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard connected == 0 else {
             let failure = errno
             if failure == ENOENT || failure == ECONNREFUSED { return nil }
-            throw KeychainError(SecStatus.notAvailable, "cannot reach the keychainfs daemon (\(socketPath): \(String(cString: strerror(failure))))")
+            throw KeychainError(
+                SecStatus.notAvailable,
+                "cannot reach the keychainfs daemon (\(socketPath): \(String(cString: strerror(failure))))")
         }
         try Framing.write(request.encoded, to: fd, limit: Framing.maxRequestBytes, deadline: deadline)
         if let limit = request.command.attachmentLimit {

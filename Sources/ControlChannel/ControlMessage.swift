@@ -20,12 +20,17 @@ public struct ControlRequest: Sendable {
     }
 
     var encoded: KeychainValue {
-        .dictionary(["version": .number(controlProtocolVersion), "command": .string(command.rawValue), "arguments": .dictionary(arguments)])
+        .dictionary([
+            "version": .number(controlProtocolVersion), "command": .string(command.rawValue),
+            "arguments": .dictionary(arguments),
+        ])
     }
 
     init(decoding value: KeychainValue) throws(KeychainError) {
         guard case .dictionary(let d) = value, d["version"] == .number(controlProtocolVersion) else {
-            throw KeychainError(SecStatus.param, "unsupported control protocol version (this daemon speaks version \(controlProtocolVersion))")
+            throw KeychainError(
+                SecStatus.param,
+                "unsupported control protocol version (this daemon speaks version \(controlProtocolVersion))")
         }
         guard let name = d["command"]?.stringValue, let command = ControlCommand(rawValue: name) else {
             throw KeychainError(SecStatus.param, "unknown control command")
@@ -126,7 +131,8 @@ public struct ControlResponse: Sendable {
     }
 
     init(decoding value: KeychainValue) throws(KeychainError) {
-        guard case .dictionary(let d) = value, let status = d["status"]?.numberValue, let s = Int32(exactly: status) else {
+        guard case .dictionary(let d) = value, let status = d["status"]?.numberValue, let s = Int32(exactly: status)
+        else {
             throw KeychainError(SecStatus.decode, "malformed response from the daemon")
         }
         self.init(status: s, message: d["message"]?.stringValue ?? "", result: d["result"])

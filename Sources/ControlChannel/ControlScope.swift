@@ -18,11 +18,15 @@ extension ControlCommand {
     public var scope: ControlScope {
         switch self {
         case .status, .deviceStatus, .biometryStatus, .syncStatus, .syncMembers, .laCanEvaluate: .information
-        case .itemAdd, .itemAddIdentity, .itemCopyMatching, .itemUpdate, .itemDelete, .laEvaluate, .laInvalidate, .keySecureEnclave: .items
+        case .itemAdd, .itemAddIdentity, .itemCopyMatching, .itemUpdate, .itemDelete, .laEvaluate, .laInvalidate,
+            .keySecureEnclave:
+            .items
         case .deviceLock, .deviceUnlock, .deviceReboot, .passcodeSet, .passcodeChange, .passcodeRemove, .autoLock,
-             .biometryEnroll, .biometryUnenroll, .unlockBiometry, .unmount: .permission(.device)
+            .biometryEnroll, .biometryUnenroll, .unlockBiometry, .unmount:
+            .permission(.device)
         case .promptAnswer, .promptAuto, .promptTimeout, .prompts: .permission(.prompts)
-        case .backup, .restore, .syncNow, .syncInit, .syncJoin, .syncInvite, .syncRemove, .syncRotate, .syncLeave: .permission(.vault)
+        case .backup, .restore, .syncNow, .syncInit, .syncJoin, .syncInvite, .syncRemove, .syncRotate, .syncLeave:
+            .permission(.vault)
         case .syncMerge: .syncMerge
         }
     }

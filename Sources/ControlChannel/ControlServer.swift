@@ -48,8 +48,10 @@ public final class ControlServer: Sendable {
     /// Binds the socket and answers each request with `peerHandler`, told the peer's pid and uid.
     /// `requesterGone` is told the ``PromptRequester`` id of a request whose peer closed its connection
     /// while a prompt of that request was waiting.
-    public init(socketPath: String, peerHandler: @escaping PeerHandler,
-                requesterGone: @escaping @Sendable (UInt64) -> Void = { _ in }) throws(KeychainError) {
+    public init(
+        socketPath: String, peerHandler: @escaping PeerHandler,
+        requesterGone: @escaping @Sendable (UInt64) -> Void = { _ in }
+    ) throws(KeychainError) {
         self.socketPath = socketPath
         self.handler = peerHandler
         hangups = HangupWatcher(onHangup: requesterGone)
@@ -64,12 +66,15 @@ public final class ControlServer: Sendable {
         var address = try ControlSocket.address(socketPath)
         let previous = umask(0o177)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         umask(previous)
         guard bound == 0, listen(listener, 128) == 0 else {
             Glibc.close(listener)
-            throw KeychainError(SecStatus.notAvailable, "cannot listen on \(socketPath): \(String(cString: strerror(errno)))")
+            throw KeychainError(
+                SecStatus.notAvailable, "cannot listen on \(socketPath): \(String(cString: strerror(errno)))")
         }
         let thread = Thread { [self] in acceptLoop() }
         thread.name = "keychainfs-control"
@@ -87,12 +92,16 @@ public final class ControlServer: Sendable {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
-                if errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ENOBUFS { usleep(10_000); continue }
+                if errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ENOBUFS {
+                    usleep(10_000); continue
+                }
                 return
             }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
             let peer = PeerCredentials.connector(of: connection)
-            let id = connections.admit(connection, uid: peer?.uid ?? UInt32.max, waiting: Self.maxWaitingPerUser, total: Self.maxConnectionsPerUser)
+            let id = connections.admit(
+                connection, uid: peer?.uid ?? UInt32.max, waiting: Self.maxWaitingPerUser,
+                total: Self.maxConnectionsPerUser)
             let thread = Thread { [self] in
                 serve(connection, id: id, peer: peer)
                 connections.remove(id)
@@ -108,7 +117,9 @@ public final class ControlServer: Sendable {
         setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard let connector, connector.uid == getuid() || connector.uid == 0 else {
-            return reply(ControlResponse(status: SecStatus.authFailed, message: "this daemon serves only its owner"), on: connection)
+            return reply(
+                ControlResponse(status: SecStatus.authFailed, message: "this daemon serves only its owner"),
+                on: connection)
         }
         let peer = ControlPeer(pid: connector.pid, uid: connector.uid)
         // Root's processes are beyond a non-root daemon's view of /proc: root is trusted as root.
@@ -117,13 +128,17 @@ public final class ControlServer: Sendable {
         let response: ControlResponse
         do {
             var senders = Set<Int32>()
-            guard let frame = try Framing.read(from: connection, limit: Framing.maxRequestBytes, deadline: deadline, senders: &senders) else { return }
+            guard
+                let frame = try Framing.read(
+                    from: connection, limit: Framing.maxRequestBytes, deadline: deadline, senders: &senders)
+            else { return }
             var request = try ControlRequest(decoding: frame)
             if let limit = request.command.attachmentLimit {
                 request.attachment = try readAttachment(connection, limit: limit, deadline: deadline, senders: &senders)
             }
             try checkIdentity(peer, stamped: stamped, stamp: stamp, senders: senders)
-            response = try handle(request, peer: peer, id: id, connection: connection, deadline: deadline, stamp: stamp, stamped: stamped)
+            response = try handle(
+                request, peer: peer, id: id, connection: connection, deadline: deadline, stamp: stamp, stamped: stamped)
         } catch {
             response = ControlResponse(error: error)
         }
@@ -132,24 +147,36 @@ public final class ControlServer: Sendable {
     }
 
     /// The request comes from the process that connected, running what it ran then.
-    private func checkIdentity(_ peer: ControlPeer, stamped: Bool, stamp: ExecutableStamp?, senders: Set<Int32>) throws(KeychainError) {
+    private func checkIdentity(_ peer: ControlPeer, stamped: Bool, stamp: ExecutableStamp?, senders: Set<Int32>)
+        throws(KeychainError)
+    {
         if let other = senders.first(where: { $0 != peer.pid }) {
-            throw KeychainError(SecStatus.missingEntitlement,
-                                "the request was written by process \(other), not by process \(peer.pid) that connected: a connection cannot be handed on")
+            throw KeychainError(
+                SecStatus.missingEntitlement,
+                "the request was written by process \(other), not by process \(peer.pid) that connected: a connection cannot be handed on"
+            )
         }
         guard stamped, stamp == nil || ExecutableStamp(pid: peer.pid) == stamp else {
-            throw KeychainError(SecStatus.missingEntitlement, "process \(peer.pid) executed another program (or exited) since it connected")
+            throw KeychainError(
+                SecStatus.missingEntitlement,
+                "process \(peer.pid) executed another program (or exited) since it connected")
         }
     }
 
-    private func handle(_ request: ControlRequest, peer: ControlPeer, id: UInt64, connection: Int32, deadline: Date,
-                        stamp: ExecutableStamp?, stamped: Bool) throws(KeychainError) -> ControlResponse {
+    private func handle(
+        _ request: ControlRequest, peer: ControlPeer, id: UInt64, connection: Int32, deadline: Date,
+        stamp: ExecutableStamp?, stamped: Bool
+    ) throws(KeychainError) -> ControlResponse {
         if request.command.usesWorker {
             // In short waits, so a connection shut down to make room lets its descriptor go at once.
             while workerSlots.wait(timeout: .now() + 0.05) == .timedOut {
-                if connections.isEvicted(id) { throw KeychainError(SecStatus.notAvailable, "the connection was closed to make room for newer ones") }
+                if connections.isEvicted(id) {
+                    throw KeychainError(SecStatus.notAvailable, "the connection was closed to make room for newer ones")
+                }
                 guard Date() < deadline else {
-                    throw KeychainError(SecStatus.notAvailable, "the daemon is busy: no worker became free within \(Int(Self.requestSeconds)) s")
+                    throw KeychainError(
+                        SecStatus.notAvailable,
+                        "the daemon is busy: no worker became free within \(Int(Self.requestSeconds)) s")
                 }
             }
         }
@@ -164,13 +191,18 @@ public final class ControlServer: Sendable {
     }
 
     /// The second frame of a command that carries bytes (a backup to restore): read by the one attachment slot.
-    private func readAttachment(_ connection: Int32, limit: Int, deadline: Date, senders: inout Set<Int32>) throws(KeychainError) -> Data {
+    private func readAttachment(_ connection: Int32, limit: Int, deadline: Date, senders: inout Set<Int32>)
+        throws(KeychainError) -> Data
+    {
         guard attachmentSlot.wait(timeout: .now() + max(0, deadline.timeIntervalSinceNow)) == .success else {
             throw KeychainError(SecStatus.notAvailable, "another restore is being received; try again")
         }
         defer { attachmentSlot.signal() }
-        guard case .data(let bytes)? = try Framing.read(from: connection, limit: limit + 64, deadline: deadline, senders: &senders),
-              bytes.count <= limit else {
+        guard
+            case .data(let bytes)? = try Framing.read(
+                from: connection, limit: limit + 64, deadline: deadline, senders: &senders),
+            bytes.count <= limit
+        else {
             throw KeychainError(SecStatus.param, "the request's attachment is missing or larger than \(limit) bytes")
         }
         return bytes
@@ -180,9 +212,10 @@ public final class ControlServer: Sendable {
         let deadline = Date().addingTimeInterval(Self.requestSeconds)
         do {
             try Framing.write(response.encoded, to: connection, limit: Framing.maxReplyBytes, deadline: deadline)
-        } catch where error.status == SecStatus.param {
+        } catch let error where error.status == SecStatus.param {
             // A result beyond what one frame can hold: say so rather than close without an answer.
-            try? Framing.write(ControlResponse(error: error).encoded, to: connection, limit: Framing.maxReplyBytes, deadline: deadline)
+            try? Framing.write(
+                ControlResponse(error: error).encoded, to: connection, limit: Framing.maxReplyBytes, deadline: deadline)
         } catch {}
     }
 }

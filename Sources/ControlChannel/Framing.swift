@@ -16,7 +16,8 @@ public enum Framing {
     static func write(_ value: KeychainValue, to fd: Int32, limit: Int, deadline: Date) throws(KeychainError) {
         let payload = ValueCodec.encode(value)
         guard payload.count <= limit else {
-            throw KeychainError(SecStatus.param, "the control frame is \(payload.count) bytes; at most \(limit) bytes go in one frame")
+            throw KeychainError(
+                SecStatus.param, "the control frame is \(payload.count) bytes; at most \(limit) bytes go in one frame")
         }
         try send(withUnsafeBytes(of: UInt32(payload.count).bigEndian) { Data($0) }, to: fd, deadline: deadline)
         try send(payload, to: fd, deadline: deadline)  // not appended to the header: a large reply is not copied
@@ -27,7 +28,8 @@ public enum Framing {
             var offset = 0
             while offset < buffer.count {
                 if let failure = wait(fd, for: Int16(POLLOUT), until: deadline) { return failure }
-                let n = Glibc.send(fd, buffer.baseAddress! + offset, min(chunkBytes, buffer.count - offset), Int32(MSG_NOSIGNAL))
+                let n = Glibc.send(
+                    fd, buffer.baseAddress! + offset, min(chunkBytes, buffer.count - offset), Int32(MSG_NOSIGNAL))
                 if n < 0 {
                     if errno == EINTR { continue }
                     return errno == EAGAIN || errno == EWOULDBLOCK ? ETIMEDOUT : errno
@@ -36,7 +38,10 @@ public enum Framing {
             }
             return nil
         }
-        if let failure { throw KeychainError(SecStatus.notAvailable, "control socket write failed: \(String(cString: strerror(failure)))") }
+        if let failure {
+            throw KeychainError(
+                SecStatus.notAvailable, "control socket write failed: \(String(cString: strerror(failure)))")
+        }
     }
 
     /// Reads one frame of at most `limit` bytes; nil at a clean end of stream.
@@ -48,25 +53,33 @@ public enum Framing {
     /// Reads one frame, adding to `senders` the pid of every process that sent a part of it, as the kernel
     /// attaches it to each message on a socket with SO_PASSCRED (a process cannot name another pid without
     /// CAP_SYS_ADMIN), so a request written by a child or through a passed descriptor is told apart.
-    static func read(from fd: Int32, limit: Int, deadline: Date, senders: inout Set<Int32>) throws(KeychainError) -> KeychainValue? {
+    static func read(from fd: Int32, limit: Int, deadline: Date, senders: inout Set<Int32>) throws(KeychainError)
+        -> KeychainValue?
+    {
         guard let header = try readExactly(4, from: fd, deadline: deadline, senders: &senders) else { return nil }
         let length = header.reduce(0) { $0 << 8 | Int($1) }
         guard length <= limit else {
-            throw KeychainError(SecStatus.param, "control frame too large (\(length) bytes; at most \(limit) bytes go in one frame)")
+            throw KeychainError(
+                SecStatus.param, "control frame too large (\(length) bytes; at most \(limit) bytes go in one frame)")
         }
         guard let payload = try readExactly(length, from: fd, deadline: deadline, senders: &senders) else {
             throw KeychainError(SecStatus.param, "truncated control frame")
         }
-        do { return try ValueCodec.decode(payload) } catch { throw KeychainError(SecStatus.param, "malformed control frame: \(error.reason)") }
+        do { return try ValueCodec.decode(payload) } catch {
+            throw KeychainError(SecStatus.param, "malformed control frame: \(error.reason)")
+        }
     }
 
     /// Reads `count` bytes, growing the buffer only as they arrive.
-    private static func readExactly(_ count: Int, from fd: Int32, deadline: Date, senders: inout Set<Int32>) throws(KeychainError) -> Data? {
+    private static func readExactly(_ count: Int, from fd: Int32, deadline: Date, senders: inout Set<Int32>)
+        throws(KeychainError) -> Data?
+    {
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: min(count, chunkBytes))
         while data.count < count {
             if let failure = wait(fd, for: Int16(POLLIN), until: deadline) {
-                throw KeychainError(SecStatus.notAvailable, "control socket read failed: \(String(cString: strerror(failure)))")
+                throw KeychainError(
+                    SecStatus.notAvailable, "control socket read failed: \(String(cString: strerror(failure)))")
             }
             let n = receive(fd, into: &chunk, count: min(chunk.count, count - data.count), senders: &senders)
             if n == 0 {
@@ -75,7 +88,8 @@ public enum Framing {
             }
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw KeychainError(SecStatus.notAvailable, "control socket read failed: \(String(cString: strerror(errno)))")
+                throw KeychainError(
+                    SecStatus.notAvailable, "control socket read failed: \(String(cString: strerror(errno)))")
             }
             data.append(contentsOf: chunk[0..<n])
         }

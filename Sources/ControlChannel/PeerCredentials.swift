@@ -14,7 +14,9 @@ enum PeerCredentials {
     static func connector(of connection: Int32) -> (pid: Int32, uid: UInt32)? {
         var credentials = Ucred()
         var length = socklen_t(MemoryLayout<Ucred>.size)
-        guard getsockopt(connection, SOL_SOCKET, soPeerCred, &credentials, &length) == 0, credentials.pid > 0 else { return nil }
+        guard getsockopt(connection, SOL_SOCKET, soPeerCred, &credentials, &length) == 0, credentials.pid > 0 else {
+            return nil
+        }
         return (credentials.pid, credentials.uid)
     }
 
@@ -22,7 +24,9 @@ enum PeerCredentials {
     /// descriptors passed with it.
     static func senders(in message: inout msghdr) -> [Int32] {
         var pids = [Int32](repeating: 0, count: 4)
-        let count = pids.withUnsafeMutableBufferPointer { keychainfs_message_senders(&message, $0.baseAddress, Int32($0.count)) }
+        let count = pids.withUnsafeMutableBufferPointer {
+            keychainfs_message_senders(&message, $0.baseAddress, Int32($0.count))
+        }
         return Array(pids.prefix(Int(count)))
     }
 }
@@ -37,7 +41,9 @@ struct ExecutableStamp: Equatable {
     let startTime: UInt64
 
     init?(pid: Int32) {
-        guard let executable = FileIdentity(path: "/proc/\(pid)/exe"), let start = Self.startTime(of: pid) else { return nil }
+        guard let executable = FileIdentity(path: "/proc/\(pid)/exe"), let start = Self.startTime(of: pid) else {
+            return nil
+        }
         self.executable = executable
         startTime = start
     }

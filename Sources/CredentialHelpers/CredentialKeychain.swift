@@ -11,25 +11,32 @@ public struct CredentialKeychain {
     private let connection: KeychainConnection?
 
     /// Opens the vault; `creatingVault` makes it (without a passcode) when it does not exist yet.
-    public init(creatingVault: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) throws(KeychainError) {
+    public init(creatingVault: Bool, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(KeychainError)
+    {
         let vault = ClientEnvironment.defaultVault(environment)
         if !creatingVault, !vault.exists {
             connection = nil
             return
         }
-        connection = try KeychainConnection(vault: vault, caller: ClientEnvironment.caller(environment), createIfMissing: creatingVault)
+        connection = try KeychainConnection(
+            vault: vault, caller: ClientEnvironment.caller(environment), createIfMissing: creatingVault)
     }
 
     /// SecItemCopyMatching; nil when nothing matches (errSecItemNotFound).
     public func find(_ query: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
         guard let connection else { return nil }
-        do { return try connection.copyMatching(query) } catch where error.status == SecStatus.itemNotFound { return nil }
+        do { return try connection.copyMatching(query) } catch let error where error.status == SecStatus.itemNotFound {
+            return nil
+        }
     }
 
     /// SecItemAdd, and on errSecDuplicateItem SecItemUpdate of `changes` on the item `query` names.
-    public func addOrUpdate(_ item: KeychainDictionary, query: KeychainDictionary, changes: KeychainDictionary) throws(KeychainError) {
+    public func addOrUpdate(_ item: KeychainDictionary, query: KeychainDictionary, changes: KeychainDictionary)
+        throws(KeychainError)
+    {
         guard let connection else { throw KeychainError(SecStatus.notAvailable, "no vault is open for writing") }
-        do { _ = try connection.add(item) } catch where error.status == SecStatus.duplicateItem {
+        do { _ = try connection.add(item) } catch let error where error.status == SecStatus.duplicateItem {
             try connection.update(query, changes)
         }
     }
@@ -50,7 +57,9 @@ public struct CredentialKeychain {
     @discardableResult
     public func delete(_ query: KeychainDictionary) throws(KeychainError) -> Bool {
         guard let connection else { return false }
-        do { try connection.delete(query) } catch where error.status == SecStatus.itemNotFound { return false }
+        do {
+            try connection.delete(query)
+        } catch let error where error.status == SecStatus.itemNotFound { return false }
         return true
     }
 
@@ -58,7 +67,8 @@ public struct CredentialKeychain {
     /// Engine messages name items and statuses, never a secret.
     public static func explain(_ error: KeychainError) -> String {
         if error.status == SecStatus.interactionNotAllowed {
-            return "the keychain is locked (errSecInteractionNotAllowed, \(error.status)): unlock it with 'keychainfs device unlock'"
+            return
+                "the keychain is locked (errSecInteractionNotAllowed, \(error.status)): unlock it with 'keychainfs device unlock'"
         }
         return "\(error.message) (OSStatus \(error.status))"
     }

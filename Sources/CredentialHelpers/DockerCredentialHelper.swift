@@ -15,7 +15,9 @@ public enum DockerCredentialHelper {
     static let usage = "Usage: docker-credential-keychainfs <store|get|erase|list|version>"
 
     /// Runs the helper with its command-line arguments (without the program name).
-    public static func run(_ arguments: [String], input: Data, environment: [String: String] = ProcessInfo.processInfo.environment) -> HelperOutcome {
+    public static func run(
+        _ arguments: [String], input: Data, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> HelperOutcome {
         guard arguments.count == 1 else { return HelperOutcome(stdout: Data((usage + "\n").utf8), status: 1) }
         let fail = { (message: String) in HelperOutcome(stdout: Data((message + "\n").utf8), status: 1) }
         do {
@@ -29,7 +31,8 @@ public enum DockerCredentialHelper {
             default: return fail("docker-credential-keychainfs: unknown action: \(arguments[0])")
             }
         } catch let error as KeychainError where error.status == SecStatus.interactionNotAllowed {
-            return HelperOutcome(stderr: "docker-credential-keychainfs: \(CredentialKeychain.explain(error))\n", status: 1)
+            return HelperOutcome(
+                stderr: "docker-credential-keychainfs: \(CredentialKeychain.explain(error))\n", status: 1)
         } catch let error as KeychainError where error.status == SecStatus.itemNotFound {
             return fail(notFound)
         } catch let error as KeychainError {
@@ -45,7 +48,8 @@ public enum DockerCredentialHelper {
 
     /// The server URL sent on standard input (lines joined, whitespace trimmed).
     static func serverURL(_ input: Data) throws -> String {
-        let url = String(decoding: input.filter { $0 != UInt8(ascii: "\n") }, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = String(decoding: input.filter { $0 != UInt8(ascii: "\n") }, as: UTF8.self).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         guard !url.isEmpty else { throw DockerError("no credentials server URL") }
         return url
     }
@@ -54,8 +58,9 @@ public enum DockerCredentialHelper {
     /// the port if one is given, the path if it is not empty.
     static func query(_ serverURL: String) throws -> InternetPasswordQuery {
         let url = try RegistryURL.parse(serverURL)
-        return InternetPasswordQuery(server: url.host, path: url.path.isEmpty ? nil : url.path, port: url.port,
-                                     protocolCode: InternetProtocol.code(url.scheme == "http" ? "HTTP" : "HTTPS"))
+        return InternetPasswordQuery(
+            server: url.host, path: url.path.isEmpty ? nil : url.path, port: url.port,
+            protocolCode: InternetProtocol.code(url.scheme == "http" ? "HTTP" : "HTTPS"))
     }
 
     /// Stores the login for the URL, leaving one item for it, as osxkeychain's `Add` does; but in one
@@ -63,8 +68,9 @@ public enum DockerCredentialHelper {
     /// first one added, and only then are other items of the URL deleted. A login the keychain refuses (a
     /// secret over its value limit, a locked device) leaves what was stored as it was.
     static func store(_ input: Data, _ environment: [String: String]) throws {
-        let fields = try GoJSON.decodeStrings(Data(input.filter { $0 != UInt8(ascii: "\n") }), fields: ["ServerURL", "Username", "Secret"],
-                                              type: "credentials.Credentials")
+        let fields = try GoJSON.decodeStrings(
+            Data(input.filter { $0 != UInt8(ascii: "\n") }), fields: ["ServerURL", "Username", "Secret"],
+            type: "credentials.Credentials")
         guard let url = fields["ServerURL"], !url.isEmpty else { throw DockerError("no credentials server URL") }
         guard let username = fields["Username"], !username.isEmpty else { throw DockerError("no credentials username") }
         let server = try query(url)
@@ -83,10 +89,15 @@ public enum DockerCredentialHelper {
         stored[QueryKey.returnPersistentRef] = .bool(true)
         let existing = (try keychain.find(stored)?.arrayValue ?? []).compactMap(\.dictionaryValue)
         // The item that already is this login, else one of this username, else any: no update collides.
-        let identity = item.dictionary.filter { [Attributes.account.code, Attributes.port.code, Attributes.path.code].contains($0.key) }
+        let identity = item.dictionary.filter {
+            [Attributes.account.code, Attributes.port.code, Attributes.path.code].contains($0.key)
+        }
         let exact = existing.first { found in identity.allSatisfy { found[$0.key] == $0.value } }
-        guard let kept = exact ?? existing.first(where: { $0[Attributes.account.code]?.stringValue == username }) ?? existing.first,
-              let keptRef = kept[QueryKey.valuePersistentRef] else {
+        guard
+            let kept = exact ?? existing.first(where: { $0[Attributes.account.code]?.stringValue == username })
+                ?? existing.first,
+            let keptRef = kept[QueryKey.valuePersistentRef]
+        else {
             try keychain.add(attributes)
             return
         }
@@ -104,17 +115,24 @@ public enum DockerCredentialHelper {
         query[QueryKey.matchLimit] = .string(QueryKey.matchLimitOne)
         query[QueryKey.returnAttributes] = .bool(true)
         query[QueryKey.returnData] = .bool(true)
-        guard let found = try CredentialKeychain(creatingVault: false, environment: environment).find(query)?.dictionaryValue else {
+        guard
+            let found = try CredentialKeychain(creatingVault: false, environment: environment).find(query)?
+                .dictionaryValue
+        else {
             throw DockerError(notFound)
         }
-        return GoJSON.object([("ServerURL", Data(url.utf8)), ("Username", text(found[Attributes.account.code])),
-                              ("Secret", found[QueryKey.valueData]?.dataValue ?? Data())])
+        return GoJSON.object([
+            ("ServerURL", Data(url.utf8)), ("Username", text(found[Attributes.account.code])),
+            ("Secret", found[QueryKey.valueData]?.dataValue ?? Data()),
+        ])
     }
 
     /// Deletes every item for the URL; "not found" when there was none.
     static func erase(_ input: Data, _ environment: [String: String]) throws {
         let query = try query(try serverURL(input))
-        guard try CredentialKeychain(creatingVault: false, environment: environment).delete(query.dictionary) else { throw DockerError(notFound) }
+        guard try CredentialKeychain(creatingVault: false, environment: environment).delete(query.dictionary) else {
+            throw DockerError(notFound)
+        }
     }
 
     /// `{url: username}` for every item labelled "Docker Credentials".
@@ -123,12 +141,14 @@ public enum DockerCredentialHelper {
         query[QueryKey.matchLimit] = .string(QueryKey.matchLimitAll)
         query[QueryKey.returnAttributes] = .bool(true)
         var entries: [String: String] = [:]
-        if case .array(let items)? = try CredentialKeychain(creatingVault: false, environment: environment).find(query) {
+        if case .array(let items)? = try CredentialKeychain(creatingVault: false, environment: environment).find(query)
+        {
             for case .dictionary(let item) in items {
-                let url = RegistryURL.listed(https: item[Attributes.protocol.code] == InternetProtocol.code("HTTPS"),
-                                             host: String(decoding: text(item[Attributes.server.code]), as: UTF8.self),
-                                             port: Int(item[Attributes.port.code]?.numberValue ?? 0),
-                                             path: String(decoding: text(item[Attributes.path.code]), as: UTF8.self))
+                let url = RegistryURL.listed(
+                    https: item[Attributes.protocol.code] == InternetProtocol.code("HTTPS"),
+                    host: String(decoding: text(item[Attributes.server.code]), as: UTF8.self),
+                    port: Int(item[Attributes.port.code]?.numberValue ?? 0),
+                    path: String(decoding: text(item[Attributes.path.code]), as: UTF8.self))
                 entries[url] = String(decoding: text(item[Attributes.account.code]), as: UTF8.self)
             }
         }

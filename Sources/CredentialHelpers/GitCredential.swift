@@ -26,7 +26,8 @@ public struct GitCredential: Sendable {
 
     /// git's protocol names → the kSecAttrProtocol constants osxkeychain maps them to.
     static let protocols: [String: String] = [
-        "imap": "IMAP", "imaps": "IMAPS", "ftp": "FTP", "ftps": "FTPS", "https": "HTTPS", "http": "HTTP", "smtp": "SMTP",
+        "imap": "IMAP", "imaps": "IMAPS", "ftp": "FTP", "ftps": "FTPS", "https": "HTTPS", "http": "HTTP",
+        "smtp": "SMTP",
     ]
 
     /// A credential with nothing set.
@@ -50,12 +51,18 @@ public struct GitCredential: Sendable {
 
     private mutating func set(_ key: String, _ value: Data) throws(GitCredentialError) {
         func text() throws(GitCredentialError) -> String {
-            guard let text = String(validating: value, as: UTF8.self) else { throw GitCredentialError("bad input: '\(key)' is not UTF-8") }
+            guard let text = String(validating: value, as: UTF8.self) else {
+                throw GitCredentialError("bad input: '\(key)' is not UTF-8")
+            }
             return text
         }
         switch key {
         case "protocol":
-            if let name = Self.protocols[try text()] { protocolCode = InternetProtocol.code(name) } else { unsupportedProtocol = true }
+            if let name = Self.protocols[try text()] {
+                protocolCode = InternetProtocol.code(name)
+            } else {
+                unsupportedProtocol = true
+            }
         case "host": try setHost(try text())
         case "path": path = try text()  // not a schema code
         case "username": username = try text()
@@ -72,13 +79,19 @@ public struct GitCredential: Sendable {
         if value.hasPrefix("["), let close = value.firstIndex(of: "]") {
             name = value[value.index(after: value.startIndex)..<close]
             let rest = value[value.index(after: close)...]
-            if rest.hasPrefix(":") { portText = rest.dropFirst() } else if !rest.isEmpty { throw GitCredentialError("bad input: host '\(value)'") }
+            if rest.hasPrefix(":") {
+                portText = rest.dropFirst()
+            } else if !rest.isEmpty {
+                throw GitCredentialError("bad input: host '\(value)'")
+            }
         } else if let colon = value.firstIndex(of: ":") {
             name = value[..<colon]
             portText = value[value.index(after: colon)...]
         }
         if let portText {
-            guard let number = Int(portText), (0...65535).contains(number) else { throw GitCredentialError("bad input: port '\(portText)' of host") }
+            guard let number = Int(portText), (0...65535).contains(number) else {
+                throw GitCredentialError("bad input: port '\(portText)' of host")
+            }
             port = number
         }
         host = String(name)
@@ -89,8 +102,10 @@ public struct GitCredential: Sendable {
     /// attribute's default): osxkeychain leaves the port out of its queries then, so that example.com could
     /// be answered with example.com:8443's password; here the two never answer for each other.
     public var query: InternetPasswordQuery {
-        InternetPasswordQuery(server: host, account: username, path: path, port: host == nil ? port : port ?? 0, protocolCode: protocolCode,
-                              authenticationType: InternetProtocol.defaultAuthentication)
+        InternetPasswordQuery(
+            server: host, account: username, path: path, port: host == nil ? port : port ?? 0,
+            protocolCode: protocolCode,
+            authenticationType: InternetProtocol.defaultAuthentication)
     }
 
     /// The stored secret, as osxkeychain keeps it: the password, then the expiry and the refresh token

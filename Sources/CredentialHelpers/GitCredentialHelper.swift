@@ -6,7 +6,9 @@ import KeychainModel
 /// finding the same internet-password items (git's contrib/credential/osxkeychain).
 public enum GitCredentialHelper {
     /// Runs `action` on git's input. Unknown actions are ignored, as osxkeychain does.
-    public static func run(_ action: String, input: Data, environment: [String: String] = ProcessInfo.processInfo.environment) -> HelperOutcome {
+    public static func run(
+        _ action: String, input: Data, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> HelperOutcome {
         var outcome = HelperOutcome()
         let credential: GitCredential
         do { credential = try GitCredential.parse(input) } catch {
@@ -19,14 +21,17 @@ public enum GitCredentialHelper {
             case "store": outcome.stderr = try store(credential, environment)
             case "erase":
                 guard credential.protocolCode != nil, credential.host != nil else {
-                    return HelperOutcome(stderr: "git-credential-keychainfs: erase needs a protocol and a host\n", status: 1)
+                    return HelperOutcome(
+                        stderr: "git-credential-keychainfs: erase needs a protocol and a host\n", status: 1)
                 }
                 try erase(credential, environment)
             default: break
             }
         } catch {
             // Nothing on stdout: git then falls back to its other helpers or its prompt.
-            return HelperOutcome(stderr: "git-credential-keychainfs: cannot \(action): \(CredentialKeychain.explain(error))\n", status: 1)
+            return HelperOutcome(
+                stderr: "git-credential-keychainfs: cannot \(action): \(CredentialKeychain.explain(error))\n", status: 1
+            )
         }
         return outcome
     }
@@ -38,11 +43,16 @@ public enum GitCredentialHelper {
         query[QueryKey.matchLimit] = .string(QueryKey.matchLimitOne)
         query[QueryKey.returnAttributes] = .bool(true)
         query[QueryKey.returnData] = .bool(true)
-        guard let found = try CredentialKeychain(creatingVault: false, environment: environment).find(query)?.dictionaryValue else { return Data() }
+        guard
+            let found = try CredentialKeychain(creatingVault: false, environment: environment).find(query)?
+                .dictionaryValue
+        else { return Data() }
         var output = Data("password=".utf8) + (found[QueryKey.valueData]?.dataValue ?? Data()) + Data("\n".utf8)
         if credential.username == nil {
             let account = found[Attributes.account.code]
-            output += Data("username=".utf8) + (account?.dataValue ?? Data((account?.stringValue ?? "").utf8)) + Data("\n".utf8)
+            output +=
+                Data("username=".utf8) + (account?.dataValue ?? Data((account?.stringValue ?? "").utf8))
+                + Data("\n".utf8)
         }
         return output
     }
@@ -50,8 +60,11 @@ public enum GitCredentialHelper {
     /// Stores a complete credential (protocol, host, username, password), replacing the secret of an
     /// item with the same attributes. Returns a note for standard error when nothing was stored.
     static func store(_ credential: GitCredential, _ environment: [String: String]) throws(KeychainError) -> String {
-        guard credential.protocolCode != nil, credential.host != nil, credential.username != nil, let secret = credential.secret else {
-            return "git-credential-keychainfs: not stored: git gave no complete credential (protocol, host, username and password)\n"
+        guard credential.protocolCode != nil, credential.host != nil, credential.username != nil,
+            let secret = credential.secret
+        else {
+            return
+                "git-credential-keychainfs: not stored: git gave no complete credential (protocol, host, username and password)\n"
         }
         let query = credential.query.dictionary
         var item = query
@@ -70,7 +83,9 @@ public enum GitCredentialHelper {
         query[QueryKey.returnPersistentRef] = .bool(true)
         guard case .array(let references)? = try keychain.find(query) else { return }
         for reference in references {
-            let item: KeychainDictionary = [QueryKey.class: .string(Schema.internetPassword.code), QueryKey.matchItemList: .array([reference])]
+            let item: KeychainDictionary = [
+                QueryKey.class: .string(Schema.internetPassword.code), QueryKey.matchItemList: .array([reference]),
+            ]
             if let password = credential.password {
                 var read = item
                 read[QueryKey.returnData] = .bool(true)

@@ -16,7 +16,10 @@ public enum GoJSON {
 
     /// A map, keys in byte order as Go sorts them.
     public static func map(_ entries: [String: String]) -> Data {
-        object(entries.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }.map { ($0.key, Data($0.value.utf8)) })
+        object(
+            entries.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }.map {
+                ($0.key, Data($0.value.utf8))
+            })
     }
 
     /// A JSON string of raw bytes: `"`, `\` and control characters escaped, `<`, `>`, `&`, U+2028 and
@@ -33,7 +36,8 @@ public enum GoJSON {
                 case 0x0A: out += Data("\\n".utf8)
                 case 0x0D: out += Data("\\r".utf8)
                 case 0x09: out += Data("\\t".utf8)
-                case 0..<0x20, 0x3C, 0x3E, 0x26, 0x2028, 0x2029: out += Data(String(format: "\\u%04x", scalar.value).utf8)
+                case 0..<0x20, 0x3C, 0x3E, 0x26, 0x2028, 0x2029:
+                    out += Data(String(format: "\\u%04x", scalar.value).utf8)
                 default: out += Data(String(scalar).utf8)
                 }
             case .error: out += Data("\\ufffd".utf8)
@@ -45,18 +49,25 @@ public enum GoJSON {
 
     /// The string fields of a JSON object, each found by exact name or else case-insensitively (null
     /// leaves a field empty, unknown keys are ignored). The messages are Go's.
-    public static func decodeStrings(_ input: Data, fields: [String], type: String) throws(GoJSONError) -> [String: String] {
+    public static func decodeStrings(_ input: Data, fields: [String], type: String) throws(GoJSONError) -> [String:
+        String]
+    {
         let parsed: Any
         do { parsed = try JSONSerialization.jsonObject(with: input) } catch {
-            throw GoJSONError(input.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D } ? "EOF" : "invalid JSON")
+            throw GoJSONError(
+                input.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D } ? "EOF" : "invalid JSON")
         }
-        guard let object = parsed as? [String: Any] else { throw GoJSONError("json: cannot unmarshal \(kind(parsed)) into Go value of type \(type)") }
+        guard let object = parsed as? [String: Any] else {
+            throw GoJSONError("json: cannot unmarshal \(kind(parsed)) into Go value of type \(type)")
+        }
         var result: [String: String] = [:]
         for field in fields {
             let key = object[field] != nil ? field : object.keys.first { $0.lowercased() == field.lowercased() }
             guard let key, let value = object[key], !(value is NSNull) else { continue }
             guard let text = value as? String else {
-                throw GoJSONError("json: cannot unmarshal \(kind(value)) into Go struct field \(type.split(separator: ".").last ?? "").\(field) of type string")
+                throw GoJSONError(
+                    "json: cannot unmarshal \(kind(value)) into Go struct field \(type.split(separator: ".").last ?? "").\(field) of type string"
+                )
             }
             result[field] = text
         }
@@ -68,7 +79,8 @@ public enum GoJSON {
         case is String: "string"
         case is [Any]: "array"
         case is [String: Any]: "object"
-        case let number as NSNumber where String(cString: number.objCType) == "c" || String(cString: number.objCType) == "B": "bool"
+        case let number as NSNumber
+        where String(cString: number.objCType) == "c" || String(cString: number.objCType) == "B": "bool"
         default: "number"
         }
     }

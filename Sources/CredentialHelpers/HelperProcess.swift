@@ -18,7 +18,9 @@ public enum HelperProcess {
     /// `< /dev/zero` ends at once).
     public static func readInput() -> Data? {
         var input = Data()
-        while input.count <= maximumInput, let chunk = try? FileHandle.standardInput.read(upToCount: 1 << 16), !chunk.isEmpty { input += chunk }
+        while input.count <= maximumInput, let chunk = try? FileHandle.standardInput.read(upToCount: 1 << 16),
+            !chunk.isEmpty
+        { input += chunk }
         return input.count <= maximumInput ? input : nil
     }
 

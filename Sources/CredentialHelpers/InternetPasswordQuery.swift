@@ -21,8 +21,10 @@ public struct InternetPasswordQuery: Sendable {
     public var label: String?
 
     /// A description with the given attributes.
-    public init(server: String? = nil, account: String? = nil, path: String? = nil, port: Int? = nil,
-                protocolCode: KeychainValue? = nil, authenticationType: KeychainValue? = nil, label: String? = nil) {
+    public init(
+        server: String? = nil, account: String? = nil, path: String? = nil, port: Int? = nil,
+        protocolCode: KeychainValue? = nil, authenticationType: KeychainValue? = nil, label: String? = nil
+    ) {
         self.server = server
         self.account = account
         self.path = path
@@ -55,5 +57,6 @@ public enum InternetProtocol {
     }
 
     /// kSecAttrAuthenticationTypeDefault (`dflt`).
-    public static let defaultAuthentication: KeychainValue = Attributes.authenticationType.enumeration!.raw(named: "kSecAttrAuthenticationTypeDefault")!
+    public static let defaultAuthentication: KeychainValue = Attributes.authenticationType.enumeration!.raw(
+        named: "kSecAttrAuthenticationTypeDefault")!
 }

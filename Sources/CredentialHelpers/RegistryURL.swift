@@ -25,11 +25,14 @@ public struct RegistryURL: Sendable, Equatable {
     public static func parse(_ serverURL: String) throws(RegistryURLError) -> RegistryURL {
         let text = serverURL.contains("://") || serverURL.hasPrefix("//") ? serverURL : "//" + serverURL
         func failure(_ reason: String) -> RegistryURLError { RegistryURLError("parse \"\(text)\": \(reason)") }
-        if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { throw failure("net/url: invalid control character in URL") }
+        if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw failure("net/url: invalid control character in URL")
+        }
         var rest = Substring(text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0])
         var scheme: String?
         if let colon = rest.firstIndex(of: ":"), let first = rest.first, first.isASCII && first.isLetter,
-           rest[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) {
+            rest[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        {
             scheme = rest[..<colon].lowercased()
             rest = rest[rest.index(after: colon)...]
         } else if rest.first == ":" {
@@ -46,11 +49,15 @@ public struct RegistryURL: Sendable, Equatable {
         if let scheme, scheme != "http" && scheme != "https" { throw RegistryURLError("unsupported scheme: \(scheme)") }
         guard !host.isEmpty else { throw RegistryURLError("no hostname in URL") }
         guard validEscapes(rawPath) else { throw failure("invalid URL escape in path") }
-        guard let path = String(rawPath).removingPercentEncoding else { throw failure("the unescaped path is not UTF-8") }
+        guard let path = String(rawPath).removingPercentEncoding else {
+            throw failure("the unescaped path is not UTF-8")
+        }
         return RegistryURL(scheme: scheme, host: host, port: port, path: path)
     }
 
-    private static func splitHost(_ authority: Substring, _ failure: (String) -> RegistryURLError) throws(RegistryURLError) -> (String, Int?) {
+    private static func splitHost(_ authority: Substring, _ failure: (String) -> RegistryURLError)
+        throws(RegistryURLError) -> (String, Int?)
+    {
         var name = authority, portText: Substring?
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { throw failure("missing ']' in host") }
@@ -69,7 +76,9 @@ public struct RegistryURL: Sendable, Equatable {
             throw failure("invalid character \"\(Character(UnicodeScalar(bad)))\" in host name")
         }
         guard let portText, !portText.isEmpty else { return (String(name), nil) }
-        guard portText.allSatisfy({ $0.isASCII && $0.isNumber }) else { throw failure("invalid port \":\(portText)\" after host") }
+        guard portText.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw failure("invalid port \":\(portText)\" after host")
+        }
         guard let port = Int(portText), port <= 65535 else { throw RegistryURLError("invalid port \(portText)") }
         return (String(name), port)
     }
@@ -87,7 +96,9 @@ public struct RegistryURL: Sendable, Equatable {
     }
 
     private static func isHex(_ byte: UInt8) -> Bool { (48...57).contains(byte) || (97...102).contains(byte | 0x20) }
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool { (48...57).contains(byte) || (97...122).contains(byte | 0x20) }
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (48...57).contains(byte) || (97...122).contains(byte | 0x20)
+    }
 
     /// The URL `list` shows for an item, as Go's `url.URL{Scheme, Host, Path}.String()` writes it.
     public static func listed(https: Bool, host: String, port: Int, path: String) -> String {

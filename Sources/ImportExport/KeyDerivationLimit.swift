@@ -22,7 +22,9 @@ public enum KeyDerivationLimit {
     /// A PKCS#12 MAC's iteration count.
     static func checkIterations(_ iterations: Int64, of what: String) throws(KeychainError) {
         guard iterations <= maximumIterations else {
-            throw KeychainError(SecStatus.param, "the file asks for \(iterations) \(what) iterations, more than the limit of \(maximumIterations)")
+            throw KeychainError(
+                SecStatus.param,
+                "the file asks for \(iterations) \(what) iterations, more than the limit of \(maximumIterations)")
         }
     }
 
@@ -75,16 +77,25 @@ public enum KeyDerivationLimit {
     private static func checkAlgorithm(_ oid: [UInt8], parameters: Node) throws(KeychainError) {
         guard parameters.tag == 0x30, let fields = nodes(parameters.content) else { return }
         let integers = fields.map { $0.tag == 0x02 ? integer($0.content) : nil }
-        let isPBE = (oid.count == 10 && oid.starts(with: pkcs12PBE)) || (oid.count == 9 && oid.starts(with: pkcs5) && oid[8] < 12)
+        let isPBE =
+            (oid.count == 10 && oid.starts(with: pkcs12PBE))
+            || (oid.count == 9 && oid.starts(with: pkcs5) && oid[8] < 12)
         if oid == pbkdf2 || isPBE {
             // PBKDF2-params and PBEParameter: salt, then the iteration count.
-            if integers.count > 1, let iterations = integers[1] { try checkIterations(iterations, of: "key-derivation") }
+            if integers.count > 1, let iterations = integers[1] {
+                try checkIterations(iterations, of: "key-derivation")
+            }
         } else if oid == scrypt, integers.count >= 4, let n = integers[1], let r = integers[2], let p = integers[3] {
             let nr = n.multipliedReportingOverflow(by: r)
-            let memory = nr.partialValue.multipliedReportingOverflow(by: 128), work = nr.partialValue.multipliedReportingOverflow(by: p)
-            guard !nr.overflow, !memory.overflow, !work.overflow, memory.partialValue <= maximumScryptMemory, work.partialValue <= maximumScryptWork else {
-                throw KeychainError(SecStatus.param, "the file asks for scrypt with N=\(n), r=\(r), p=\(p), more than the limit of "
-                                    + "\(maximumScryptMemory >> 20) MiB of memory (128·N·r) and N·r·p ≤ \(maximumScryptWork)")
+            let memory = nr.partialValue.multipliedReportingOverflow(by: 128),
+                work = nr.partialValue.multipliedReportingOverflow(by: p)
+            guard !nr.overflow, !memory.overflow, !work.overflow, memory.partialValue <= maximumScryptMemory,
+                work.partialValue <= maximumScryptWork
+            else {
+                throw KeychainError(
+                    SecStatus.param,
+                    "the file asks for scrypt with N=\(n), r=\(r), p=\(p), more than the limit of "
+                        + "\(maximumScryptMemory >> 20) MiB of memory (128·N·r) and N·r·p ≤ \(maximumScryptWork)")
             }
         }
     }

@@ -61,7 +61,8 @@ enum LibCrypto {
     /// A private key as the keychain keeps it (EC: x9.63 + scalar, RSA: PKCS#1), through its PKCS#8 PEM.
     static func keychainKey(_ key: OpaquePointer) throws(KeychainError) -> PEMImport.Item {
         guard let pem = written({ PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) == 1 }),
-              let item = try PEMImport.items(in: pem).first, case .privateKey = item else {
+            let item = try PEMImport.items(in: pem).first, case .privateKey = item
+        else {
             throw KeychainError(SecStatus.unknownFormat, "unsupported private key (EC P-256/384/521 and RSA are read)")
         }
         return item
@@ -69,7 +70,9 @@ enum LibCrypto {
 
     /// A libcrypto key from the keychain's form (the caller frees it with EVP_PKEY_free).
     static func privateKey(_ item: PEMImport.Item) throws(KeychainError) -> OpaquePointer {
-        guard case .privateKey(let type, _, let data) = item else { throw KeychainError(SecStatus.param, "not a private key") }
+        guard case .privateKey(let type, _, let data) = item else {
+            throw KeychainError(SecStatus.param, "not a private key")
+        }
         let der: Data?
         switch type {
         case PEMImport.keyTypeEC: der = PEMImport.pkcs8(ecX963: data)
@@ -78,9 +81,12 @@ enum LibCrypto {
         }
         let key: OpaquePointer? = der?.withUnsafeBytes { raw in
             var cursor = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            return type == PEMImport.keyTypeRSA ? d2i_PrivateKey(EVP_PKEY_RSA, nil, &cursor, raw.count) : d2i_AutoPrivateKey(nil, &cursor, raw.count)
+            return type == PEMImport.keyTypeRSA
+                ? d2i_PrivateKey(EVP_PKEY_RSA, nil, &cursor, raw.count) : d2i_AutoPrivateKey(nil, &cursor, raw.count)
         }
-        guard let key else { ERR_clear_error(); throw KeychainError(SecStatus.decode, "the private key could not be read") }
+        guard let key else {
+            ERR_clear_error(); throw KeychainError(SecStatus.decode, "the private key could not be read")
+        }
         return key
     }
 }

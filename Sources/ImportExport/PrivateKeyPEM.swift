@@ -10,16 +10,22 @@ public enum PrivateKeyPEM {
     /// The items of a PEM file whose private keys may be encrypted: each `ENCRYPTED PRIVATE KEY` block is
     /// decrypted with `passphrase` (errSecAuthFailed when it does not open it), the rest read by ``PEMImport``.
     public static func items(in file: Data, passphrase: String?) throws(KeychainError) -> [PEMImport.Item] {
-        guard let text = String(data: file, encoding: .utf8), text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") else {
+        guard let text = String(data: file, encoding: .utf8), text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----")
+        else {
             return try PEMImport.items(in: file)
         }
-        guard let passphrase else { throw KeychainError(SecStatus.passphraseRequired, "the private key is encrypted: give its passphrase with -P") }
+        guard let passphrase else {
+            throw KeychainError(
+                SecStatus.passphraseRequired, "the private key is encrypted: give its passphrase with -P")
+        }
         var plain = ""
         var rest = Substring(text)
         let begin = "-----BEGIN ENCRYPTED PRIVATE KEY-----", end = "-----END ENCRYPTED PRIVATE KEY-----"
         while let start = rest.range(of: begin) {
             plain += rest[..<start.lowerBound]
-            guard let stop = rest[start.upperBound...].range(of: end) else { throw KeychainError(SecStatus.decode, "an ENCRYPTED PRIVATE KEY block has no END line") }
+            guard let stop = rest[start.upperBound...].range(of: end) else {
+                throw KeychainError(SecStatus.decode, "an ENCRYPTED PRIVATE KEY block has no END line")
+            }
             plain += try decrypt(String(rest[start.lowerBound..<stop.upperBound]), passphrase: passphrase)
             rest = rest[stop.upperBound...]
         }
@@ -31,14 +37,21 @@ public enum PrivateKeyPEM {
     /// checked against ``KeyDerivationLimit`` first.
     static func decrypt(_ block: String, passphrase: String) throws(KeychainError) -> String {
         // The block is BEGIN line, base64 (no headers in PKCS#8), END line.
-        let body = block.utf8.dropFirst("-----BEGIN ENCRYPTED PRIVATE KEY-----".utf8.count).dropLast("-----END ENCRYPTED PRIVATE KEY-----".utf8.count)
-        if let der = Data(base64Encoded: Data(body), options: .ignoreUnknownCharacters) { try KeyDerivationLimit.check(der: der) }
+        let body = block.utf8.dropFirst("-----BEGIN ENCRYPTED PRIVATE KEY-----".utf8.count).dropLast(
+            "-----END ENCRYPTED PRIVATE KEY-----".utf8.count)
+        if let der = Data(base64Encoded: Data(body), options: .ignoreUnknownCharacters) {
+            try KeyDerivationLimit.check(der: der)
+        }
         LibCrypto.loadProviders()
         defer { ERR_clear_error() }
         let key = passphrase.withCString { pass in
-            LibCrypto.reading(Data(block.utf8)) { bio in PEM_read_bio_PrivateKey(bio, nil, nil, UnsafeMutableRawPointer(mutating: pass)) }
+            LibCrypto.reading(Data(block.utf8)) { bio in
+                PEM_read_bio_PrivateKey(bio, nil, nil, UnsafeMutableRawPointer(mutating: pass))
+            }
         }
-        guard let key = key ?? nil else { throw KeychainError(SecStatus.authFailed, "the passphrase does not open the private key") }
+        guard let key = key ?? nil else {
+            throw KeychainError(SecStatus.authFailed, "the passphrase does not open the private key")
+        }
         defer { EVP_PKEY_free(key) }
         guard let pem = LibCrypto.written({ PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) == 1 }) else {
             throw KeychainError(SecStatus.internalComponent, "the private key could not be written")
@@ -55,7 +68,9 @@ public enum PrivateKeyPEM {
     }
 
     /// `key` as PEM (or DER with `pem: false`); encrypted with AES-256-CBC when `passphrase` is given.
-    public static func export(_ key: PEMImport.Item, form: Form, pem: Bool, passphrase: String?) throws(KeychainError) -> Data {
+    public static func export(_ key: PEMImport.Item, form: Form, pem: Bool, passphrase: String?) throws(KeychainError)
+        -> Data
+    {
         LibCrypto.loadProviders()
         defer { ERR_clear_error() }
         let pkey = try LibCrypto.privateKey(key)
@@ -66,16 +81,23 @@ public enum PrivateKeyPEM {
             let mutablePass = UnsafeMutablePointer(mutating: pass)
             return LibCrypto.written { bio in
                 switch (form, pem) {
-                case (.pkcs8, true): PEM_write_bio_PKCS8PrivateKey(bio, pkey, cipher, nil, 0, nil, cipher == nil ? nil : UnsafeMutableRawPointer(mutablePass)) == 1
-                case (.pkcs8, false): i2d_PKCS8PrivateKey_bio(bio, pkey, cipher, nil, 0, nil, cipher == nil ? nil : UnsafeMutableRawPointer(mutablePass)) == 1
+                case (.pkcs8, true):
+                    PEM_write_bio_PKCS8PrivateKey(
+                        bio, pkey, cipher, nil, 0, nil, cipher == nil ? nil : UnsafeMutableRawPointer(mutablePass)) == 1
+                case (.pkcs8, false):
+                    i2d_PKCS8PrivateKey_bio(
+                        bio, pkey, cipher, nil, 0, nil, cipher == nil ? nil : UnsafeMutableRawPointer(mutablePass)) == 1
                 case (.traditional, true):
-                    PEM_write_bio_PrivateKey_traditional(bio, pkey, cipher, UnsafeMutableRawPointer(mutablePass).assumingMemoryBound(to: UInt8.self),
-                                                         cipher == nil ? 0 : length, nil, nil) == 1
+                    PEM_write_bio_PrivateKey_traditional(
+                        bio, pkey, cipher, UnsafeMutableRawPointer(mutablePass).assumingMemoryBound(to: UInt8.self),
+                        cipher == nil ? 0 : length, nil, nil) == 1
                 case (.traditional, false): i2d_PrivateKey_bio(bio, pkey) == 1
                 }
             }
         }
-        guard let written else { throw KeychainError(SecStatus.internalComponent, "the private key could not be written") }
+        guard let written else {
+            throw KeychainError(SecStatus.internalComponent, "the private key could not be written")
+        }
         return written
     }
 }

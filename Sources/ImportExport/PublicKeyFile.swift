@@ -12,7 +12,8 @@ public enum PublicKeyFile {
         let der: Data?
         switch type {
         case PEMImport.keyTypeEC:
-            der = (try? P256.Signing.PublicKey(x963Representation: data).derRepresentation)
+            der =
+                (try? P256.Signing.PublicKey(x963Representation: data).derRepresentation)
                 ?? (try? P384.Signing.PublicKey(x963Representation: data).derRepresentation)
                 ?? (try? P521.Signing.PublicKey(x963Representation: data).derRepresentation)
         case PEMImport.keyTypeRSA:
@@ -20,7 +21,10 @@ public enum PublicKeyFile {
         default:
             der = nil
         }
-        guard let der else { throw KeychainError(SecStatus.unknownFormat, "unsupported public key (EC P-256/384/521 and RSA are written)") }
+        guard let der else {
+            throw KeychainError(
+                SecStatus.unknownFormat, "unsupported public key (EC P-256/384/521 and RSA are written)")
+        }
         return pem ? Data(PEMImport.pem(der, label: "PUBLIC KEY").utf8) : der
     }
 

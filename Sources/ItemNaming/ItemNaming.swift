@@ -36,17 +36,25 @@ package struct ItemNaming: Sendable {
     }
 
     /// Worked out once per class: a naming is made for every path resolved.
-    private static let candidatesByClass: [String: [AttributeDescriptor]] = Dictionary(uniqueKeysWithValues: Schema.classes.map { schema in
-        (schema.code, schema.primaryKey
-            .filter { $0 != schema.namingAttributes.group && $0 != schema.namingAttributes.item && !$0.flags.contains(.systemManaged) }
-            .sorted { $0.code < $1.code })
-    })
+    private static let candidatesByClass: [String: [AttributeDescriptor]] = Dictionary(
+        uniqueKeysWithValues: Schema.classes.map { schema in
+            (
+                schema.code,
+                schema.primaryKey
+                    .filter {
+                        $0 != schema.namingAttributes.group && $0 != schema.namingAttributes.item
+                            && !$0.flags.contains(.systemManaged)
+                    }
+                    .sorted { $0.code < $1.code }
+            )
+        })
 
     // MARK: Attributes → names
 
     package func groupName(_ attributes: [String: KeychainValue]) -> String {
         let attribute = schema.namingAttributes.group
-        return Self.shortened(NameEscaping.escape(bytes(attributes[attribute.code] ?? attribute.defaultValue, attribute)))
+        return Self.shortened(
+            NameEscaping.escape(bytes(attributes[attribute.code] ?? attribute.defaultValue, attribute)))
     }
 
     /// The attributes an item's names are made of (its naming attribute and the qualifier candidates):
@@ -56,7 +64,9 @@ package struct ItemNaming: Sendable {
         var kept: [String: KeychainValue] = [:]
         kept[item] = attributes[item]
         // Qualifiers at their defaults are never part of a name.
-        for qualifier in candidates { if let value = attributes[qualifier.code], value != defaultValue(qualifier) { kept[qualifier.code] = value } }
+        for qualifier in candidates {
+            if let value = attributes[qualifier.code], value != defaultValue(qualifier) { kept[qualifier.code] = value }
+        }
         return kept
     }
 
@@ -83,19 +93,24 @@ package struct ItemNaming: Sendable {
     package func parseItem(_ name: [UInt8]) -> [String: KeychainValue]? {
         let parts = name.split(separator: 0x3B, omittingEmptySubsequences: false)  // ';'
         let itemAttribute = schema.namingAttributes.item
-        guard let item = NameEscaping.unescape(Array(parts[0])).flatMap({ value($0, as: itemAttribute) }) else { return nil }
+        guard let item = NameEscaping.unescape(Array(parts[0])).flatMap({ value($0, as: itemAttribute) }) else {
+            return nil
+        }
         var attributes: [String: KeychainValue] = [itemAttribute.code: item]
         var previous = ""
         for part in parts.dropFirst() {
-            guard let equals = part.firstIndex(of: 0x3D), let code = String(validating: part[part.startIndex..<equals], as: UTF8.self),
-                  code > previous, let attribute = candidates.first(where: { $0.code == code }),
-                  let raw = NameEscaping.unescape(Array(part[part.index(after: equals)...])),
-                  let parsed = value(raw, as: attribute), parsed != defaultValue(attribute)
+            guard let equals = part.firstIndex(of: 0x3D),
+                let code = String(validating: part[part.startIndex..<equals], as: UTF8.self),
+                code > previous, let attribute = candidates.first(where: { $0.code == code }),
+                let raw = NameEscaping.unescape(Array(part[part.index(after: equals)...])),
+                let parsed = value(raw, as: attribute), parsed != defaultValue(attribute)
             else { return nil }
             attributes[code] = parsed
             previous = code
         }
-        for attribute in qualifiers where attributes[attribute.code] == nil { attributes[attribute.code] = defaultValue(attribute) }
+        for attribute in qualifiers where attributes[attribute.code] == nil {
+            attributes[attribute.code] = defaultValue(attribute)
+        }
         return attributes
     }
 
@@ -124,7 +139,8 @@ package struct ItemNaming: Sendable {
         if let short = attribute.enumeration?.pathName(of: value) { return Array(short.utf8) }
         switch value {
         case .string(let s): return Array(s.utf8)
-        case .data(let d): return attribute.kind == .data ? Array(d.map { String(format: "%02x", $0) }.joined().utf8) : Array(d)
+        case .data(let d):
+            return attribute.kind == .data ? Array(d.map { String(format: "%02x", $0) }.joined().utf8) : Array(d)
         case .number(let n): return Array(String(n).utf8)
         case .bool(let b): return b ? [0x31] : [0x30]
         case .date(let d): return Array(Self.dateName(d).utf8)
@@ -146,7 +162,8 @@ package struct ItemNaming: Sendable {
                 parsed = String(validating: bytes, as: UTF8.self).flatMap { text in
                     XattrFormat.parseDate(text) ?? Double(text).map(Date.init(timeIntervalSinceReferenceDate:))
                 }.map(KeychainValue.date)
-            case .blob: parsed = String(validating: bytes, as: UTF8.self).map(KeychainValue.string) ?? .data(Data(bytes))
+            case .blob:
+                parsed = String(validating: bytes, as: UTF8.self).map(KeychainValue.string) ?? .data(Data(bytes))
             default: parsed = String(validating: bytes, as: UTF8.self).flatMap { try? attribute.coerce(.string($0)) }
             }
         }
@@ -168,7 +185,9 @@ package struct ItemNaming: Sendable {
         var out = Data()
         var index = 0
         while index < bytes.count {
-            guard let byte = UInt8(String(decoding: bytes[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
+            guard let byte = UInt8(String(decoding: bytes[index..<index + 2], as: UTF8.self), radix: 16) else {
+                return nil
+            }
             out.append(byte)
             index += 2
         }

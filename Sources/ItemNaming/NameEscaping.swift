@@ -20,8 +20,14 @@ package enum NameEscaping {
         while index < bytes.count {
             let length = sequenceLength(bytes[index])
             if length > 0, index + length <= bytes.count,
-               let s = String(validating: bytes[index..<index + length], as: UTF8.self), let scalar = s.unicodeScalars.first {
-                if isPlain(scalar) { out.unicodeScalars.append(scalar) } else { bytes[index..<index + length].forEach { out += percent($0) } }
+                let s = String(validating: bytes[index..<index + length], as: UTF8.self),
+                let scalar = s.unicodeScalars.first
+            {
+                if isPlain(scalar) {
+                    out.unicodeScalars.append(scalar)
+                } else {
+                    bytes[index..<index + length].forEach { out += percent($0) }
+                }
                 index += length
             } else {
                 out += percent(bytes[index])
@@ -61,7 +67,8 @@ package enum NameEscaping {
         var index = 0
         while index < name.count {
             if name[index] == 0x25 {
-                guard index + 2 < name.count, let hi = hexValue(name[index + 1]), let lo = hexValue(name[index + 2]) else { return nil }
+                guard index + 2 < name.count, let hi = hexValue(name[index + 1]), let lo = hexValue(name[index + 2])
+                else { return nil }
                 out.append(hi << 4 | lo)
                 index += 3
             } else {

@@ -50,16 +50,21 @@ package enum XattrFormat {
 
     /// ISO 8601 UTC with milliseconds: `2026-11-22T11:42:30.895Z`.
     package static func formatDate(_ date: Date) -> String { dateFormatter().string(from: date) }
-    package static func parseDate(_ text: String) -> Date? { isDateShaped(text) ? dateFormatter().date(from: text) : nil }
+    package static func parseDate(_ text: String) -> Date? {
+        isDateShaped(text) ? dateFormatter().date(from: text) : nil
+    }
 
     /// `YYYY-MM-DDTHH:MM:SS[.fraction]Z` digit for digit. ICU's parser traps (SIGFPE, the daemon dies) on some
     /// malformed fields, e.g. `2026-1-2T1:42:30.-5757…Z` (found by the xattr fuzz target), so nothing else reaches it.
     private static func isDateShaped(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         let shape = Array("dddd-dd-ddTdd:dd:dd".utf8)
-        guard bytes.count >= shape.count + 1, bytes.count <= shape.count + 11, bytes.last == UInt8(ascii: "Z") else { return false }
+        guard bytes.count >= shape.count + 1, bytes.count <= shape.count + 11, bytes.last == UInt8(ascii: "Z") else {
+            return false
+        }
         let isDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) }
-        for (byte, expected) in zip(bytes, shape) where expected == UInt8(ascii: "d") ? !isDigit(byte) : byte != expected { return false }
+        for (byte, expected) in zip(bytes, shape)
+        where expected == UInt8(ascii: "d") ? !isDigit(byte) : byte != expected { return false }
         let fraction = bytes[shape.count..<bytes.count - 1]
         guard let dot = fraction.first else { return true }
         return dot == UInt8(ascii: ".") && fraction.count >= 2 && fraction.dropFirst().allSatisfy(isDigit)

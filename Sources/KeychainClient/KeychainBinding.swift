@@ -31,7 +31,9 @@ public final class KeychainBinding: Sendable {
     public static func bindProcess(_ binding: KeychainBinding) throws(KeychainError) {
         try process.withLock { slot throws(KeychainError) in
             if let bound = slot, bound.owner !== binding.owner {
-                throw KeychainError(SecStatus.param, "another simulated device is current for this process: call resignCurrent() on it first")
+                throw KeychainError(
+                    SecStatus.param,
+                    "another simulated device is current for this process: call resignCurrent() on it first")
             }
             slot = binding
         }

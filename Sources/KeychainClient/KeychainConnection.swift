@@ -55,11 +55,15 @@ public final class KeychainConnection: Sendable {
     public var viaDaemon: Bool { usedDaemon.withLock { $0 } }
 
     public func add(_ attributes: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
-        try perform(ItemAdd(query: attributes)) { keychain throws(KeychainError) in try keychain.add(attributes, caller: caller) }
+        try perform(ItemAdd(query: attributes)) { keychain throws(KeychainError) in
+            try keychain.add(attributes, caller: caller)
+        }
     }
 
     public func copyMatching(_ query: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
-        try perform(ItemCopyMatching(query: query)) { keychain throws(KeychainError) in try keychain.copyMatching(query, caller: caller) }
+        try perform(ItemCopyMatching(query: query)) { keychain throws(KeychainError) in
+            try keychain.copyMatching(query, caller: caller)
+        }
     }
 
     public func update(_ query: KeychainDictionary, _ attributes: KeychainDictionary) throws(KeychainError) {
@@ -89,7 +93,9 @@ public final class KeychainConnection: Sendable {
     }
 
     /// One of the authentication simulator's commands (LAContext's evaluations), wherever the engine runs.
-    public func authentication(_ command: ControlCommand, _ arguments: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
+    public func authentication(_ command: ControlCommand, _ arguments: KeychainDictionary) throws(KeychainError)
+        -> KeychainValue?
+    {
         try perform(command, arguments) { keychain throws(KeychainError) in
             try AuthenticationCommands(keychain: keychain).perform(command, arguments, caller: caller)
         }
@@ -99,7 +105,9 @@ public final class KeychainConnection: Sendable {
     private static let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
 
     /// One typed call (its codec is shared with the daemon), wherever the vault's engine runs.
-    private func perform<Call: ControlCall>(_ call: Call, inProcess: (Keychain) throws(KeychainError) -> Call.Reply) throws(KeychainError) -> Call.Reply {
+    private func perform<Call: ControlCall>(_ call: Call, inProcess: (Keychain) throws(KeychainError) -> Call.Reply)
+        throws(KeychainError) -> Call.Reply
+    {
         if let ownedEngine { return try inProcess(ownedEngine) }
         var reply: Call.Reply?
         let value = try perform(Call.command, call.arguments) { keychain throws(KeychainError) -> KeychainValue? in
@@ -113,8 +121,10 @@ public final class KeychainConnection: Sendable {
 
     /// One call: to the daemon if one listens, else in-process (unless a daemon was used before, or one is
     /// starting and holds the vault), waiting a little for a daemon that is away.
-    private func perform(_ command: ControlCommand, _ arguments: KeychainDictionary,
-                         inProcess: (Keychain) throws(KeychainError) -> KeychainValue?) throws(KeychainError) -> KeychainValue? {
+    private func perform(
+        _ command: ControlCommand, _ arguments: KeychainDictionary,
+        inProcess: (Keychain) throws(KeychainError) -> KeychainValue?
+    ) throws(KeychainError) -> KeychainValue? {
         if let ownedEngine { return try inProcess(ownedEngine) }
         var arguments = arguments
         arguments[CallerClaims.accessGroups] = .array(caller.accessGroups.map(KeychainValue.string))
@@ -129,12 +139,17 @@ public final class KeychainConnection: Sendable {
                 return try response.check()
             }
             if !usedDaemon.withLock({ $0 }) {
-                do { return try withInProcessEngine(inProcess) } catch where Date() < deadline && VaultLock.isHeld(vault) {
+                do { return try withInProcessEngine(inProcess) } catch
+                    where Date() < deadline && VaultLock.isHeld(vault)
+                {
                     // Another process holds the vault: most likely a daemon starting up; its socket follows.
                 }
             }
             guard Date() < deadline else {
-                throw KeychainError(SecStatus.notAvailable, "the keychainfs daemon serving \(vault.directory) has gone away and none came back within \(Int(Self.daemonGraceSeconds)) s")
+                throw KeychainError(
+                    SecStatus.notAvailable,
+                    "the keychainfs daemon serving \(vault.directory) has gone away and none came back within \(Int(Self.daemonGraceSeconds)) s"
+                )
             }
             usleep(50_000)
         }
@@ -206,17 +221,22 @@ public enum ClientEnvironment {
     /// ``caller(_:)`` of this process's environment (see ``defaultVault()``).
     public static func caller() -> Caller { caller(variable) }
 
-    private static func defaultVault(_ environment: (String) -> String?) -> Vault { Vault(directory: defaultVaultPath(environment)) }
+    private static func defaultVault(_ environment: (String) -> String?) -> Vault {
+        Vault(directory: defaultVaultPath(environment))
+    }
 
     private static func defaultVaultPath(_ environment: (String) -> String?) -> String {
         if let vault = environment("KEYCHAIN_VAULT"), !vault.isEmpty { return vault }
-        let data = environment("XDG_DATA_HOME").flatMap { $0.isEmpty ? nil : $0 }
+        let data =
+            environment("XDG_DATA_HOME").flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment("HOME") ?? NSHomeDirectory()) + "/.local/share"
         return data + "/keychainfs/default"
     }
 
     private static func caller(_ environment: (String) -> String?) -> Caller {
-        let groups = (environment("KEYCHAIN_ACCESS_GROUPS") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let groups = (environment("KEYCHAIN_ACCESS_GROUPS") ?? "").split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }.filter { !$0.isEmpty }
         return Caller(accessGroups: groups.isEmpty ? Caller.defaultAccessGroups : groups)
     }
 

@@ -28,8 +28,10 @@ public struct DaemonConfiguration: Sendable {
     /// Serve the Secret Service on D-Bus (`--secret-service`; docs/secret-service.md); nil: not.
     public var secretService: SecretServiceOptions?
 
-    public init(vault: Vault, mountpoint: String, caller: Caller, defaultAccessible: Accessibility?, deviceKeyPath: String?,
-                syncInterval: TimeInterval? = nil) {
+    public init(
+        vault: Vault, mountpoint: String, caller: Caller, defaultAccessible: Accessibility?, deviceKeyPath: String?,
+        syncInterval: TimeInterval? = nil
+    ) {
         self.vault = vault
         self.mountpoint = mountpoint
         self.caller = caller
@@ -46,9 +48,11 @@ public enum Daemon {
         ProcessHardening.disableCoreDumps()
         let exitRequest = ExitRequest()
         let audit: AuditLog?
-        do { audit = try configuration.auditLogPath.map { path throws(KeychainError) in
-            try AuditLog(path: path) { problem in log.error("\(problem)") }
-        } } catch {
+        do {
+            audit = try configuration.auditLogPath.map { path throws(KeychainError) in
+                try AuditLog(path: path) { problem in log.error("\(problem)") }
+            }
+        } catch {
             log.error("\(error)")
             return 1
         }
@@ -67,33 +71,51 @@ public enum Daemon {
             let keychain = try Keychain(vault: configuration.vault, deviceKeyPath: configuration.deviceKeyPath)
             keychain.prompts.timeout = configuration.promptTimeout
             let guards = LockGuards.inForce(testDevice: try configuration.vault.config().testDevice)
-            if guards != LockGuards() { log.warning("test device: lock guards switched off by \(LockGuards.environmentVariable)") }
-            let verifiesExecutables = AccessPolicy.verifiesExecutables(testDevice: try configuration.vault.config().testDevice)
-            if !verifiesExecutables { log.warning("test device: executable identity switched off by \(LockGuards.environmentVariable)") }
-            let policy = try AccessPolicy(vault: configuration.vault, defaultCaller: configuration.caller, strict: configuration.strictAccess,
-                                          verifiesExecutables: verifiesExecutables) { log.warning("\($0)") }
-            let view = KeychainView(keychain: keychain, caller: configuration.caller, defaultAccessible: configuration.defaultAccessible,
-                                    guards: guards, accessPolicy: policy, audit: audit)
+            if guards != LockGuards() {
+                log.warning("test device: lock guards switched off by \(LockGuards.environmentVariable)")
+            }
+            let verifiesExecutables = AccessPolicy.verifiesExecutables(
+                testDevice: try configuration.vault.config().testDevice)
+            if !verifiesExecutables {
+                log.warning("test device: executable identity switched off by \(LockGuards.environmentVariable)")
+            }
+            let policy = try AccessPolicy(
+                vault: configuration.vault, defaultCaller: configuration.caller, strict: configuration.strictAccess,
+                verifiesExecutables: verifiesExecutables
+            ) { log.warning("\($0)") }
+            let view = KeychainView(
+                keychain: keychain, caller: configuration.caller, defaultAccessible: configuration.defaultAccessible,
+                guards: guards, accessPolicy: policy, audit: audit)
             // Before the mount: a bus name that cannot be owned ends the start with nothing mounted.
             let secretService = try configuration.secretService.map { options throws(BusError) in
-                try SecretService(keychain: keychain, accessPolicy: policy, audit: audit, enforcesAccess: guards.controlAccess,
-                                  privateBus: options.privateBus, replace: options.replace)
+                try SecretService(
+                    keychain: keychain, accessPolicy: policy, audit: audit, enforcesAccess: guards.controlAccess,
+                    privateBus: options.privateBus, replace: options.replace)
             }
             defer { secretService?.stop() }
             if let secretService {
-                log.info("secret service: \(SecretService.busName) on DBUS_SESSION_BUS_ADDRESS=\(secretService.address)")
+                log.info(
+                    "secret service: \(SecretService.busName) on DBUS_SESSION_BUS_ADDRESS=\(secretService.address)")
             }
-            let mount = try FuseMount(view: view, mountpoint: configuration.mountpoint, source: configuration.vault.directory, log: log,
-                                  readPath: configuration.readPath, allowRoot: configuration.allowRoot)
+            let mount = try FuseMount(
+                view: view, mountpoint: configuration.mountpoint, source: configuration.vault.directory, log: log,
+                readPath: configuration.readPath, allowRoot: configuration.allowRoot)
             exitRequest.set { mount.requestExit() }
-            let handler = ControlHandler(keychain: keychain, mountpoint: configuration.mountpoint, requestUnmount: {
-                DispatchQueue.global().async { exitRequest.fire() }
-            }, accessPolicy: policy, audit: audit, enforcesAccess: guards.controlAccess)
-            let server = try ControlServer(socketPath: ControlSocket.path(for: configuration.vault), peerHandler: handler.handle,
-                                           requesterGone: { keychain.prompts.cancel(requester: $0) })
+            let handler = ControlHandler(
+                keychain: keychain, mountpoint: configuration.mountpoint,
+                requestUnmount: {
+                    DispatchQueue.global().async { exitRequest.fire() }
+                }, accessPolicy: policy, audit: audit, enforcesAccess: guards.controlAccess)
+            let server = try ControlServer(
+                socketPath: ControlSocket.path(for: configuration.vault), peerHandler: handler.handle,
+                requesterGone: { keychain.prompts.cancel(requester: $0) })
             ProcessHardening.trimMemoryPeriodically()
-            if let interval = configuration.syncInterval { SyncCommands.syncPeriodically(keychain, every: interval, log: log) }
-            log.info("serving \(configuration.vault.directory) at \(configuration.mountpoint) (pid \(getpid()), device \(keychain.deviceStatus().state.rawValue))")
+            if let interval = configuration.syncInterval {
+                SyncCommands.syncPeriodically(keychain, every: interval, log: log)
+            }
+            log.info(
+                "serving \(configuration.vault.directory) at \(configuration.mountpoint) (pid \(getpid()), device \(keychain.deviceStatus().state.rawValue))"
+            )
             let result = mount.run()
             server.close()
             log.info("unmounted \(configuration.mountpoint)")

@@ -21,12 +21,16 @@ struct SyncCommands: Sendable {
     }
 
     /// This program (the daemon is `keychainfs mount`), which git runs as the merge driver.
-    static var executable: String { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0] }
+    static var executable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
 
     func perform(_ command: ControlCommand, _ args: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
         switch command {
         case .syncMerge:
-            guard let name = args["name"]?.stringValue, let ours = args["ours"]?.dataValue, let theirs = args["theirs"]?.dataValue else {
+            guard let name = args["name"]?.stringValue, let ours = args["ours"]?.dataValue,
+                let theirs = args["theirs"]?.dataValue
+            else {
                 throw KeychainError(SecStatus.param, "sync.merge needs 'name', 'ours' and 'theirs'")
             }
             return .data(try keychain.mergeSyncFiles(name: name, ours: ours, theirs: theirs))
@@ -41,15 +45,20 @@ struct SyncCommands: Sendable {
         defer { Self.gate.unlock() }
         switch command {
         case .syncNow: return Self.encode(try session.sync())
-        case .syncInit: return Self.encode(try session.initialize(remote: try string(args, "remote"), name: try string(args, "name")))
+        case .syncInit:
+            return Self.encode(
+                try session.initialize(remote: try string(args, "remote"), name: try string(args, "name")))
         case .syncJoin:
             let text = try string(args, "code")
             let code: InvitationCode
             do { code = try InvitationCode.parse(text) } catch { throw KeychainError(SecStatus.param, error.message) }
-            return Self.encode(try session.join(remote: try string(args, "remote"), code: code, name: try string(args, "name")))
+            return Self.encode(
+                try session.join(remote: try string(args, "remote"), code: code, name: try string(args, "name")))
         case .syncInvite:
             let seconds = args["seconds"]?.numberValue ?? 3600
-            guard seconds > 0 else { throw KeychainError(SecStatus.param, "an invitation lives a positive number of seconds") }
+            guard seconds > 0 else {
+                throw KeychainError(SecStatus.param, "an invitation lives a positive number of seconds")
+            }
             return .string(try session.invite(lifetime: TimeInterval(seconds)).grouped)
         case .syncRemove: return Self.encode(try session.remove(try string(args, "member")))
         case .syncRotate: return Self.encode(try session.rotate())
@@ -68,7 +77,9 @@ struct SyncCommands: Sendable {
                 guard (try? commands.session.status())?["configured"] == .bool(true) else { continue }
                 do throws(KeychainError) {
                     let report = try commands.perform(.syncNow, [:])?.dictionaryValue ?? [:]
-                    log.info("sync: exported \(report["exported"]?.numberValue ?? 0), imported \(report["imported"]?.numberValue ?? 0)")
+                    log.info(
+                        "sync: exported \(report["exported"]?.numberValue ?? 0), imported \(report["imported"]?.numberValue ?? 0)"
+                    )
                 } catch {
                     log.notice("sync failed: \(SecStatus.name(of: error.status)) (\(error.status))")
                 }

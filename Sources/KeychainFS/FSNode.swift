@@ -77,7 +77,9 @@ struct FSPath {
 
     /// Names longer than NAME_MAX are refused as by any Linux filesystem (FUSE itself allows 1024 bytes).
     func checkNameLengths() throws(FSError) {
-        if components.contains(where: { $0.count > 255 }) { throw FSError(ENAMETOOLONG, "a name is longer than 255 bytes") }
+        if components.contains(where: { $0.count > 255 }) {
+            throw FSError(ENAMETOOLONG, "a name is longer than 255 bytes")
+        }
     }
     var parent: FSPath { FSPath(bytes: [0x2F] + Array(components.dropLast().joined(separator: [0x2F]))) }
 }

@@ -28,7 +28,9 @@ enum Inode {
     static func owningItem(_ inode: UInt64) -> UInt64? {
         inode & 1 << 63 != 0 && inode & 3 != 2 ? inode & ~3 : nil
     }
-    static func group(_ classCode: String, _ name: String) -> UInt64 { hash(Data((classCode + "/" + name).utf8)) & ~3 | 2 | 1 << 63 }
+    static func group(_ classCode: String, _ name: String) -> UInt64 {
+        hash(Data((classCode + "/" + name).utf8)) & ~3 | 2 | 1 << 63
+    }
 
     private static func hash(_ data: Data) -> UInt64 { StableHash.fnv1a64(data) }
 }

@@ -25,34 +25,46 @@ public final class FuseMount: @unchecked Sendable {
     /// audit log need to see every open, and mounts read-only.
     /// `allowRoot`: root may use the mount too (FUSE's allow_root), for system services reading a user's
     /// secrets; everyone else stays out.
-    public init(view: KeychainView, mountpoint: String, source: String, log: Logger, readPath: ReadPath = .gatekeeper,
-                allowRoot: Bool = false) throws(FSError) {
+    public init(
+        view: KeychainView, mountpoint: String, source: String, log: Logger, readPath: ReadPath = .gatekeeper,
+        allowRoot: Bool = false
+    ) throws(FSError) {
         if readPath == .kernelCache, let reason = view.kernelCacheRefusal {
-            throw FSError(EINVAL, "--kernel-cache cannot be used \(reason): the kernel would open files without asking the daemon")
+            throw FSError(
+                EINVAL, "--kernel-cache cannot be used \(reason): the kernel would open files without asking the daemon"
+            )
         }
         self.mountpoint = mountpoint
         let context = LowLevelContext(view: view, log: log, readPath: readPath)
         self.context = Unmanaged.passRetained(context)
         var ops = LowLevelOperations.table()
         var args = fuse_args(argc: 0, argv: nil, allocated: 0)
-        let escapedSource = source.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ",", with: "\\,")
+        let escapedSource = source.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+            of: ",", with: "\\,")
         let extra = (readPath == .kernelCache ? ",ro" : "") + (allowRoot ? ",allow_root" : "")
-        for arg in ["keychainfs", "-o", "fsname=\(escapedSource),subtype=keychainfs,default_permissions,auto_unmount\(extra)"] {
+        for arg in [
+            "keychainfs", "-o", "fsname=\(escapedSource),subtype=keychainfs,default_permissions,auto_unmount\(extra)",
+        ] {
             fuse_opt_add_arg(&args, arg)
         }
         defer { fuse_opt_free_args(&args) }
-        guard let session = fuse_session_new(&args, &ops, MemoryLayout<fuse_lowlevel_ops>.size, self.context.toOpaque()) else {
+        guard let session = fuse_session_new(&args, &ops, MemoryLayout<fuse_lowlevel_ops>.size, self.context.toOpaque())
+        else {
             self.context.release()
             throw FSError(EINVAL, "libfuse refused the mount options")
         }
         guard fuse_session_mount(session, mountpoint) == 0 else {
             fuse_session_destroy(session)
             self.context.release()
-            throw FSError(EIO, "cannot mount at \(mountpoint) (does it exist, is it an empty directory, is /dev/fuse usable?)")
+            throw FSError(
+                EIO, "cannot mount at \(mountpoint) (does it exist, is it an empty directory, is /dev/fuse usable?)")
         }
         self.session = session
         watchdog = view.guards.mountWatchdog ? MountWatchdog(mountpoint: mountpoint) : nil
-        if watchdog == nil && view.guards.mountWatchdog { log.warning("no watchdog for the mount: if the daemon dies while stuck in the kernel, abort the connection by hand") }
+        if watchdog == nil && view.guards.mountWatchdog {
+            log.warning(
+                "no watchdog for the mount: if the daemon dies while stuck in the kernel, abort the connection by hand")
+        }
         context.cache.attach(session)
         let guards = view.guards
         view.keychain.addChangeObserver { [cache = context.cache, nodes = context.nodes] change in
@@ -75,7 +87,9 @@ public final class FuseMount: @unchecked Sendable {
         timer.setEventHandler {
             let now = view.kernelCacheRefusal != nil
             if now && !refused {
-                log.error("access rules appeared: this --kernel-cache mount refuses every read until remounted without --kernel-cache")
+                log.error(
+                    "access rules appeared: this --kernel-cache mount refuses every read until remounted without --kernel-cache"
+                )
                 cache.invalidateAllServed()
             }
             refused = now
@@ -110,7 +124,9 @@ public final class FuseMount: @unchecked Sendable {
     public func requestExit() {
         fuse_session_exit(session)
         let wakeup = mountpoint + "/.keychainfs-exit-\(UInt64.random(in: 0 ... .max))"
-        Thread.detachNewThread { var st = stat(); _ = stat(wakeup, &st) }
+        Thread.detachNewThread {
+            var st = stat(); _ = stat(wakeup, &st)
+        }
         finished.lock()
         let ended = isFinished || finished.wait(until: Date().addingTimeInterval(3))
         finished.unlock()

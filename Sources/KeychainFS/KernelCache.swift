@@ -120,7 +120,9 @@ final class KernelCache: @unchecked Sendable {
         Thread.detachNewThread { [self] in
             withSession { session in
                 name.withUnsafeBufferPointer { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { _ = fuse_lowlevel_notify_inval_entry(session, parent, $0.baseAddress, bytes.count) }
+                    bytes.withMemoryRebound(to: CChar.self) {
+                        _ = fuse_lowlevel_notify_inval_entry(session, parent, $0.baseAddress, bytes.count)
+                    }
                 }
             }
         }
@@ -140,7 +142,9 @@ final class KernelCache: @unchecked Sendable {
             inodes += [item] + ItemFile.allCases.map { Inode.file($0, ofItem: item) }
         }
         let noted = served.withLock { notes in
-            Dictionary(inodes.compactMap { inode in notes.stamps[inode].map { (inode, $0) } }, uniquingKeysWith: { first, _ in first })
+            Dictionary(
+                inodes.compactMap { inode in notes.stamps[inode].map { (inode, $0) } },
+                uniquingKeysWith: { first, _ in first })
         }
         let entries = references.compactMap { nodes.entry(Inode.item($0)) }
         // A change made through the mount (a writer's close) is served on a FUSE thread: its notifications
@@ -156,7 +160,9 @@ final class KernelCache: @unchecked Sendable {
             withSession { session in
                 for (parent, name) in entries {
                     name.withUnsafeBufferPointer { bytes in
-                        bytes.withMemoryRebound(to: CChar.self) { _ = fuse_lowlevel_notify_inval_entry(session, parent, $0.baseAddress, bytes.count) }
+                        bytes.withMemoryRebound(to: CChar.self) {
+                            _ = fuse_lowlevel_notify_inval_entry(session, parent, $0.baseAddress, bytes.count)
+                        }
                     }
                 }
             }
@@ -182,7 +188,9 @@ enum FuseThread {
     }()
 
     /// The requests for which the kernel holds the locks of the directories they name.
-    private static let lockingOperations: Set<String> = ["mkdir", "rmdir", "unlink", "rename", "create", "mknod", "lookup"]
+    private static let lockingOperations: Set<String> = [
+        "mkdir", "rmdir", "unlink", "rename", "create", "mknod", "lookup",
+    ]
 
     static func mark(_ operation: StaticString = "") {
         let locking = lockingOperations.contains(operation.description)

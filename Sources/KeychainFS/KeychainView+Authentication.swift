@@ -10,17 +10,23 @@ extension KeychainView {
     /// `.applicationPassword` items are EACCES: a filesystem read cannot carry a password.
     func protectedValue(_ path: FSPath) throws(FSError) -> FSItem? {
         guard case .file(let item, .value) = try resolve(path), !item.isSealed,
-              let constraint = AccessConstraint(attributes: item.attributes) else { return nil }
-        if constraint.passwordRequired { throw FSError(EACCES, "items with an application password cannot be read through the filesystem") }
+            let constraint = AccessConstraint(attributes: item.attributes)
+        else { return nil }
+        if constraint.passwordRequired {
+            throw FSError(EACCES, "items with an application password cannot be read through the filesystem")
+        }
         return item
     }
 
     /// Asks the engine's read policy for `item`, on behalf of process `pid`; `completion` runs once
     /// with the open file's token or the errno of the refusal (through the one table).
-    func authorizeOpen(_ item: FSItem, pid: Int32, completion: @escaping @Sendable (Result<Data, FSError>) -> Void) -> AuthorizationHandle {
+    func authorizeOpen(_ item: FSItem, pid: Int32, completion: @escaping @Sendable (Result<Data, FSError>) -> Void)
+        -> AuthorizationHandle
+    {
         let caller = self.caller.acting(asProcess: pid)
-        let request = AuthorizationRequest(item: item.attributes, itemClass: item.schema.code, use: .readSecret, caller: caller,
-                                           options: AuthenticationOptions(reason: "read \(item.schema.code) value through the filesystem"))
+        let request = AuthorizationRequest(
+            item: item.attributes, itemClass: item.schema.code, use: .readSecret, caller: caller,
+            options: AuthenticationOptions(reason: "read \(item.schema.code) value through the filesystem"))
         return keychain.authorizeOpenFile(request) { result in
             completion(result.mapError { FSError($0.keychainError) })
         }

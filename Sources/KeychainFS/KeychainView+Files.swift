@@ -9,13 +9,18 @@ extension KeychainView {
     /// Opens a file. `mayPageCache`: the caller would let the kernel keep a reader's
     /// pages; the answer says whether this open's reads fill the page cache (``servesFromPageCache``).
     /// `user`: whose open it is (the cap of ``OpenFiles/maxHandlesPerUser``).
-    func open(_ path: FSPath, flags: Int32, authorization: Data? = nil, mayPageCache: Bool = false,
-              user: UInt32) throws(FSError) -> (handle: UInt64, pageCached: Bool) {
-        guard case .file(let item, let file) = try resolve(path) else { throw FSError(EISDIR, "only an item's files can be opened") }
+    func open(
+        _ path: FSPath, flags: Int32, authorization: Data? = nil, mayPageCache: Bool = false,
+        user: UInt32
+    ) throws(FSError) -> (handle: UInt64, pageCached: Bool) {
+        guard case .file(let item, let file) = try resolve(path) else {
+            throw FSError(EISDIR, "only an item's files can be opened")
+        }
         let writable = flags & O_ACCMODE != O_RDONLY
         if writable { try requireWritable(item.schema) }
-        var handle = OpenFiles.Handle(item: item, file: file, writable: writable, append: flags & O_APPEND != 0, buffer: nil,
-                                      dirty: false, failure: nil)
+        var handle = OpenFiles.Handle(
+            item: item, file: file, writable: writable, append: flags & O_APPEND != 0, buffer: nil,
+            dirty: false, failure: nil)
         handle.authorization = authorization
         handle.user = user
         if writable {
@@ -61,7 +66,8 @@ extension KeychainView {
     /// (taken at open for its first pass, read again when it starts over), so a rewrite never shows it a mix;
     /// a page-cached reader reads the item as it is now (its pages are dropped on every change).
     func read(_ handle: UInt64, offset: Int, size: Int) throws(FSError) -> Data {
-        let (item, file, writable, pageCached, snapshot, authorization) = try openFiles.with(handle) { h throws(FSError) in
+        let (item, file, writable, pageCached, snapshot, authorization) = try openFiles.with(handle) {
+            h throws(FSError) in
             let usable = h.freshFromOpen || offset > 0
             h.freshFromOpen = false
             return (h.item, h.file, h.writable, h.pageCached, usable ? h.snapshot : nil, h.authorization)
@@ -76,10 +82,15 @@ extension KeychainView {
             defer { Sodium.wipe(&current) }
             return Self.slice(current, offset: offset, size: size)
         } else {
-            if let snapshot, try checkAvailable(item, file), let slice = snapshot.slice(offset: offset, size: size) { return slice }
-            let current = openFiles.share(try self.content(of: item, file, authorization: authorization), item: item.persistentRef, file: file)
+            if let snapshot, try checkAvailable(item, file), let slice = snapshot.slice(offset: offset, size: size) {
+                return slice
+            }
+            let current = openFiles.share(
+                try self.content(of: item, file, authorization: authorization), item: item.persistentRef, file: file)
             try openFiles.with(handle) { h throws(FSError) in h.snapshot = current }
-            guard let slice = current.slice(offset: offset, size: size) else { throw FSError(EACCES, "the device locked during the read") }
+            guard let slice = current.slice(offset: offset, size: size) else {
+                throw FSError(EACCES, "the device locked during the read")
+            }
             return slice
         }
         return Self.slice(content, offset: offset, size: size)
@@ -116,12 +127,17 @@ extension KeychainView {
 
     private static func checkFailure(_ h: OpenFiles.Handle) throws(FSError) {
         guard let failure = h.failure else { return }
-        throw FSError(failure, failure == EACCES ? "the device locked while the file was open: nothing was kept" : "an earlier write failed")
+        throw FSError(
+            failure,
+            failure == EACCES
+                ? "the device locked while the file was open: nothing was kept" : "an earlier write failed")
     }
 
     func write(_ handle: UInt64, offset: Int, data: Data, owner: UInt64) throws(FSError) -> Int {
         let (writable, loaded) = try openFiles.with(handle) { h throws(FSError) in
-            if h.writable, let failure = h.failure, failure == EACCES { throw FSError(failure, "the device locked while the file was open") }
+            if h.writable, let failure = h.failure, failure == EACCES {
+                throw FSError(failure, "the device locked while the file was open")
+            }
             return (h.writable, h.loaded)
         }
         guard writable else { throw FSError(EBADF, "not open for writing") }
@@ -149,7 +165,9 @@ extension KeychainView {
             if let handle { try openFiles.with(handle) { h throws(FSError) in h.failure = EFBIG } }
             throw FSError(EFBIG, "a value is at most 1 MiB")
         }
-        guard case .file(let item, _) = try resolve(path) else { throw FSError(EISDIR, "only an item's files can be truncated") }
+        guard case .file(let item, _) = try resolve(path) else {
+            throw FSError(EISDIR, "only an item's files can be truncated")
+        }
         if let handle {
             if size > 0 { _ = try loadedBuffer(handle) }
             try openFiles.with(handle) { h throws(FSError) in
@@ -205,7 +223,9 @@ extension KeychainView {
             if h.buffer != nil { Sodium.wipe(&h.buffer!) }
             if let token = h.authorization { endAuthorization(token) }
         }
-        if h.dirty, h.failure == nil, let buffer = h.buffer { try commit(buffer, to: h.item, authorization: h.authorization) }
+        if h.dirty, h.failure == nil, let buffer = h.buffer {
+            try commit(buffer, to: h.item, authorization: h.authorization)
+        }
     }
 }
 
@@ -223,7 +243,9 @@ extension KeychainView {
     /// after ``checkKernelCacheRead(_:log:)``.
     func readUnopened(_ path: FSPath, offset: Int, size: Int, log: Logger) throws(FSError) -> Data {
         try checkKernelCacheRead(path, log: log)
-        guard case .file(let item, let file) = try resolve(path) else { throw FSError(EISDIR, "only an item's files can be read") }
+        guard case .file(let item, let file) = try resolve(path) else {
+            throw FSError(EISDIR, "only an item's files can be read")
+        }
         var content = try content(of: item, file)
         defer { Sodium.wipe(&content) }
         return Self.slice(content, offset: offset, size: size)

@@ -12,21 +12,28 @@ extension KeychainView {
             if case .classDirectory = try? resolve(path) { throw FSError(EEXIST, "class directories always exist") }
             throw FSError(EPERM, "the mount's root holds only the class directories")
         case 2:
-            guard case .classDirectory(let schema) = try resolve(path.parent) else { throw FSError(ENOENT, "no such class") }
+            guard case .classDirectory(let schema) = try resolve(path.parent) else {
+                throw FSError(ENOENT, "no such class")
+            }
             try requireWritable(schema)
             let name = String(decoding: path.components[1], as: UTF8.self)
-            guard naming(schema).parseGroup(path.components[1]) != nil, path.components[1].count <= ItemNaming.maxNameBytes else {
+            guard naming(schema).parseGroup(path.components[1]) != nil,
+                path.components[1].count <= ItemNaming.maxNameBytes
+            else {
                 throw FSError(EINVAL, "not a canonical name: escape %, ;, control and non-UTF-8 bytes as %XX")
             }
             if (try? resolve(path)) != nil { throw FSError(EEXIST, "the group exists") }
             pendingGroups.withLock { _ = $0.insert(groupKey(schema, name)) }
             paths.clear()
         case 3:
-            guard case .group(let schema, let groupValue, _) = try resolve(path.parent) else { throw FSError(ENOENT, "no such group") }
+            guard case .group(let schema, let groupValue, _) = try resolve(path.parent) else {
+                throw FSError(ENOENT, "no such group")
+            }
             try requireWritable(schema)
             let naming = naming(schema)
             guard let key = naming.parseItem(path.components[2]), !ItemNaming.isShortened(path.components[2]) else {
-                throw FSError(EINVAL, "not a canonical item name: <name>[;<code>=<value>…] with qualifiers in alphabetical order")
+                throw FSError(
+                    EINVAL, "not a canonical item name: <name>[;<code>=<value>…] with qualifiers in alphabetical order")
             }
             var attributes = naming.explicitAttributes(key)
             attributes[QueryKey.class] = .string(schema.code)
@@ -41,7 +48,8 @@ extension KeychainView {
             // name alone identifies the item (no value-describing qualifier could be needed).
             let generation = keychain.generation
             if generation == before + 1, naming.disambiguators.isEmpty,
-               let item = try? item(schema, from: added, path: String(decoding: path.bytes.dropFirst(), as: UTF8.self)) {
+                let item = try? item(schema, from: added, path: String(decoding: path.bytes.dropFirst(), as: UTF8.self))
+            {
                 paths.store(.item(item), for: cacheKey(path), generation: generation)
             }
         default:
@@ -63,7 +71,9 @@ extension KeychainView {
             try keychainCall { () throws(KeychainError) in try keychain.delete(item.query(), caller: caller) }
             removals.withLock { $0.forget(item.path) }
             // Like any directory, the group outlives its last entry until it is removed itself (rm -r GROUP).
-            pendingGroups.withLock { _ = $0.insert(groupKey(item.schema, String(item.path.split(separator: "/", maxSplits: 2)[1]))) }
+            pendingGroups.withLock {
+                _ = $0.insert(groupKey(item.schema, String(item.path.split(separator: "/", maxSplits: 2)[1])))
+            }
         case .file:
             throw FSError(ENOTDIR, "not a directory")
         }
@@ -73,7 +83,7 @@ extension KeychainView {
         do {
             _ = try keychain.copyMatching(groupQuery(schema, value), caller: caller)
             return true
-        } catch where error.status == SecStatus.itemNotFound {
+        } catch let error where error.status == SecStatus.itemNotFound {
             return false
         } catch {
             throw FSError(error)
@@ -82,10 +92,13 @@ extension KeychainView {
 
     /// `unlink value` alone is refused; inside `rm -r ITEM` it is accepted (see ``RemovalTracker``).
     func unlink(_ path: FSPath, by pid: Int32) throws(FSError) {
-        guard case .file(let item, _) = try resolve(path) else { throw FSError(EISDIR, "only an item's files are files") }
+        guard case .file(let item, _) = try resolve(path) else {
+            throw FSError(EISDIR, "only an item's files are files")
+        }
         try requireWritable(item.schema)
         guard removals.withLock({ $0.acceptUnlink(in: item.path, by: pid) }) else {
-            throw FSError(EPERM, "an item's value cannot be unlinked; remove the item directory (rmdir / rm -r) to delete it")
+            throw FSError(
+                EPERM, "an item's value cannot be unlinked; remove the item directory (rmdir / rm -r) to delete it")
         }
         paths.clear()
     }
@@ -107,7 +120,9 @@ extension KeychainView {
 
     private func renameItem(_ item: FSItem, to: FSPath) throws(FSError) {
         guard to.depth == 3 else { throw FSError(EINVAL, "an item directory must stay at item depth") }
-        guard to.components[0] == Array(item.schema.code.utf8) else { throw FSError(EXDEV, "items cannot move to another class") }
+        guard to.components[0] == Array(item.schema.code.utf8) else {
+            throw FSError(EXDEV, "items cannot move to another class")
+        }
         guard case .group(_, let groupValue, _) = try resolve(to.parent) else { throw FSError(ENOENT, "no such group") }
         let naming = naming(item.schema)
         guard let key = naming.parseItem(to.components[2]), !ItemNaming.isShortened(to.components[2]) else {
@@ -122,18 +137,23 @@ extension KeychainView {
         removals.withLock { $0.forget(item.path) }
     }
 
-    private func renameGroup(_ schema: ItemClassSchema, value: KeychainValue, name: String, to: FSPath) throws(FSError) {
+    private func renameGroup(_ schema: ItemClassSchema, value: KeychainValue, name: String, to: FSPath) throws(FSError)
+    {
         guard to.depth == 2 else { throw FSError(EINVAL, "a group directory must stay at group depth") }
-        guard to.components[0] == Array(schema.code.utf8) else { throw FSError(EXDEV, "groups cannot move to another class") }
-        guard let newValue = naming(schema).parseGroup(to.components[1]), !ItemNaming.isShortened(to.components[1]) else {
+        guard to.components[0] == Array(schema.code.utf8) else {
+            throw FSError(EXDEV, "groups cannot move to another class")
+        }
+        guard let newValue = naming(schema).parseGroup(to.components[1]), !ItemNaming.isShortened(to.components[1])
+        else {
             throw FSError(EINVAL, "not a canonical name")
         }
         if (try? resolve(to)) != nil { throw FSError(EEXIST, "the target group exists") }
         let newName = String(decoding: to.components[1], as: UTF8.self)
         let wasPending = pendingGroups.withLock { $0.remove(groupKey(schema, name)) != nil }
         do throws(KeychainError) {
-            try keychain.update(groupQuery(schema, value), [schema.namingAttributes.group.code: newValue], caller: caller)
-        } catch where error.status == SecStatus.itemNotFound && wasPending {
+            try keychain.update(
+                groupQuery(schema, value), [schema.namingAttributes.group.code: newValue], caller: caller)
+        } catch let error where error.status == SecStatus.itemNotFound && wasPending {
             // An empty group made with mkdir: only its name moves.
         } catch {
             if wasPending { pendingGroups.withLock { _ = $0.insert(groupKey(schema, name)) } }

@@ -6,10 +6,16 @@ import KeychainModel
 
 /// Item attributes as `user.<constant name>` xattrs on the item directory (docs/spec.md §4).
 extension KeychainView {
-    private func itemAndAttribute(_ path: FSPath, _ name: String, missing: Int32) throws(FSError) -> (FSItem, AttributeDescriptor?) {
-        guard case .item(let item) = try resolve(path) else { throw FSError(missing, "attributes live on item directories") }
+    private func itemAndAttribute(_ path: FSPath, _ name: String, missing: Int32) throws(FSError) -> (
+        FSItem, AttributeDescriptor?
+    ) {
+        guard case .item(let item) = try resolve(path) else {
+            throw FSError(missing, "attributes live on item directories")
+        }
         try requireOpen(item)
-        guard name.hasPrefix(XattrFormat.namespace) else { throw FSError(missing, "keychain attributes are in the user. namespace") }
+        guard name.hasPrefix(XattrFormat.namespace) else {
+            throw FSError(missing, "keychain attributes are in the user. namespace")
+        }
         let constant = String(name.dropFirst(XattrFormat.namespace.count))
         if constant == XattrFormat.persistentRefName { return (item, nil) }
         guard let attribute = item.schema.attribute(named: constant) else {
@@ -26,7 +32,9 @@ extension KeychainView {
     func getXattr(_ path: FSPath, _ name: String) throws(FSError) -> Data {
         let (item, attribute) = try itemAndAttribute(path, name, missing: ENODATA)
         guard let attribute else { return item.persistentRef }
-        guard let value = item.attributes[attribute.code] else { throw FSError(ENODATA, "the item has no \(attribute.name)") }
+        guard let value = item.attributes[attribute.code] else {
+            throw FSError(ENODATA, "the item has no \(attribute.name)")
+        }
         return XattrFormat.encode(value, as: attribute)
     }
 
@@ -40,10 +48,13 @@ extension KeychainView {
     func setXattr(_ path: FSPath, _ name: String, _ bytes: Data, flags: Int32) throws(FSError) {
         let (item, attribute) = try itemAndAttribute(path, name, missing: ENOTSUP)
         try requireWritable(item.schema)
-        guard let attribute, !attribute.flags.contains(.readOnlyInFilesystem), !attribute.flags.contains(.systemManaged) else {
+        guard let attribute, !attribute.flags.contains(.readOnlyInFilesystem), !attribute.flags.contains(.systemManaged)
+        else {
             throw FSError(EPERM, "\(name) is read-only")
         }
-        guard let value = XattrFormat.decode(bytes, as: attribute) else { throw FSError(EINVAL, "not a valid value for \(attribute.name)") }
+        guard let value = XattrFormat.decode(bytes, as: attribute) else {
+            throw FSError(EINVAL, "not a valid value for \(attribute.name)")
+        }
         let present = item.attributes[attribute.code] != nil
         if flags & Int32(XATTR_CREATE) != 0, present { throw FSError(EEXIST, "\(attribute.name) is already set") }
         if flags & Int32(XATTR_REPLACE) != 0, !present { throw FSError(ENODATA, "\(attribute.name) is not set") }
@@ -56,10 +67,13 @@ extension KeychainView {
     func removeXattr(_ path: FSPath, _ name: String) throws(FSError) {
         let (item, attribute) = try itemAndAttribute(path, name, missing: ENODATA)
         try requireWritable(item.schema)
-        guard let attribute, !attribute.flags.contains(.readOnlyInFilesystem), !attribute.flags.contains(.systemManaged) else {
+        guard let attribute, !attribute.flags.contains(.readOnlyInFilesystem), !attribute.flags.contains(.systemManaged)
+        else {
             throw FSError(EPERM, "\(name) is read-only")
         }
-        guard item.attributes[attribute.code] != nil else { throw FSError(ENODATA, "the item has no \(attribute.name)") }
+        guard item.attributes[attribute.code] != nil else {
+            throw FSError(ENODATA, "the item has no \(attribute.name)")
+        }
         try keychainCall { () throws(KeychainError) in
             try keychain.update(item.query(), [:], removing: [attribute.code], caller: caller)
         }

@@ -31,8 +31,10 @@ public final class KeychainView: Sendable {
     /// Opens of secrets through the mount are recorded here (docs/spec.md §8), if an audit log was asked for.
     public let audit: AuditLog?
 
-    public init(keychain: Keychain, caller: Caller, defaultAccessible: Accessibility? = nil, guards: LockGuards = LockGuards(),
-                accessPolicy: AccessPolicy? = nil, audit: AuditLog? = nil) {
+    public init(
+        keychain: Keychain, caller: Caller, defaultAccessible: Accessibility? = nil, guards: LockGuards = LockGuards(),
+        accessPolicy: AccessPolicy? = nil, audit: AuditLog? = nil
+    ) {
         self.keychain = keychain
         self.audit = audit
         self.mountCaller = caller
@@ -95,19 +97,25 @@ public final class KeychainView: Sendable {
             }
             return .classDirectory(schema)
         case 2:
-            guard case .classDirectory(let schema) = try resolve(path.parent) else { throw FSError(ENOENT, "no such class") }
+            guard case .classDirectory(let schema) = try resolve(path.parent) else {
+                throw FSError(ENOENT, "no such class")
+            }
             return try resolveGroup(schema, c[1], mustExist: true)
         case 3:
             // The item query names the group: no separate check that the group exists.
             guard case .classDirectory(let schema) = try resolve(path.parent.parent),
-                  case .group(_, let groupValue, let groupName) = try resolveGroup(schema, c[1], mustExist: false) else {
+                case .group(_, let groupValue, let groupName) = try resolveGroup(schema, c[1], mustExist: false)
+            else {
                 throw FSError(ENOENT, "no such group")
             }
             return .item(try resolveItem(schema, groupValue: groupValue, groupName: groupName, name: c[2]))
         default:
-            guard case .item(let item) = try resolve(path.parent) else { throw FSError(ENOTDIR, "not an item directory") }
+            guard case .item(let item) = try resolve(path.parent) else {
+                throw FSError(ENOTDIR, "not an item directory")
+            }
             guard let file = ItemFile.files(of: item.schema).first(where: { Array($0.rawValue.utf8) == c[3] }),
-                  !removals.withLock({ $0.isValueHidden(in: item.path) }) else {
+                !removals.withLock({ $0.isValueHidden(in: item.path) })
+            else {
                 throw FSError(ENOENT, "no such file in an item directory")
             }
             if c.count == 4 { return .file(item, file) }
@@ -119,31 +127,45 @@ public final class KeychainView: Sendable {
         let naming = naming(schema)
         let text = String(decoding: name, as: UTF8.self)
         if ItemNaming.isShortened(name) {
-            guard let match = try listGroups(schema).first(where: { $0.name.utf8.elementsEqual(name) }) else { throw FSError(ENOENT, "no such group") }
+            guard let match = try listGroups(schema).first(where: { $0.name.utf8.elementsEqual(name) }) else {
+                throw FSError(ENOENT, "no such group")
+            }
             return .group(schema, value: match.value, name: text)
         }
         guard let value = naming.parseGroup(name) else { throw FSError(ENOENT, "not a canonical name") }
-        if !mustExist || pendingGroups.withLock({ $0.contains(groupKey(schema, text)) }) { return .group(schema, value: value, name: text) }
+        if !mustExist || pendingGroups.withLock({ $0.contains(groupKey(schema, text)) }) {
+            return .group(schema, value: value, name: text)
+        }
         _ = try keychainCall { () throws(KeychainError) in
             try keychain.copyMatching(groupQuery(schema, value), caller: caller)
         }
         return .group(schema, value: value, name: text)
     }
 
-    private func resolveItem(_ schema: ItemClassSchema, groupValue: KeychainValue, groupName: String, name: [UInt8]) throws(FSError) -> FSItem {
+    private func resolveItem(_ schema: ItemClassSchema, groupValue: KeychainValue, groupName: String, name: [UInt8])
+        throws(FSError) -> FSItem
+    {
         let text = String(decoding: name, as: UTF8.self)
         if ItemNaming.isShortened(name) {
-            guard let listed = try listItems(schema, groupValue: groupValue).first(where: { $0.name.utf8.elementsEqual(name) }) else {
+            guard
+                let listed = try listItems(schema, groupValue: groupValue).first(where: {
+                    $0.name.utf8.elementsEqual(name)
+                })
+            else {
                 throw FSError(ENOENT, "no such item")
             }
-            let query: KeychainDictionary = [QueryKey.class: .string(schema.code), QueryKey.valuePersistentRef: .data(listed.persistentRef),
-                                             QueryKey.returnAttributes: true, QueryKey.returnPersistentRef: true]
-            let found = try keychainCall { () throws(KeychainError) in try keychain.copyMatching(query, caller: caller) }
+            let query: KeychainDictionary = [
+                QueryKey.class: .string(schema.code), QueryKey.valuePersistentRef: .data(listed.persistentRef),
+                QueryKey.returnAttributes: true, QueryKey.returnPersistentRef: true,
+            ]
+            let found = try keychainCall { () throws(KeychainError) in try keychain.copyMatching(query, caller: caller)
+            }
             return try item(schema, from: found, path: schema.code + "/" + groupName + "/" + text)
         }
         let naming = naming(schema)
         guard let key = naming.parseItem(name) else { throw FSError(ENOENT, "not a canonical item name") }
-        let query = key.merging([QueryKey.class: .string(schema.code), schema.namingAttributes.group.code: groupValue]) { $1 }
+        let query = key.merging([QueryKey.class: .string(schema.code), schema.namingAttributes.group.code: groupValue])
+        { $1 }
         let itemPath = schema.code + "/" + groupName + "/" + text
         var attributeQuery = query
         attributeQuery[QueryKey.returnAttributes] = true
@@ -152,23 +174,29 @@ public final class KeychainView: Sendable {
         let found: [KeychainValue]
         do {
             found = try keychain.copyMatching(attributeQuery, caller: caller)?.arrayValue ?? []
-        } catch where error.status == SecStatus.interactionNotAllowed {
+        } catch let error where error.status == SecStatus.interactionNotAllowed {
             return try sealedItem(schema, query: query, path: itemPath)
         } catch {
             throw FSError(error)
         }
         // Without its value-describing qualifiers a name may fit two items; then only their full names exist.
         let disambiguated = naming.disambiguators.contains { key[$0.code] != nil }
-        guard found.count == 1 || (disambiguated && !found.isEmpty) else { throw FSError(ENOENT, "the name fits more than one item") }
+        guard found.count == 1 || (disambiguated && !found.isEmpty) else {
+            throw FSError(ENOENT, "the name fits more than one item")
+        }
         return try item(schema, from: found.first, path: itemPath)
     }
 
     /// The item a name addresses while its class is unavailable, found by its lookup columns only, so
     /// that it can be deleted (docs/spec.md §2); anything that needs its attributes or secret is EACCES.
-    private func sealedItem(_ schema: ItemClassSchema, query: KeychainDictionary, path: String) throws(FSError) -> FSItem {
+    private func sealedItem(_ schema: ItemClassSchema, query: KeychainDictionary, path: String) throws(FSError)
+        -> FSItem
+    {
         let locked = FSError(EACCES, "the item's class is unavailable: the device is locked")
         if schema.isVirtual { throw locked }  // the identity join is read-only: nothing to delete
-        let matches = try keychainCall { () throws(KeychainError) in try keychain.sealedMatches(query, caller: caller, limit: 2) }
+        let matches = try keychainCall { () throws(KeychainError) in
+            try keychain.sealedMatches(query, caller: caller, limit: 2)
+        }
         guard matches.count == 1, let match = matches.first else { throw locked }
         var attributes = query.filter { schema.attribute($0.key) != nil }
         attributes[Attributes.accessible.code] = .string(match.accessibility.rawValue)
@@ -178,25 +206,34 @@ public final class KeychainView: Sendable {
     }
 
     func item(_ schema: ItemClassSchema, from result: KeychainValue?, path: String) throws(FSError) -> FSItem {
-        guard var attributes = result?.dictionaryValue, let ref = attributes.removeValue(forKey: QueryKey.valuePersistentRef)?.dataValue else {
+        guard var attributes = result?.dictionaryValue,
+            let ref = attributes.removeValue(forKey: QueryKey.valuePersistentRef)?.dataValue
+        else {
             throw FSError(EIO, "the keychain returned no item")
         }
         return FSItem(schema: schema, attributes: attributes, persistentRef: ref, path: path)
     }
 
     func groupQuery(_ schema: ItemClassSchema, _ value: KeychainValue) -> KeychainDictionary {
-        [QueryKey.class: .string(schema.code), schema.namingAttributes.group.code: value, Attributes.synchronizable.code: .string(QueryKey.synchronizableAny)]
+        [
+            QueryKey.class: .string(schema.code), schema.namingAttributes.group.code: value,
+            Attributes.synchronizable.code: .string(QueryKey.synchronizableAny),
+        ]
     }
 
     /// Names are keys as bytes, never as Strings: Swift compares Strings by canonical equivalence, so NFC
     /// "café" and NFD "café" would be one name, where the keychain has two items (defect 5).
-    func groupKey(_ schema: ItemClassSchema, _ name: String) -> [UInt8] { Array((schema.code + "/").utf8) + Array(name.utf8) }
+    func groupKey(_ schema: ItemClassSchema, _ name: String) -> [UInt8] {
+        Array((schema.code + "/").utf8) + Array(name.utf8)
+    }
 
     // MARK: Listing
 
     /// The groups of a class (services, for genp): from its items, plus the ones just made with mkdir.
     func listGroups(_ schema: ItemClassSchema) throws(FSError) -> [(name: String, value: KeychainValue)] {
-        let query: KeychainDictionary = [QueryKey.class: .string(schema.code), Attributes.synchronizable.code: .string(QueryKey.synchronizableAny)]
+        let query: KeychainDictionary = [
+            QueryKey.class: .string(schema.code), Attributes.synchronizable.code: .string(QueryKey.synchronizableAny),
+        ]
         let naming = naming(schema)
         var seen = Set<[UInt8]>()
         var groups: [(String, KeychainValue)] = []
@@ -204,13 +241,17 @@ public final class KeychainView: Sendable {
         try keychainCall { () throws(KeychainError) in
             try keychain.enumerateAttributes(query, caller: caller) { attributes, _ in
                 let name = naming.groupName(attributes)
-                if seen.insert(Array(name.utf8)).inserted { groups.append((name, attributes[schema.namingAttributes.group.code] ?? "")) }
+                if seen.insert(Array(name.utf8)).inserted {
+                    groups.append((name, attributes[schema.namingAttributes.group.code] ?? ""))
+                }
             }
         }
         let prefix = Array((schema.code + "/").utf8)
         for key in pendingGroups.withLock({ $0 }) where key.starts(with: prefix) {
             let name = Array(key.dropFirst(prefix.count))
-            if seen.insert(name).inserted, let value = naming.parseGroup(name) { groups.append((String(decoding: name, as: UTF8.self), value)) }
+            if seen.insert(name).inserted, let value = naming.parseGroup(name) {
+                groups.append((String(decoding: name, as: UTF8.self), value))
+            }
         }
         return groups
     }
@@ -222,7 +263,10 @@ public final class KeychainView: Sendable {
         var listed: [(plain: String, nameAttributes: [String: KeychainValue], ref: Data, modified: Date)] = []
         try keychainCall { () throws(KeychainError) in
             try keychain.enumerateAttributes(groupQuery(schema, groupValue), caller: caller) { attributes, ref in
-                let modified = if case .date(let d)? = attributes[Attributes.modificationDate.code] { d } else { Date(timeIntervalSince1970: 0) }
+                let modified =
+                    if case .date(let d)? = attributes[Attributes.modificationDate.code] { d } else {
+                        Date(timeIntervalSince1970: 0)
+                    }
                 listed.append((naming.itemName(attributes), naming.nameAttributes(attributes), ref, modified))
             }
         }
@@ -230,7 +274,9 @@ public final class KeychainView: Sendable {
         for entry in listed { uses[Array(entry.plain.utf8), default: 0] += 1 }
         return listed.map { entry in
             // Without its value-describing qualifiers a name may fit two items; then only their full names exist.
-            let name = uses[Array(entry.plain.utf8)]! > 1 ? naming.itemName(entry.nameAttributes, disambiguated: true) : entry.plain
+            let name =
+                uses[Array(entry.plain.utf8)]! > 1
+                ? naming.itemName(entry.nameAttributes, disambiguated: true) : entry.plain
             return ListedItem(name: name, persistentRef: entry.ref, modified: entry.modified)
         }
     }
@@ -244,7 +290,11 @@ public final class KeychainView: Sendable {
             return try listGroups(schema).map { ($0.name, directoryAttributes(Inode.group(schema.code, $0.name))) }
         case .group(let schema, let value, _):
             return try listItems(schema, groupValue: value).map {
-                ($0.name, FileAttributes(isDirectory: true, inode: Inode.item($0.persistentRef), size: 0, modified: $0.modified))
+                (
+                    $0.name,
+                    FileAttributes(
+                        isDirectory: true, inode: Inode.item($0.persistentRef), size: 0, modified: $0.modified)
+                )
             }
         case .item(let item):
             removals.withLock { $0.noteListing(of: item.path, by: pid) }
@@ -253,8 +303,12 @@ public final class KeychainView: Sendable {
             for file in ItemFile.files(of: item.schema) {
                 // While locked, `value` is listed without its size (so `rm -r` of a locked item works).
                 let attributes: FileAttributes
-                do throws(FSError) { attributes = try fileAttributes(item, file) } catch where error.errno == EACCES {
-                    attributes = FileAttributes(isDirectory: false, inode: Inode.file(file, ofItem: item.inode), size: 0, modified: item.modified)
+                do throws(FSError) {
+                    attributes = try fileAttributes(item, file)
+                } catch let error where error.errno == EACCES {
+                    attributes = FileAttributes(
+                        isDirectory: false, inode: Inode.file(file, ofItem: item.inode), size: 0,
+                        modified: item.modified)
                 }
                 entries.append((file.rawValue, attributes))
             }
@@ -269,9 +323,11 @@ public final class KeychainView: Sendable {
     func attributes(_ path: FSPath) throws(FSError) -> FileAttributes {
         switch try resolve(path) {
         case .root: return directoryAttributes(Inode.root)
-        case .classDirectory(let schema): return directoryAttributes(Inode.classDirectory(Schema.classes.firstIndex { $0.code == schema.code } ?? 0))
+        case .classDirectory(let schema):
+            return directoryAttributes(Inode.classDirectory(Schema.classes.firstIndex { $0.code == schema.code } ?? 0))
         case .group(let schema, _, let name): return directoryAttributes(Inode.group(schema.code, name))
-        case .item(let item): return FileAttributes(isDirectory: true, inode: item.inode, size: 0, modified: item.modified)
+        case .item(let item):
+            return FileAttributes(isDirectory: true, inode: item.inode, size: 0, modified: item.modified)
         case .file(let item, let file): return try fileAttributes(item, file)
         }
     }
@@ -280,7 +336,8 @@ public final class KeychainView: Sendable {
     /// `rm -r` can remove its item while locked; nil for anything else. Its size is not told.
     func unavailableFile(_ path: FSPath) throws(FSError) -> FileAttributes? {
         guard case .file(let item, let file) = try resolve(path) else { return nil }
-        return FileAttributes(isDirectory: false, inode: Inode.file(file, ofItem: item.inode), size: 0, modified: item.modified)
+        return FileAttributes(
+            isDirectory: false, inode: Inode.file(file, ofItem: item.inode), size: 0, modified: item.modified)
     }
 
     private func directoryAttributes(_ inode: UInt64) -> FileAttributes {
@@ -292,16 +349,21 @@ public final class KeychainView: Sendable {
         if file == .value, Keychain.needsAuthorization(item.attributes) {
             size = 0  // protected values are direct_io: their size is known only after an authenticated open
         } else {
-            do throws(FSError) { size = try content(of: item, file).count } catch where error.errno == EPERM { size = 0 }  // a withheld secret
+            do throws(FSError) { size = try content(of: item, file).count } catch let error where error.errno == EPERM {
+                size = 0
+            }  // a withheld secret
         }
-        return FileAttributes(isDirectory: false, inode: Inode.file(file, ofItem: item.inode), size: size, modified: item.modified)
+        return FileAttributes(
+            isDirectory: false, inode: Inode.file(file, ofItem: item.inode), size: size, modified: item.modified)
     }
 
     /// The lock check for a reader that holds a secret it read a moment ago: the item's class must still
     /// be available (identities, whose halves may differ, are read again instead).
     func checkAvailable(_ item: FSItem, _ file: ItemFile) throws(FSError) -> Bool {
         guard !item.schema.isVirtual, let accessibility = item.accessibility else { return false }
-        guard keychain.isAvailable(accessibility) else { throw FSError(EACCES, "the item's class is unavailable: the device is locked") }
+        guard keychain.isAvailable(accessibility) else {
+            throw FSError(EACCES, "the item's class is unavailable: the device is locked")
+        }
         return true
     }
 
@@ -312,13 +374,16 @@ public final class KeychainView: Sendable {
     func content(of item: FSItem, _ file: ItemFile, authorization: Data? = nil) throws(FSError) -> Data {
         let options = AuthenticationOptions(ui: .fail, contextToken: authorization)
         return try keychainCall { () throws(KeychainError) in
-            try keychain.read(file == .key ? .identityKey : .data, of: item.persistentRef, caller: caller, options: options)
+            try keychain.read(
+                file == .key ? .identityKey : .data, of: item.persistentRef, caller: caller, options: options)
         }
     }
 
     /// Refuses changes in classes that have no table of their own (the identity join is read-only).
     func requireWritable(_ schema: ItemClassSchema) throws(FSError) {
-        if schema.isVirtual { throw FSError(EROFS, "\(schema.code)/ is a read-only view: change its certificate or key") }
+        if schema.isVirtual {
+            throw FSError(EROFS, "\(schema.code)/ is a read-only view: change its certificate or key")
+        }
     }
 
     /// `authorization`: the open file's answer for a protected value; without one, a protected value is

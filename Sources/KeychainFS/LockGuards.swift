@@ -23,7 +23,9 @@ public struct LockGuards: Sendable, Equatable {
     public init() {}
 
     /// The guards in force: all of them, unless a test device's environment switches some off.
-    public static func inForce(testDevice: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) -> LockGuards {
+    public static func inForce(testDevice: Bool, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> LockGuards
+    {
         var guards = LockGuards()
         guard testDevice, let disabled = environment[environmentVariable]?.split(separator: ",") else { return guards }
         if disabled.contains("wipe-writers") { guards.wipeWriters = false }

@@ -31,12 +31,15 @@ final class LowLevelContext: Sendable {
     /// item or of its files checks that the path still leads to that item (ENOENT otherwise: answering
     /// with the other item's attributes would leave the kernel a wrong size for the file's pages).
     func path(_ inode: UInt64) throws(FSError) -> FSPath {
-        guard let path = nodes.path(inode) else { throw FSError(ENOENT, "the kernel named an inode it no longer holds") }
+        guard let path = nodes.path(inode) else {
+            throw FSError(ENOENT, "the kernel named an inode it no longer holds")
+        }
         if let expected = Inode.owningItem(inode) {
             // A sealed item (found by its lookup hashes while its class is locked) is not compared: the
             // request itself then answers EACCES, as it must while locked.
             switch try view.resolve(path) {
-            case .item(let item) where !item.isSealed && item.inode != expected, .file(let item, _) where !item.isSealed && item.inode != expected:
+            case .item(let item) where !item.isSealed && item.inode != expected,
+                .file(let item, _) where !item.isSealed && item.inode != expected:
                 throw FSError(ENOENT, "the item moved")
             default: break
             }
@@ -79,8 +82,9 @@ final class LowLevelContext: Sendable {
         let context = fuse_req_ctx(req)!.pointee
         let status = failure.map { $0.status ?? ErrnoTable.status(for: $0.errno) } ?? SecStatus.success
         do {
-            try audit.record("open", item: String(decoding: path.bytes.dropFirst(), as: UTF8.self), status: status,
-                             by: .init(pid: context.pid, uid: context.uid, rule: rule))
+            try audit.record(
+                "open", item: String(decoding: path.bytes.dropFirst(), as: UTF8.self), status: status,
+                by: .init(pid: context.pid, uid: context.uid, rule: rule))
         } catch { throw FSError(error) }
     }
 

@@ -41,7 +41,10 @@ extension LowLevelOperations {
     }
 
     /// RENAME: an item to a new name (its naming attributes change).
-    static func rename(_ req: fuse_req_t?, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>?, _ newParent: fuse_ino_t, _ newName: UnsafePointer<CChar>?, _ flags: UInt32) {
+    static func rename(
+        _ req: fuse_req_t?, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>?, _ newParent: fuse_ino_t,
+        _ newName: UnsafePointer<CChar>?, _ flags: UInt32
+    ) {
         serve(req, "rename") { c throws(FSError) in
             let renameExchange: UInt32 = 2
             guard flags & renameExchange == 0 else { throw FSError(EINVAL, "exchanging items is not supported") }
@@ -59,7 +62,10 @@ extension LowLevelOperations {
     }
 
     /// CREATE: a new item's value file.
-    static func create(_ req: fuse_req_t?, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>?, _: mode_t, _: UnsafeMutablePointer<fuse_file_info>?) {
+    static func create(
+        _ req: fuse_req_t?, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>?, _: mode_t,
+        _: UnsafeMutablePointer<fuse_file_info>?
+    ) {
         serve(req, "create") { c throws(FSError) in try c.view.create(try c.path(parent, name!)) }
     }
 

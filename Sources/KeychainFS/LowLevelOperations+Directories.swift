@@ -19,7 +19,10 @@ extension LowLevelOperations {
     }
 
     /// READDIR: a directory's entries, `.` and `..` first.
-    static func readdir(_ req: fuse_req_t?, _ inode: fuse_ino_t, _ size: Int, _ offset: off_t, _ info: UnsafeMutablePointer<fuse_file_info>?) {
+    static func readdir(
+        _ req: fuse_req_t?, _ inode: fuse_ino_t, _ size: Int, _ offset: off_t,
+        _ info: UnsafeMutablePointer<fuse_file_info>?
+    ) {
         serve(req, "readdir") { c throws(FSError) in
             let handle = info!.pointee.fh
             let entries = try c.directories.entries(handle, offset: offset) { () throws(FSError) in
@@ -30,11 +33,12 @@ extension LowLevelOperations {
             var index = Int(offset)
             // Offsets 0 and 1 are `.` and `..`; entry i is offset i + 2.
             while index < entries.count + 2 {
-                let (name, attributes): (String, FileAttributes?) = switch index {
-                case 0: (".", nil)
-                case 1: ("..", nil)
-                default: (entries[index - 2].name, entries[index - 2].attributes)
-                }
+                let (name, attributes): (String, FileAttributes?) =
+                    switch index {
+                    case 0: (".", nil)
+                    case 1: ("..", nil)
+                    default: (entries[index - 2].name, entries[index - 2].attributes)
+                    }
                 var st = stat()
                 st.st_mode = attributes.map { $0.isDirectory ? S_IFDIR : S_IFREG } ?? S_IFDIR
                 st.st_ino = __ino_t(attributes?.inode ?? (index == 0 ? inode : Inode.root))

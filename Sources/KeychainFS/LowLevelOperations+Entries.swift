@@ -25,7 +25,7 @@ extension LowLevelOperations {
                 let attributes = try c.view.attributes(path)
                 c.noteServed(attributes)
                 entry = c.entry(attributes)
-            } catch where error.errno == EACCES {
+            } catch let error where error.errno == EACCES {
                 // A locked value exists (rm -r may unlink it) but shows nothing: stat asks again, EACCES.
                 guard let unavailable = try c.view.unavailableFile(path) else { throw error }
                 entry = c.entry(unavailable)
@@ -67,7 +67,10 @@ extension LowLevelOperations {
     }
 
     /// SETATTR: truncation only; modes, owners and times come from the keychain.
-    static func setattr(_ req: fuse_req_t?, _ inode: fuse_ino_t, _ attr: UnsafeMutablePointer<stat>?, _ toSet: Int32, _ info: UnsafeMutablePointer<fuse_file_info>?) {
+    static func setattr(
+        _ req: fuse_req_t?, _ inode: fuse_ino_t, _ attr: UnsafeMutablePointer<stat>?, _ toSet: Int32,
+        _ info: UnsafeMutablePointer<fuse_file_info>?
+    ) {
         serve(req, "setattr") { c throws(FSError) in
             let path = try c.path(inode)
             if toSet & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID) != 0 {

@@ -17,8 +17,9 @@ extension LowLevelOperations {
             let path = try c.path(inode)
             let pageCached: Bool
             do throws(FSError) {
-                (info!.pointee.fh, pageCached) = try c.view.open(path, flags: file.flags, mayPageCache: true,
-                                                                  user: fuse_req_ctx(req)!.pointee.uid)
+                (info!.pointee.fh, pageCached) = try c.view.open(
+                    path, flags: file.flags, mayPageCache: true,
+                    user: fuse_req_ctx(req)!.pointee.uid)
             } catch {
                 try? c.recordOpen(req, path, error, rule: KeychainView.requestCaller?.grantedBy)
                 throw error
@@ -40,7 +41,10 @@ extension LowLevelOperations {
     }
 
     /// READ: bytes of a value, the lock checked on every page fill.
-    static func read(_ req: fuse_req_t?, _ inode: fuse_ino_t, _ size: Int, _ offset: off_t, _ info: UnsafeMutablePointer<fuse_file_info>?) {
+    static func read(
+        _ req: fuse_req_t?, _ inode: fuse_ino_t, _ size: Int, _ offset: off_t,
+        _ info: UnsafeMutablePointer<fuse_file_info>?
+    ) {
         serve(req, "read") { c throws(FSError) in
             // Any READ may fill a page (a mapping's fault, splice, sendfile, even through a direct_io
             // handle mapped MAP_PRIVATE): noted before the lock is checked, so the next device change
@@ -60,10 +64,14 @@ extension LowLevelOperations {
     }
 
     /// WRITE: into an open value, committed at close.
-    static func write(_ req: fuse_req_t?, _: fuse_ino_t, _ buffer: UnsafePointer<CChar>?, _ size: Int, _ offset: off_t, _ info: UnsafeMutablePointer<fuse_file_info>?) {
+    static func write(
+        _ req: fuse_req_t?, _: fuse_ino_t, _ buffer: UnsafePointer<CChar>?, _ size: Int, _ offset: off_t,
+        _ info: UnsafeMutablePointer<fuse_file_info>?
+    ) {
         serve(req, "write") { c throws(FSError) in
-            let count = try c.view.write(info!.pointee.fh, offset: Int(offset), data: Data(bytes: buffer!, count: size),
-                                         owner: info!.pointee.lock_owner)
+            let count = try c.view.write(
+                info!.pointee.fh, offset: Int(offset), data: Data(bytes: buffer!, count: size),
+                owner: info!.pointee.lock_owner)
             fuse_reply_write(req, count)
         }
     }

@@ -23,9 +23,13 @@ extension LowLevelOperations {
     }
 
     /// SETXATTR: changes an attribute.
-    static func setxattr(_ req: fuse_req_t?, _ inode: fuse_ino_t, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?, _ size: Int, _ flags: Int32) {
+    static func setxattr(
+        _ req: fuse_req_t?, _ inode: fuse_ino_t, _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?,
+        _ size: Int, _ flags: Int32
+    ) {
         serve(req, "setxattr") { c throws(FSError) in
-            try c.view.setXattr(try c.path(inode), String(cString: name!), Data(bytes: value!, count: size), flags: flags)
+            try c.view.setXattr(
+                try c.path(inode), String(cString: name!), Data(bytes: value!, count: size), flags: flags)
             fuse_reply_err(req, 0)
         }
     }

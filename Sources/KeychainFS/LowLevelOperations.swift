@@ -55,20 +55,24 @@ enum LowLevelOperations {
         guard let policy = c.view.accessPolicy, policy.decidesCallers else { return nil }
         let context = fuse_req_ctx(req)!.pointee
         do {
-            return try PeerCaller.resolve(PeerProcess(pid: context.pid, uid: context.uid), policy: policy, fallback: c.view.mountCaller,
-                                          namingExecutable: false)
+            return try PeerCaller.resolve(
+                PeerProcess(pid: context.pid, uid: context.uid), policy: policy, fallback: c.view.mountCaller,
+                namingExecutable: false)
         } catch {
             throw FSError(EACCES, error.message)
         }
     }
 
     /// Runs a request; a thrown error becomes its errno reply, logged by OSStatus (never a name or value).
-    static func serve(_ req: fuse_req_t?, _ operation: StaticString, _ body: (LowLevelContext) throws(FSError) -> Void) {
+    static func serve(_ req: fuse_req_t?, _ operation: StaticString, _ body: (LowLevelContext) throws(FSError) -> Void)
+    {
         FuseThread.mark(operation)
         let c = context(req)
         do throws(FSError) {
             guard let caller = try requestCaller(req, c) else { return try body(c) }
-            let result: Result<Void, FSError> = KeychainView.$requestCaller.withValue(caller) { Result { () throws(FSError) in try body(c) } }
+            let result: Result<Void, FSError> = KeychainView.$requestCaller.withValue(caller) {
+                Result { () throws(FSError) in try body(c) }
+            }
             try result.get()
         } catch {
             if let status = error.status {

@@ -18,28 +18,28 @@ final class MountWatchdog: Sendable {
 
     /// The script; arguments: the daemon's pid, the connection's number, the mountpoint.
     static let script = #"""
-    pid=$1 connection=$2 mountpoint=$3
-    cd /
-    while :; do
-        read -r -t 0.2 line; status=$?
-        if (( status == 0 )); then [[ $line == goodbye ]] && exit 0; continue; fi
-        if (( status > 128 )); then
-            stat=; { read -r stat < /proc/$pid/stat; } 2>/dev/null
-            state=${stat##*) }; state=${state%% *}
-            [[ -n $stat && $state != Z && $state != X ]] && continue
-        fi
-        break
-    done
-    connections=/sys/fs/fuse/connections
-    [[ -e $connections/$connection ]] || mount -t fusectl fusectl $connections 2>/dev/null
-    [[ -e $connections/$connection/abort ]] && echo 1 > $connections/$connection/abort
-    while read -r _ _ device _; do
-        if [[ $device == 0:$connection ]]; then
-            umount -l -- "$mountpoint" 2>/dev/null || fusermount3 -u -z -- "$mountpoint" 2>/dev/null
+        pid=$1 connection=$2 mountpoint=$3
+        cd /
+        while :; do
+            read -r -t 0.2 line; status=$?
+            if (( status == 0 )); then [[ $line == goodbye ]] && exit 0; continue; fi
+            if (( status > 128 )); then
+                stat=; { read -r stat < /proc/$pid/stat; } 2>/dev/null
+                state=${stat##*) }; state=${state%% *}
+                [[ -n $stat && $state != Z && $state != X ]] && continue
+            fi
             break
-        fi
-    done < /proc/self/mountinfo
-    """#
+        done
+        connections=/sys/fs/fuse/connections
+        [[ -e $connections/$connection ]] || mount -t fusectl fusectl $connections 2>/dev/null
+        [[ -e $connections/$connection/abort ]] && echo 1 > $connections/$connection/abort
+        while read -r _ _ device _; do
+            if [[ $device == 0:$connection ]]; then
+                umount -l -- "$mountpoint" 2>/dev/null || fusermount3 -u -z -- "$mountpoint" 2>/dev/null
+                break
+            fi
+        done < /proc/self/mountinfo
+        """#
 
     /// Starts the watchdog of the mount at `mountpoint` (already mounted); nil if it cannot be started
     /// (then only `auto_unmount` covers the daemon's death).
@@ -55,7 +55,8 @@ final class MountWatchdog: Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         // Nothing of the daemon's: /dev/fuse or daemon.lock held here would keep the dead mount alive.
-        for fd in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap(Int32.init) ?? [] where fd > 2 {
+        for fd in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap(Int32.init) ?? []
+        where fd > 2 {
             posix_spawn_file_actions_addclose(&actions, fd)
         }
         var attributes = posix_spawnattr_t()
@@ -68,8 +69,11 @@ final class MountWatchdog: Sendable {
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(0x80 /* POSIX_SPAWN_SETSID */ | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let arguments = ["/bin/bash", "-c", Self.script, "keychainfs-watchdog", String(getpid()), connection, mountpoint]
+        posix_spawnattr_setflags(
+            &attributes, Int16(0x80 /* POSIX_SPAWN_SETSID */ | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let arguments = [
+            "/bin/bash", "-c", Self.script, "keychainfs-watchdog", String(getpid()), connection, mountpoint,
+        ]
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
@@ -84,7 +88,9 @@ final class MountWatchdog: Sendable {
         pipe = ends[1]
         // Reaped when it exits, so it never lingers as a zombie of a long-lived daemon.
         let watchdog = child
-        Thread.detachNewThread { var status: Int32 = 0; _ = waitpid(watchdog, &status, 0) }
+        Thread.detachNewThread {
+            var status: Int32 = 0; _ = waitpid(watchdog, &status, 0)
+        }
     }
 
     /// The fusectl number of the FUSE mount at `mountpoint` (its anonymous device's minor), from

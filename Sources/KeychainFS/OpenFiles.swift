@@ -63,7 +63,8 @@ final class OpenFiles: Sendable {
             }
             if handle.writable {
                 guard writersPerUser[handle.user, default: 0] < OpenFiles.maxWritersPerUser else {
-                    throw FSError(ENFILE, "this user holds \(OpenFiles.maxWritersPerUser) files open for writing on the mount")
+                    throw FSError(
+                        ENFILE, "this user holds \(OpenFiles.maxWritersPerUser) files open for writing on the mount")
                 }
                 writersPerUser[handle.user, default: 0] += 1
                 writers[handle.item.persistentRef, default: 0] += 1
@@ -90,7 +91,9 @@ final class OpenFiles: Sendable {
     private let nextID = Mutex<UInt64>(1)
 
     func insert(_ handle: Handle) throws(FSError) -> UInt64 {
-        let id = nextID.withLock { n in defer { n += 1 }; return n }
+        let id = nextID.withLock { n in
+            defer { n += 1 }; return n
+        }
         try table.withLock { table throws(FSError) in try table.add(handle, id: id) }
         return id
     }
@@ -141,7 +144,9 @@ final class OpenFiles: Sendable {
     /// under the lock a writer's insert takes, so a writer arriving at the same moment sees this reader), it
     /// is served from the page cache instead and lets its copy go.
     func insertReader(_ handle: Handle, pageCacheable: Bool) throws(FSError) -> (id: UInt64, pageCached: Bool) {
-        let id = nextID.withLock { n in defer { n += 1 }; return n }
+        let id = nextID.withLock { n in
+            defer { n += 1 }; return n
+        }
         let cached = try table.withLock { table throws(FSError) -> Bool in
             var reader = handle
             let cached = pageCacheable && table.writers[handle.item.persistentRef] == nil
@@ -162,7 +167,9 @@ final class OpenFiles: Sendable {
         let window = UInt64(recent * 1e9)
         while table.withLock({ table in
             let now = DispatchTime.now().uptimeNanoseconds
-            return table.handles.values.contains { $0.pageCached && $0.item.persistentRef == reference && now - $0.openedAt < window }
+            return table.handles.values.contains {
+                $0.pageCached && $0.item.persistentRef == reference && now - $0.openedAt < window
+            }
         }) {
             usleep(500)
         }

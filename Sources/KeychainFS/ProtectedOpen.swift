@@ -15,7 +15,9 @@ extension LowLevelOperations {
     }
 
     /// Takes over `req` if it opens a protected value; false when the ordinary open should serve it.
-    static func openProtected(_ req: fuse_req_t?, _ inode: fuse_ino_t, _ info: UnsafeMutablePointer<fuse_file_info>?) -> Bool {
+    static func openProtected(_ req: fuse_req_t?, _ inode: fuse_ino_t, _ info: UnsafeMutablePointer<fuse_file_info>?)
+        -> Bool
+    {
         FuseThread.mark()
         let c = context(req)
         let item: FSItem
@@ -25,7 +27,9 @@ extension LowLevelOperations {
             caller = try requestCaller(req, c)
             // Resolved as the request's caller (per-application access), here and in the answer's callback.
             let found = KeychainView.$requestCaller.withValue(caller) {
-                Result { () throws(FSError) in let path = try c.path(inode); return (path, try c.view.protectedValue(path)) }
+                Result { () throws(FSError) in
+                    let path = try c.path(inode); return (path, try c.view.protectedValue(path))
+                }
             }
             let (resolved, protected) = try found.get()
             guard let protected else { return false }
@@ -40,15 +44,17 @@ extension LowLevelOperations {
         let pending = PendingOpen()
         let retained = Unmanaged.passRetained(pending)
         // Registered before anything can reply: after a reply libfuse never calls it.
-        fuse_req_interrupt_func(req, { _, data in
-            guard let data else { return }
-            let box = Unmanaged<PendingOpen>.fromOpaque(data).takeUnretainedValue()
-            box.lock.lock()
-            box.interrupted = true
-            let handle = box.handle
-            box.lock.unlock()
-            handle?.cancel()
-        }, retained.toOpaque())
+        fuse_req_interrupt_func(
+            req,
+            { _, data in
+                guard let data else { return }
+                let box = Unmanaged<PendingOpen>.fromOpaque(data).takeUnretainedValue()
+                box.lock.lock()
+                box.interrupted = true
+                let handle = box.handle
+                box.lock.unlock()
+                handle?.cancel()
+            }, retained.toOpaque())
         let handle = c.view.authorizeOpen(item, pid: pid) { result in
             switch result {
             case .failure(let error):
@@ -57,7 +63,9 @@ extension LowLevelOperations {
             case .success(let token):
                 do throws(FSError) {
                     let opened = KeychainView.$requestCaller.withValue(caller) {
-                        Result { () throws(FSError) in try c.view.open(path, flags: file.flags, authorization: token, user: user) }
+                        Result { () throws(FSError) in
+                            try c.view.open(path, flags: file.flags, authorization: token, user: user)
+                        }
                     }
                     file.fh = try opened.get().handle
                     do throws(FSError) { try c.recordOpen(request, path, nil, rule: caller?.grantedBy) } catch {

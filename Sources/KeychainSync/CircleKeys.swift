@@ -17,7 +17,9 @@ public final class CircleKeys: @unchecked Sendable {
     /// the record belongs to its file name go unchecked.
     let verifies: Bool
 
-    init(keys: SyncKeys, identity: SyncIdentity, membership: Membership, epochKeys: [Int: Data], verifies: Bool) throws(KeychainError) {
+    init(keys: SyncKeys, identity: SyncIdentity, membership: Membership, epochKeys: [Int: Data], verifies: Bool)
+        throws(KeychainError)
+    {
         var itemKeys: [Int: GuardedKey] = [:]
         for (epoch, raw) in epochKeys {
             guard let key = try? GuardedKey.copying(raw) else { continue }
@@ -26,8 +28,10 @@ public final class CircleKeys: @unchecked Sendable {
         }
         guard itemKeys[membership.epoch] != nil else {
             for key in itemKeys.values { key.wipe() }
-            throw KeychainError(SecStatus.interactionNotAllowed,
-                                "this vault holds no key of the circle's epoch \(membership.epoch): it waits for a member's sync to admit it")
+            throw KeychainError(
+                SecStatus.interactionNotAllowed,
+                "this vault holds no key of the circle's epoch \(membership.epoch): it waits for a member's sync to admit it"
+            )
         }
         self.keys = keys
         self.identity = identity
@@ -37,7 +41,9 @@ public final class CircleKeys: @unchecked Sendable {
     }
 
     /// The item key of an epoch key.
-    static func itemKey(_ epochKey: GuardedKey) -> GuardedKey { KeyDerivation.subkey(of: epochKey, context: "keychainfs.sync.epoch-item-key.v2") }
+    static func itemKey(_ epochKey: GuardedKey) -> GuardedKey {
+        KeyDerivation.subkey(of: epochKey, context: "keychainfs.sync.epoch-item-key.v2")
+    }
 
     /// The epoch this vault writes in.
     public var epoch: Int { membership.epoch }
@@ -57,19 +63,31 @@ public final class CircleKeys: @unchecked Sendable {
     /// of, a writer that is not a member (or no longer), a bad signature, a record of another item.
     /// `anyMember` accepts a writer removed since (a tombstone re-sealed in a new epoch: its content is
     /// this vault's own).
-    public func open(_ bytes: Data, name: String, anyMember: Bool = false) throws(SyncFormatError) -> (record: SyncRecord, epoch: Int) {
+    public func open(_ bytes: Data, name: String, anyMember: Bool = false) throws(SyncFormatError) -> (
+        record: SyncRecord, epoch: Int
+    ) {
         let parts = try SignedSyncFile.parse(bytes)
-        guard let itemKey = itemKeys[parts.epoch] else { throw SyncFormatError("sealed in epoch \(parts.epoch), which this vault holds no key of (unknown epoch); refused") }
+        guard let itemKey = itemKeys[parts.epoch] else {
+            throw SyncFormatError(
+                "sealed in epoch \(parts.epoch), which this vault holds no key of (unknown epoch); refused")
+        }
         if anyMember && verifies {
-            guard membership.member(signingKey: parts.signer) != nil else { throw SyncFormatError("signed by a non-member; refused") }
+            guard membership.member(signingKey: parts.signer) != nil else {
+                throw SyncFormatError("signed by a non-member; refused")
+            }
         } else if verifies {
             guard membership.accepts(signer: parts.signer, epoch: parts.epoch) else {
                 let member = membership.member(signingKey: parts.signer)
-                throw SyncFormatError(member == nil ? "signed by a non-member; refused"
-                                      : member!.isCurrent ? "signed by a member in an epoch before it joined; refused"
-                                      : "signed by \(member!.keys.name), removed from the circle; refused")
+                throw SyncFormatError(
+                    member == nil
+                        ? "signed by a non-member; refused"
+                        : member!.isCurrent
+                            ? "signed by a member in an epoch before it joined; refused"
+                            : "signed by \(member!.keys.name), removed from the circle; refused")
             }
-            guard SignedSyncFile.signatureHolds(parts, name: name) else { throw SyncFormatError("its signature does not hold (bad signature); refused") }
+            guard SignedSyncFile.signatureHolds(parts, name: name) else {
+                throw SyncFormatError("its signature does not hold (bad signature); refused")
+            }
         }
         let record = try SignedSyncFile.openBox(parts, name: name, itemKey: itemKey)
         if verifies, keys.fileName(for: record) != name {
@@ -94,14 +112,17 @@ extension Keychain {
             var trust = try loadSyncTrust()
             defer { trust.wipe() }
             guard let membership = try trust.membership() else {
-                throw KeychainError(SecStatus.interactionNotAllowed, "this vault has not verified its circle's membership yet: run 'keychainfs sync'")
+                throw KeychainError(
+                    SecStatus.interactionNotAllowed,
+                    "this vault has not verified its circle's membership yet: run 'keychainfs sync'")
             }
             let identity = try loadSyncIdentity()
             let keys = SyncKeys(syncKey: syncKey)
             let circle: CircleKeys
             do throws(KeychainError) {
-                circle = try CircleKeys(keys: keys, identity: identity, membership: membership, epochKeys: trust.epochKeys,
-                                        verifies: !SyncTestSwitch.disables(SyncTestSwitch.signatures, vault))
+                circle = try CircleKeys(
+                    keys: keys, identity: identity, membership: membership, epochKeys: trust.epochKeys,
+                    verifies: !SyncTestSwitch.disables(SyncTestSwitch.signatures, vault))
             } catch {
                 identity.wipe()
                 keys.wipe()

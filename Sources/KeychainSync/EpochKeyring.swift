@@ -18,7 +18,9 @@ public enum EpochKeyring {
     static func seal(_ key: GuardedKey, epoch: Int, to members: [MemberKeys]) -> Data {
         var boxes: [String: KeychainValue] = [:]
         for member in members {
-            if let box = SealedBox.seal(key, to: member.agreementKey) { boxes[SyncState.hex(member.signingKey)] = .data(box) }
+            if let box = SealedBox.seal(key, to: member.agreementKey) {
+                boxes[SyncState.hex(member.signingKey)] = .data(box)
+            }
         }
         return ValueCodec.encode(.dictionary(["epoch": .number(Int64(epoch)), "boxes": .dictionary(boxes)]))
     }
@@ -26,7 +28,8 @@ public enum EpochKeyring {
     /// The keyring's epoch and its boxes by signing key (hex) (a fuzz target).
     public static func parse(_ bytes: Data) throws(SyncFormatError) -> (epoch: Int, boxes: [String: Data]) {
         guard bytes.count <= maxBytes, let value = try? ValueCodec.decode(bytes), let d = value.dictionaryValue,
-              case .number(let epoch)? = d["epoch"], epoch >= 1, let boxes = d["boxes"]?.dictionaryValue else {
+            case .number(let epoch)? = d["epoch"], epoch >= 1, let boxes = d["boxes"]?.dictionaryValue
+        else {
             throw SyncFormatError("the epoch keyring is malformed")
         }
         var out: [String: Data] = [:]
@@ -42,9 +45,12 @@ public enum EpochKeyring {
 
     /// The epoch key `identity` finds in the keyring `bytes`, which `membership` must have put in force;
     /// nil when none is sealed to it.
-    static func open(_ bytes: Data, membership: Membership, identity: SyncIdentity) throws(SyncFormatError) -> GuardedKey? {
+    static func open(_ bytes: Data, membership: Membership, identity: SyncIdentity) throws(SyncFormatError)
+        -> GuardedKey?
+    {
         guard digest(bytes) == membership.keyringDigest else {
-            throw SyncFormatError("the epoch keyring is not the one the membership log put in force (replaced by the host?)")
+            throw SyncFormatError(
+                "the epoch keyring is not the one the membership log put in force (replaced by the host?)")
         }
         let keyring = try parse(bytes)
         guard keyring.epoch == membership.epoch else {

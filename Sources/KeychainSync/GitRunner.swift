@@ -31,7 +31,9 @@ public struct GitRunner: Sendable {
     public func run(_ arguments: [String], environment extra: [String: String] = [:]) throws(KeychainError) -> String {
         let output = try call(arguments, environment: extra)
         guard output.status == 0 else {
-            throw KeychainError(SecStatus.io, "git \(arguments.first ?? "") failed: \(output.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+            throw KeychainError(
+                SecStatus.io,
+                "git \(arguments.first ?? "") failed: \(output.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
         return output.stdout
     }
@@ -40,10 +42,11 @@ public struct GitRunner: Sendable {
     public func call(_ arguments: [String], environment extra: [String: String] = [:]) throws(KeychainError) -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        process.arguments = [
-            "-c", "user.name=keychainfs", "-c", "user.email=keychainfs@invalid", "-c", "init.defaultBranch=main",
-            "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgSign=false", "-c", "core.askPass=",
-        ] + arguments
+        process.arguments =
+            [
+                "-c", "user.name=keychainfs", "-c", "user.email=keychainfs@invalid", "-c", "init.defaultBranch=main",
+                "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgSign=false", "-c", "core.askPass=",
+            ] + arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GIT_") }
         environment["GIT_TERMINAL_PROMPT"] = "0"
@@ -59,7 +62,9 @@ public struct GitRunner: Sendable {
         process.standardInput = FileHandle.nullDevice
         let finished = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in finished.signal() }
-        do { try process.run() } catch { throw KeychainError(SecStatus.notAvailable, "cannot run git (install Debian's git package): \(error)") }
+        do { try process.run() } catch {
+            throw KeychainError(SecStatus.notAvailable, "cannot run git (install Debian's git package): \(error)")
+        }
         // Read both pipes while it runs, so a chatty git cannot block on a full pipe.
         let collected = Collected()
         let group = DispatchGroup()
@@ -74,11 +79,15 @@ public struct GitRunner: Sendable {
         if finished.wait(timeout: .now() + deadlineSeconds) == .timedOut {
             kill(process.processIdentifier, SIGKILL)
             _ = group.wait(timeout: .now() + 5)
-            throw KeychainError(SecStatus.io, "git \(arguments.first ?? "") did not finish within \(Int(deadlineSeconds)) s and was stopped")
+            throw KeychainError(
+                SecStatus.io,
+                "git \(arguments.first ?? "") did not finish within \(Int(deadlineSeconds)) s and was stopped")
         }
         _ = group.wait(timeout: .now() + 5)
         process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: collected.text(true), stderr: collected.text(false), stdoutData: collected.data(true))
+        return Output(
+            status: process.terminationStatus, stdout: collected.text(true), stderr: collected.text(false),
+            stdoutData: collected.data(true))
     }
 
     private final class Collected: @unchecked Sendable {

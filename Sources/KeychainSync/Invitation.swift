@@ -28,11 +28,15 @@ public struct InvitationCode: Sendable, Equatable {
         for ch in text.uppercased() {
             if ch == "-" || ch == " " || ch == "\t" || ch == "\n" || ch == "\r" { continue }
             let mapped: Character = ch == "O" ? "0" : (ch == "I" || ch == "L") ? "1" : ch
-            guard alphabet.contains(mapped) else { throw SyncFormatError("the invitation code has a character that is not in its alphabet") }
+            guard alphabet.contains(mapped) else {
+                throw SyncFormatError("the invitation code has a character that is not in its alphabet")
+            }
             out.append(mapped)
             guard out.count <= symbols else { break }
         }
-        guard out.count == symbols else { throw SyncFormatError("an invitation code has \(symbols) characters (in groups of five)") }
+        guard out.count == symbols else {
+            throw SyncFormatError("an invitation code has \(symbols) characters (in groups of five)")
+        }
         return InvitationCode(canonical: out)
     }
 
@@ -62,7 +66,9 @@ public struct InvitationCode: Sendable, Equatable {
     public var fileName: String {
         let key = sealingKey()
         defer { key.wipe() }
-        return KeyDerivation.keyedHash([Data("name".utf8)], key: key, outputBytes: 16).map { String(format: "%02x", $0) }.joined()
+        return KeyDerivation.keyedHash([Data("name".utf8)], key: key, outputBytes: 16).map {
+            String(format: "%02x", $0)
+        }.joined()
     }
 }
 
@@ -88,7 +94,9 @@ public enum InvitationFile {
     public static let maxLifetime: TimeInterval = 7 * 24 * 3600
 
     /// The file for `code`, carrying `syncKey` and the log pin, valid until `expiry`.
-    public static func seal(syncKey: GuardedKey, logCount: Int, logHead: Data, code: InvitationCode, expiry: Date, memberKey: GuardedKey) -> Data {
+    public static func seal(
+        syncKey: GuardedKey, logCount: Int, logHead: Data, code: InvitationCode, expiry: Date, memberKey: GuardedKey
+    ) -> Data {
         let name = code.fileName
         let key = code.sealingKey()
         defer { key.wipe() }
@@ -97,7 +105,9 @@ public enum InvitationFile {
         var pin = Data()
         withUnsafeBytes(of: UInt32(logCount).bigEndian) { pin.append(contentsOf: $0) }
         pin.append(logHead)
-        let forJoiner = syncKey.withBytes { AEAD.seal(stamp + Data($0) + pin, key: key, associatedData: binding(name, "joiner")) }
+        let forJoiner = syncKey.withBytes {
+            AEAD.seal(stamp + Data($0) + pin, key: key, associatedData: binding(name, "joiner"))
+        }
         let forMembers = AEAD.seal(stamp, key: memberKey, associatedData: binding(name, "members"))
         var out = magic
         withUnsafeBytes(of: UInt32(forJoiner.count).bigEndian) { out.append(contentsOf: $0) }
@@ -106,7 +116,9 @@ public enum InvitationFile {
 
     /// Splits a file into its two boxes (a fuzz target).
     public static func parse(_ bytes: Data) throws(SyncFormatError) -> (joiner: Data, members: Data) {
-        guard bytes.count > 8, bytes.prefix(4) == magic else { throw SyncFormatError("not a keychainfs invitation file") }
+        guard bytes.count > 8, bytes.prefix(4) == magic else {
+            throw SyncFormatError("not a keychainfs invitation file")
+        }
         let length = bytes.dropFirst(4).prefix(4).reduce(0) { $0 << 8 | Int($1) }
         guard length <= bytes.count - 8 else { throw SyncFormatError("the invitation file is truncated") }
         let body = Data(bytes.dropFirst(8))
@@ -114,25 +126,31 @@ public enum InvitationFile {
     }
 
     /// What the file for `code` carries, if the code opens it and it has not expired.
-    public static func open(_ bytes: Data, code: InvitationCode, now: Date = Date()) throws(SyncFormatError) -> InvitationContent {
+    public static func open(_ bytes: Data, code: InvitationCode, now: Date = Date()) throws(SyncFormatError)
+        -> InvitationContent
+    {
         let refused = SyncFormatError("the invitation code is wrong or has expired")
         let key = code.sealingKey()
         defer { key.wipe() }
         let size = GuardedKey.byteCount
         guard let boxes = try? parse(bytes),
-              var plain = try? AEAD.open(boxes.joiner, key: key, associatedData: binding(code.fileName, "joiner")),
-              plain.count == 8 + size + 4 + 32 else { throw refused }
+            var plain = try? AEAD.open(boxes.joiner, key: key, associatedData: binding(code.fileName, "joiner")),
+            plain.count == 8 + size + 4 + 32
+        else { throw refused }
         defer { Sodium.wipe(&plain) }
         guard now < expiry(plain) else { throw refused }
         guard let syncKey = try? GuardedKey.copying(plain.dropFirst(8).prefix(size)) else { throw refused }
         let pin = Data(plain.dropFirst(8 + size))
-        return InvitationContent(syncKey: syncKey, logCount: pin.prefix(4).reduce(0) { $0 << 8 | Int($1) }, logHead: Data(pin.dropFirst(4)))
+        return InvitationContent(
+            syncKey: syncKey, logCount: pin.prefix(4).reduce(0) { $0 << 8 | Int($1) }, logHead: Data(pin.dropFirst(4)))
     }
 
     /// When the invitation `name` expires, read with the members' key; nil if the file does not open.
     public static func expiry(_ bytes: Data, name: String, memberKey: GuardedKey) -> Date? {
         guard let boxes = try? parse(bytes),
-              let plain = try? AEAD.open(boxes.members, key: memberKey, associatedData: binding(name, "members")), plain.count == 8 else { return nil }
+            let plain = try? AEAD.open(boxes.members, key: memberKey, associatedData: binding(name, "members")),
+            plain.count == 8
+        else { return nil }
         return expiry(plain)
     }
 
@@ -141,5 +159,7 @@ public enum InvitationFile {
         return Date(timeIntervalSince1970: Double(bitPattern: bits))
     }
 
-    package static func binding(_ name: String, _ part: String) -> Data { Data("keychainfs.sync.invitation.v2/\(part)/\(name)".utf8) }
+    package static func binding(_ name: String, _ part: String) -> Data {
+        Data("keychainfs.sync.invitation.v2/\(part)/\(name)".utf8)
+    }
 }

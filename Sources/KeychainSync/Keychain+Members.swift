@@ -21,8 +21,9 @@ extension Keychain {
             let key = GuardedKey.random()
             defer { key.wipe() }
             let keyring = EpochKeyring.seal(key, epoch: 1, to: [identity.keys])
-            var entry = MemberLogEntry(sequence: 0, previous: Data(), operation: .found, subject: identity.keys, epoch: 1,
-                                       keyring: EpochKeyring.digest(keyring), signer: identity.keys.signingKey, date: Date())
+            var entry = MemberLogEntry(
+                sequence: 0, previous: Data(), operation: .found, subject: identity.keys, epoch: 1,
+                keyring: EpochKeyring.digest(keyring), signer: identity.keys.signingKey, date: Date())
             entry.signature = identity.sign(entry.signedBytes)
             var trust = SyncTrust(log: MemberLog.encode([entry]))
             trust.epochKeys[1] = key.withBytes { Data($0) }
@@ -36,11 +37,15 @@ extension Keychain {
     /// rotate start a new epoch (a new key, sealed to the members after the entry), add seals the current
     /// key to the members and the joiner, leave changes no key. Refused when the log would not verify
     /// (removing the last member, a non-member, or this vault is not a member).
-    func appendMemberEntry(_ operation: MemberLogEntry.Operation, subject: MemberKeys?) throws(KeychainError) -> MemberChange {
+    func appendMemberEntry(_ operation: MemberLogEntry.Operation, subject: MemberKeys?) throws(KeychainError)
+        -> MemberChange
+    {
         var trust = try loadSyncTrust()
         let previous = trust
         defer { trust.wipe() }
-        guard let membership = try trust.membership() else { throw KeychainError(SecStatus.itemNotFound, "this vault is in no circle") }
+        guard let membership = try trust.membership() else {
+            throw KeychainError(SecStatus.itemNotFound, "this vault is in no circle")
+        }
         return try withSyncIdentity { identity throws(KeychainError) -> MemberChange in
             guard membership.member(signingKey: identity.keys.signingKey)?.isCurrent == true else {
                 throw KeychainError(SecStatus.authFailed, "this vault is not a member of its circle")
@@ -50,9 +55,12 @@ extension Keychain {
             var keyring: Data?
             if operation != .leave {
                 let key: GuardedKey
-                if newEpoch { key = .random() } else {
+                if newEpoch {
+                    key = .random()
+                } else {
                     guard let raw = trust.epochKeys[epoch], let copy = try? GuardedKey.copying(raw) else {
-                        throw KeychainError(SecStatus.interactionNotAllowed, "this vault holds no key of epoch \(epoch)")
+                        throw KeychainError(
+                            SecStatus.interactionNotAllowed, "this vault holds no key of epoch \(epoch)")
                     }
                     key = copy
                 }
@@ -62,13 +70,18 @@ extension Keychain {
                 keyring = EpochKeyring.seal(key, epoch: epoch, to: recipients)
                 trust.epochKeys[epoch] = key.withBytes { Data($0) }
             }
-            var entry = MemberLogEntry(sequence: membership.entries.count, previous: membership.head, operation: operation, subject: subject,
-                                       epoch: epoch, keyring: keyring.map(EpochKeyring.digest) ?? Data(), signer: identity.keys.signingKey, date: Date())
+            var entry = MemberLogEntry(
+                sequence: membership.entries.count, previous: membership.head, operation: operation, subject: subject,
+                epoch: epoch, keyring: keyring.map(EpochKeyring.digest) ?? Data(), signer: identity.keys.signingKey,
+                date: Date())
             entry.signature = identity.sign(entry.signedBytes)
             let log = MemberLog.encode(membership.entries + [entry])
             do { _ = try MemberLog.verify(log) } catch {
-                throw KeychainError(SecStatus.param, operation == .remove || operation == .leave
-                                    ? "refused: the last member of a circle cannot be removed, and only a member can be" : "refused: \(error)")
+                throw KeychainError(
+                    SecStatus.param,
+                    operation == .remove || operation == .leave
+                        ? "refused: the last member of a circle cannot be removed, and only a member can be"
+                        : "refused: \(error)")
             }
             trust.log = log
             try saveSyncTrust(trust)
@@ -82,18 +95,24 @@ extension Keychain {
     func trustIncoming(log: Data, keyring: Data?, remote: String) throws(KeychainError) -> Membership {
         let incoming: Membership
         do { incoming = try MemberLog.verify(log) } catch {
-            throw KeychainError(SecStatus.decode, "the repository's membership log is refused (\(error)); nothing of the remote was applied")
+            throw KeychainError(
+                SecStatus.decode,
+                "the repository's membership log is refused (\(error)); nothing of the remote was applied")
         }
         var trust = try loadSyncTrust()
         defer { trust.wipe() }
         if let trusted = try trust.membership(), !incoming.extends(trusted) {
-            throw KeychainError(SecStatus.decode, "the repository's membership log does not extend the one this vault verified (rolled back or "
-                                + "rewritten by the host?): nothing of the remote was applied")
+            throw KeychainError(
+                SecStatus.decode,
+                "the repository's membership log does not extend the one this vault verified (rolled back or "
+                    + "rewritten by the host?): nothing of the remote was applied")
         }
         return try withSyncIdentity { identity throws(KeychainError) -> Membership in
             if let me = incoming.member(signingKey: identity.keys.signingKey), !me.isCurrent {
-                throw KeychainError(SecStatus.authFailed, "this vault was removed from its circle by \(me.removedBy ?? "?"): it syncs no more "
-                                    + "('keychainfs sync leave' clears its sync setup; its items stay)")
+                throw KeychainError(
+                    SecStatus.authFailed,
+                    "this vault was removed from its circle by \(me.removedBy ?? "?"): it syncs no more "
+                        + "('keychainfs sync leave' clears its sync setup; its items stay)")
             }
             // The keyring in force is authoritative for its epoch (a key this vault kept from a change whose
             // push failed never outlives it).
@@ -152,14 +171,20 @@ extension Keychain {
 
     /// The joiners whose requests (by invitation name) hold a MAC under an unexpired invitation this vault
     /// issued; `refused` collects the requests that do not.
-    func verifiedJoinRequests(_ requests: [String: Data], refused: inout [String]) throws(KeychainError) -> [(name: String, member: MemberKeys)] {
+    func verifiedJoinRequests(_ requests: [String: Data], refused: inout [String]) throws(KeychainError) -> [(
+        name: String, member: MemberKeys
+    )] {
         var trust = try loadSyncTrust()
         defer { trust.wipe() }
         var admitted: [(name: String, member: MemberKeys)] = []
         for (name, bytes) in requests.sorted(by: { $0.key < $1.key }) {
-            guard let invite = trust.invites[name], invite.expiry > Date(), let key = try? GuardedKey.copying(invite.requestKey) else { continue }
+            guard let invite = trust.invites[name], invite.expiry > Date(),
+                let key = try? GuardedKey.copying(invite.requestKey)
+            else { continue }
             defer { key.wipe() }
-            do { admitted.append((name, try JoinRequest.open(bytes, key: key))) } catch { refused.append("\(JoinRequest.directory)/\(name): \(error)") }
+            do { admitted.append((name, try JoinRequest.open(bytes, key: key))) } catch {
+                refused.append("\(JoinRequest.directory)/\(name): \(error)")
+            }
         }
         return admitted
     }

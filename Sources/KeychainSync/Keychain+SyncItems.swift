@@ -29,7 +29,9 @@ extension Keychain {
             var items: [LocalSyncItem] = []
             for schema in Schema.storedClasses {
                 var filter = ItemTable.Filter()
-                filter.equals = [(Attributes.synchronizable.code, [hasher.hash(Attributes.synchronizable.code, .number(1))])]
+                filter.equals = [
+                    (Attributes.synchronizable.code, [hasher.hash(Attributes.synchronizable.code, .number(1))])
+                ]
                 let rows = try store.read { db in try ItemTable.select(db, schema, filter) }
                 for row in rows where Self.mayLeaveDevice(row.accessibility) {
                     guard keybag.state.allows(row.accessibility) else {
@@ -38,8 +40,9 @@ extension Keychain {
                     }
                     let attributes = try openAttributes(row, schema: schema, keybag: keybag)
                     if let token = attributes[Attributes.tokenID.code]?.stringValue, !token.isEmpty { continue }
-                    let record = SyncRecord(classCode: schema.code, attributes: attributes,
-                                            secret: try openSecret(row, schema: schema, keybag: keybag), deleted: false)
+                    let record = SyncRecord(
+                        classCode: schema.code, attributes: attributes,
+                        secret: try openSecret(row, schema: schema, keybag: keybag), deleted: false)
                     items.append(LocalSyncItem(uuid: row.uuid, fingerprint: Self.fingerprint(row), record: record))
                 }
             }
@@ -52,7 +55,9 @@ extension Keychain {
         var uuids = Set<Data>()
         for schema in Schema.storedClasses {
             var filter = ItemTable.Filter()
-            filter.equals = [(Attributes.synchronizable.code, [hasher.hash(Attributes.synchronizable.code, .number(1))])]
+            filter.equals = [
+                (Attributes.synchronizable.code, [hasher.hash(Attributes.synchronizable.code, .number(1))])
+            ]
             for row in try store.read({ db in try ItemTable.select(db, schema, filter) }) { uuids.insert(row.uuid) }
         }
         return uuids
@@ -62,26 +67,35 @@ extension Keychain {
     /// newer mdat wins (a tie: the smaller digest). Returns the local row afterwards (nil: none). Records
     /// that may not be synchronized are errSecParam; a locked class is errSecInteractionNotAllowed.
     public func applySyncRecord(_ record: SyncRecord) throws(KeychainError) -> LocalSyncItem? {
-        guard let schema = Schema.schema(for: record.classCode), !schema.isVirtual else { throw .param("unknown item class in a sync record") }
+        guard let schema = Schema.schema(for: record.classCode), !schema.isVirtual else {
+            throw .param("unknown item class in a sync record")
+        }
         var attributes = record.attributes
-        guard let raw = attributes[Attributes.accessible.code]?.stringValue, let accessibility = Accessibility(rawValue: raw),
-              Self.mayLeaveDevice(accessibility), attributes[Attributes.synchronizable.code]?.numberValue == 1,
-              (attributes[Attributes.tokenID.code]?.stringValue ?? "").isEmpty else {
+        guard let raw = attributes[Attributes.accessible.code]?.stringValue,
+            let accessibility = Accessibility(rawValue: raw),
+            Self.mayLeaveDevice(accessibility), attributes[Attributes.synchronizable.code]?.numberValue == 1,
+            (attributes[Attributes.tokenID.code]?.stringValue ?? "").isEmpty
+        else {
             throw .param("a sync record that is not a synchronizable item (ThisDeviceOnly, sync = 0 or a token key)")
         }
-        for attribute in schema.attributes where attribute.flags.contains(.materialized) && attributes[attribute.code] == nil {
+        for attribute in schema.attributes
+        where attribute.flags.contains(.materialized) && attributes[attribute.code] == nil {
             attributes[attribute.code] = attribute.defaultValue
         }
         var changed = false
         defer { if changed { noteChange(.items(changed: nil)) } }
         return try protection.withLock { keybag throws(KeychainError) -> LocalSyncItem? in
             var filter = ItemTable.Filter()
-            filter.equals = schema.primaryKey.map { a in (a.code, [hasher.hash(a.code, attributes[a.code] ?? a.defaultValue ?? .string(""))]) }
+            filter.equals = schema.primaryKey.map { a in
+                (a.code, [hasher.hash(a.code, attributes[a.code] ?? a.defaultValue ?? .string(""))])
+            }
             return try store.write { db throws -> LocalSyncItem? in
                 let existing = try ItemTable.select(db, schema, filter).first
                 if let existing {
-                    let old = SyncRecord(classCode: schema.code, attributes: try openAttributes(existing, schema: schema, keybag: keybag),
-                                         secret: try openSecret(existing, schema: schema, keybag: keybag), deleted: false)
+                    let old = SyncRecord(
+                        classCode: schema.code,
+                        attributes: try openAttributes(existing, schema: schema, keybag: keybag),
+                        secret: try openSecret(existing, schema: schema, keybag: keybag), deleted: false)
                     if old == record || SyncMergeRule.winner(old, record) == old {
                         return LocalSyncItem(uuid: existing.uuid, fingerprint: Self.fingerprint(existing), record: old)
                     }
@@ -90,26 +104,32 @@ extension Keychain {
                         try ItemTable.delete(db, schema, rowids: [existing.rowid])
                         return nil
                     }
-                    let row = try seal(attributes, record.secret, schema, existing.uuid, accessibility, keybag, rowid: existing.rowid)
+                    let row = try seal(
+                        attributes, record.secret, schema, existing.uuid, accessibility, keybag, rowid: existing.rowid)
                     try ItemTable.update(db, schema, row)
                     return LocalSyncItem(uuid: row.uuid, fingerprint: Self.fingerprint(row), record: record)
                 }
                 if record.deleted { return nil }
                 changed = true
-                var row = try seal(attributes, record.secret, schema, Sodium.randomBytes(16), accessibility, keybag, rowid: 0)
+                var row = try seal(
+                    attributes, record.secret, schema, Sodium.randomBytes(16), accessibility, keybag, rowid: 0)
                 row.rowid = try ItemTable.insert(db, schema, row)
                 return LocalSyncItem(uuid: row.uuid, fingerprint: Self.fingerprint(row), record: record)
             }
         }
     }
 
-    private func seal(_ attributes: [String: KeychainValue], _ secret: Data?, _ schema: ItemClassSchema, _ uuid: Data,
-                      _ accessibility: Accessibility, _ keybag: Keybag, rowid: Int64) throws(KeychainError) -> StoredRow {
+    private func seal(
+        _ attributes: [String: KeychainValue], _ secret: Data?, _ schema: ItemClassSchema, _ uuid: Data,
+        _ accessibility: Accessibility, _ keybag: Keybag, rowid: Int64
+    ) throws(KeychainError) -> StoredRow {
         let lookups = hasher.columns(for: attributes, schema: schema)
-        let sealed = ItemSealer.seal(attributes: attributes, lookups: lookups, secret: secret, schema: schema, uuid: uuid,
-                                     accessibility: accessibility, keys: try keybag.keys(for: accessibility))
-        return StoredRow(rowid: rowid, uuid: uuid, accessibility: accessibility, metadata: sealed.metadata,
-                         rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups)
+        let sealed = ItemSealer.seal(
+            attributes: attributes, lookups: lookups, secret: secret, schema: schema, uuid: uuid,
+            accessibility: accessibility, keys: try keybag.keys(for: accessibility))
+        return StoredRow(
+            rowid: rowid, uuid: uuid, accessibility: accessibility, metadata: sealed.metadata,
+            rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups)
     }
 
     package static func fingerprint(_ row: StoredRow) -> Data {
@@ -131,7 +151,9 @@ extension Keychain {
             case (let a?, let b?): return SyncMergeRule.winner(a, b) == a ? ours : theirs
             case (_?, nil): return ours
             case (nil, _?): return theirs
-            case (nil, nil): throw KeychainError(SecStatus.decode, "cannot merge \(name): neither version is a record this vault accepts")
+            case (nil, nil):
+                throw KeychainError(
+                    SecStatus.decode, "cannot merge \(name): neither version is a record this vault accepts")
             }
         }
     }

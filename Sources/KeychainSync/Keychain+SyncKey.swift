@@ -23,7 +23,8 @@ extension Keychain {
             mkdir(syncDirectory, 0o700)
             let sealed = key.withBytes { AEAD.seal($0, key: classKey, associatedData: Self.syncKeyBinding) }
             do { try FileIO.writeExclusively(sealed, to: syncKeyPath, mode: 0o600) } catch {
-                throw KeychainError(SecStatus.duplicateItem, "this vault already has a sync key (sync init or join ran before)")
+                throw KeychainError(
+                    SecStatus.duplicateItem, "this vault already has a sync key (sync init or join ran before)")
             }
         }
     }
@@ -73,7 +74,9 @@ extension Keychain {
         try protection.withLock { keybag throws(KeychainError) -> GuardedKey in
             let classKey = try Self.syncClassKey(keybag)
             guard let sealed = try FileIO.read(syncKeyPath) else {
-                throw KeychainError(SecStatus.itemNotFound, "this vault has no sync key: run 'keychainfs sync init' or 'sync join' first")
+                throw KeychainError(
+                    SecStatus.itemNotFound,
+                    "this vault has no sync key: run 'keychainfs sync init' or 'sync join' first")
             }
             do { return try AEAD.openKey(sealed, key: classKey, associatedData: Self.syncKeyBinding) } catch {
                 throw KeychainError(SecStatus.decode, "the vault's sync key does not open (sync/key was modified)")
@@ -83,8 +86,9 @@ extension Keychain {
 
     static func syncClassKey(_ keybag: Keybag) throws(KeychainError) -> GuardedKey {
         do { return try keybag.keys(for: .afterFirstUnlock).classKey } catch {
-            throw KeychainError(SecStatus.interactionNotAllowed,
-                                "sync needs the sync key, a class C key: it is unavailable until the device's first unlock")
+            throw KeychainError(
+                SecStatus.interactionNotAllowed,
+                "sync needs the sync key, a class C key: it is unavailable until the device's first unlock")
         }
     }
 }

@@ -12,7 +12,9 @@ extension Keychain {
         try protection.withLock { keybag throws(KeychainError) in
             let classKey = try Self.syncClassKey(keybag)
             mkdir(syncDirectory, 0o700)
-            try FileIO.writeAtomically(AEAD.seal(plain, key: classKey, associatedData: Self.secretBinding(file)), to: syncDirectory + "/" + file, mode: 0o600)
+            try FileIO.writeAtomically(
+                AEAD.seal(plain, key: classKey, associatedData: Self.secretBinding(file)),
+                to: syncDirectory + "/" + file, mode: 0o600)
         }
     }
 

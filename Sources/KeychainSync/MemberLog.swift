@@ -41,7 +41,10 @@ public struct MemberLogEntry: Sendable, Equatable {
     public var signature: Data
 
     /// Makes an unsigned entry.
-    public init(sequence: Int, previous: Data, operation: Operation, subject: MemberKeys?, epoch: Int, keyring: Data, signer: Data, date: Date) {
+    public init(
+        sequence: Int, previous: Data, operation: Operation, subject: MemberKeys?, epoch: Int, keyring: Data,
+        signer: Data, date: Date
+    ) {
         self.sequence = sequence
         self.previous = previous
         self.operation = operation
@@ -55,17 +58,24 @@ public struct MemberLogEntry: Sendable, Equatable {
 
     private var fields: [String: KeychainValue] {
         var d: [String: KeychainValue] = [
-            "v": .number(1), "seq": .number(Int64(sequence)), "prev": .data(previous), "op": .string(operation.rawValue),
+            "v": .number(1), "seq": .number(Int64(sequence)), "prev": .data(previous),
+            "op": .string(operation.rawValue),
             "epoch": .number(Int64(epoch)), "keyring": .data(keyring), "by": .data(signer), "at": .date(date),
         ]
         if let subject {
-            d["member"] = .dictionary(["name": .string(subject.name), "sign": .data(subject.signingKey), "box": .data(subject.agreementKey)])  // not a schema code
+            d["member"] = .dictionary([
+                "name": .string(subject.name),
+                "sign": .data(subject.signingKey),  // not a schema code
+                "box": .data(subject.agreementKey),
+            ])
         }
         return d
     }
 
     /// What the signature covers: a domain tag and the canonical encoding of every field but the signature.
-    public var signedBytes: Data { Data("keychainfs.sync.member-log.v1\0".utf8) + ValueCodec.encode(.dictionary(fields)) }
+    public var signedBytes: Data {
+        Data("keychainfs.sync.member-log.v1\0".utf8) + ValueCodec.encode(.dictionary(fields))
+    }
 
     /// The entry's canonical bytes.
     public var encoded: Data {
@@ -81,20 +91,24 @@ public struct MemberLogEntry: Sendable, Equatable {
     public static func decode(_ bytes: Data) throws(SyncFormatError) -> MemberLogEntry {
         let bad = SyncFormatError("a membership log entry is malformed")
         guard let value = try? ValueCodec.decode(bytes), let d = value.dictionaryValue, d["v"] == .number(1),
-              let sequence = d["seq"]?.numberValue, sequence >= 0, sequence < Int64(MemberLog.maxEntries),
-              let previous = d["prev"]?.dataValue, let op = d["op"]?.stringValue, let operation = Operation(rawValue: op),
-              case .number(let epoch)? = d["epoch"], epoch >= 1, epoch < Int64(UInt32.max),
-              let keyring = d["keyring"]?.dataValue, let signer = d["by"]?.dataValue, case .date(let date)? = d["at"],
-              let signature = d["sig"]?.dataValue, d.count == (d["member"] == nil ? 9 : 10) else { throw bad }
+            let sequence = d["seq"]?.numberValue, sequence >= 0, sequence < Int64(MemberLog.maxEntries),
+            let previous = d["prev"]?.dataValue, let op = d["op"]?.stringValue, let operation = Operation(rawValue: op),
+            case .number(let epoch)? = d["epoch"], epoch >= 1, epoch < Int64(UInt32.max),
+            let keyring = d["keyring"]?.dataValue, let signer = d["by"]?.dataValue, case .date(let date)? = d["at"],
+            let signature = d["sig"]?.dataValue, d.count == (d["member"] == nil ? 9 : 10)
+        else { throw bad }
         var subject: MemberKeys?
         if let member = d["member"] {
-            guard let m = member.dictionaryValue, m.count == 3, let name = m["name"]?.stringValue, MemberKeys.validName(name),
-                  let sign = m["sign"]?.dataValue, sign.count == Ed25519.publicKeyBytes,  // not a schema code
-                  let box = m["box"]?.dataValue, box.count == SealedBox.publicKeyBytes else { throw bad }
+            guard let m = member.dictionaryValue, m.count == 3, let name = m["name"]?.stringValue,
+                MemberKeys.validName(name),
+                let sign = m["sign"]?.dataValue, sign.count == Ed25519.publicKeyBytes,  // not a schema code
+                let box = m["box"]?.dataValue, box.count == SealedBox.publicKeyBytes
+            else { throw bad }
             subject = MemberKeys(name: name, signingKey: sign, agreementKey: box)
         }
-        var entry = MemberLogEntry(sequence: Int(sequence), previous: previous, operation: operation, subject: subject, epoch: Int(epoch),
-                                   keyring: keyring, signer: signer, date: date)
+        var entry = MemberLogEntry(
+            sequence: Int(sequence), previous: previous, operation: operation, subject: subject, epoch: Int(epoch),
+            keyring: keyring, signer: signer, date: date)
         entry.signature = signature
         guard entry.encoded == bytes else { throw SyncFormatError("a membership log entry is not in canonical form") }
         return entry
@@ -113,11 +127,15 @@ public enum MemberLog {
 
     /// Splits a log file into entries (a fuzz target).
     public static func parse(_ bytes: Data) throws(SyncFormatError) -> [MemberLogEntry] {
-        guard bytes.count <= maxBytes else { throw SyncFormatError("the membership log is larger than \(maxBytes >> 20) MiB") }
+        guard bytes.count <= maxBytes else {
+            throw SyncFormatError("the membership log is larger than \(maxBytes >> 20) MiB")
+        }
         var entries: [MemberLogEntry] = []
         var offset = bytes.startIndex
         while offset < bytes.endIndex {
-            guard entries.count < maxEntries else { throw SyncFormatError("the membership log has more than \(maxEntries) entries") }
+            guard entries.count < maxEntries else {
+                throw SyncFormatError("the membership log has more than \(maxEntries) entries")
+            }
             guard bytes.endIndex - offset >= 4 else { throw SyncFormatError("the membership log is truncated") }
             let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
             offset += 4

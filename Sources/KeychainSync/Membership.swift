@@ -56,10 +56,12 @@ public struct Membership: Sendable {
 
     init(genesis: MemberLogEntry, signatures: Bool) throws(SyncFormatError) {
         guard genesis.sequence == 0, genesis.previous.isEmpty, genesis.operation == .found, genesis.epoch == 1,
-              let founder = genesis.subject, founder.signingKey == genesis.signer, genesis.keyring.count == 32 else {
+            let founder = genesis.subject, founder.signingKey == genesis.signer, genesis.keyring.count == 32
+        else {
             throw SyncFormatError("the membership log does not start with a founder's genesis entry")
         }
-        guard !signatures || Ed25519.verify(genesis.signature, of: genesis.signedBytes, publicKey: genesis.signer) else {
+        guard !signatures || Ed25519.verify(genesis.signature, of: genesis.signedBytes, publicKey: genesis.signer)
+        else {
             throw SyncFormatError("the membership log's genesis entry has a bad signature")
         }
         members = [Member(keys: founder, addedBy: founder.name, addedAt: genesis.date, addedEpoch: 1)]
@@ -71,28 +73,40 @@ public struct Membership: Sendable {
     /// Checks `entry` against the log so far and applies it.
     mutating func apply(_ entry: MemberLogEntry, signatures: Bool) throws(SyncFormatError) {
         let at = "membership log entry \(entry.sequence)"
-        guard entry.sequence == entries.count, entry.previous == head else { throw SyncFormatError("\(at) does not follow the one before it") }
-        guard let signer = member(signingKey: entry.signer), signer.isCurrent else { throw SyncFormatError("\(at) is signed by a non-member") }
-        guard !signatures || Ed25519.verify(entry.signature, of: entry.signedBytes, publicKey: entry.signer) else { throw SyncFormatError("\(at) has a bad signature") }
+        guard entry.sequence == entries.count, entry.previous == head else {
+            throw SyncFormatError("\(at) does not follow the one before it")
+        }
+        guard let signer = member(signingKey: entry.signer), signer.isCurrent else {
+            throw SyncFormatError("\(at) is signed by a non-member")
+        }
+        guard !signatures || Ed25519.verify(entry.signature, of: entry.signedBytes, publicKey: entry.signer) else {
+            throw SyncFormatError("\(at) has a bad signature")
+        }
         let newKeyring = entry.keyring.count == 32
         switch entry.operation {
         case .found:
             throw SyncFormatError("\(at) founds the circle again")
         case .add:
             guard let subject = entry.subject, member(signingKey: subject.signingKey) == nil,
-                  !current.contains(where: { $0.keys.agreementKey == subject.agreementKey }),
-                  entry.epoch == epoch, newKeyring else { throw SyncFormatError("\(at) adds a member it may not add") }
+                !current.contains(where: { $0.keys.agreementKey == subject.agreementKey }),
+                entry.epoch == epoch, newKeyring
+            else { throw SyncFormatError("\(at) adds a member it may not add") }
             members.append(Member(keys: subject, addedBy: signer.keys.name, addedAt: entry.date, addedEpoch: epoch))
         case .remove, .leave:
-            guard let subject = entry.subject, let index = members.firstIndex(where: { $0.keys == subject && $0.isCurrent }), current.count > 1,
-                  (entry.operation == .leave) == (subject.signingKey == entry.signer),
-                  entry.operation == .leave ? entry.epoch == epoch && entry.keyring.isEmpty : entry.epoch == epoch + 1 && newKeyring else {
+            guard let subject = entry.subject,
+                let index = members.firstIndex(where: { $0.keys == subject && $0.isCurrent }), current.count > 1,
+                (entry.operation == .leave) == (subject.signingKey == entry.signer),
+                entry.operation == .leave
+                    ? entry.epoch == epoch && entry.keyring.isEmpty : entry.epoch == epoch + 1 && newKeyring
+            else {
                 throw SyncFormatError("\(at) removes a member it may not remove (the last one, or not a member)")
             }
             members[index].removedBy = signer.keys.name
             members[index].removedAt = entry.date
         case .rotate:
-            guard entry.subject == nil, entry.epoch == epoch + 1, newKeyring else { throw SyncFormatError("\(at) is not a valid rotation") }
+            guard entry.subject == nil, entry.epoch == epoch + 1, newKeyring else {
+                throw SyncFormatError("\(at) is not a valid rotation")
+            }
         }
         if newKeyring { keyringDigest = entry.keyring; needsNewEpoch = false } else { needsNewEpoch = true }
         epoch = entry.epoch

@@ -30,21 +30,31 @@ public enum SignedSyncFile {
     public static func parse(_ bytes: Data) throws(SyncFormatError) -> Parts {
         let bytes = Data(bytes)
         guard bytes.count >= headerBytes + Ed25519.signatureBytes else {
-            if bytes.prefix(4) == SyncFile.magic { throw SyncFormatError("an unsigned item file (sync format 1); refused") }
+            if bytes.prefix(4) == SyncFile.magic {
+                throw SyncFormatError("an unsigned item file (sync format 1); refused")
+            }
             throw SyncFormatError("not a keychainfs signed item file")
         }
         guard bytes.prefix(4) == magic else {
-            throw SyncFormatError(bytes.prefix(4) == SyncFile.magic ? "an unsigned item file (sync format 1); refused" : "not a keychainfs signed item file")
+            throw SyncFormatError(
+                bytes.prefix(4) == SyncFile.magic
+                    ? "an unsigned item file (sync format 1); refused" : "not a keychainfs signed item file")
         }
         let epoch = bytes[4..<8].reduce(0) { $0 << 8 | Int($1) }
         let length = bytes[40..<44].reduce(0) { $0 << 8 | Int($1) }
-        guard epoch >= 1, length == bytes.count - headerBytes - Ed25519.signatureBytes else { throw SyncFormatError("the signed item file is truncated") }
-        return Parts(epoch: epoch, signer: Data(bytes[8..<40]), box: Data(bytes[headerBytes..<headerBytes + length]),
-                     signature: Data(bytes.suffix(Ed25519.signatureBytes)), signedPart: Data(bytes.dropLast(Ed25519.signatureBytes)))
+        guard epoch >= 1, length == bytes.count - headerBytes - Ed25519.signatureBytes else {
+            throw SyncFormatError("the signed item file is truncated")
+        }
+        return Parts(
+            epoch: epoch, signer: Data(bytes[8..<40]), box: Data(bytes[headerBytes..<headerBytes + length]),
+            signature: Data(bytes.suffix(Ed25519.signatureBytes)),
+            signedPart: Data(bytes.dropLast(Ed25519.signatureBytes)))
     }
 
     /// Seals and signs `record` as the file `name` in `epoch`.
-    static func seal(_ record: SyncRecord, name: String, epoch: Int, itemKey: GuardedKey, identity: SyncIdentity) -> Data {
+    static func seal(_ record: SyncRecord, name: String, epoch: Int, itemKey: GuardedKey, identity: SyncIdentity)
+        -> Data
+    {
         var out = magic
         withUnsafeBytes(of: UInt32(epoch).bigEndian) { out.append(contentsOf: $0) }
         out.append(identity.keys.signingKey)
@@ -61,13 +71,18 @@ public enum SignedSyncFile {
 
     /// The record in the box, opened with the epoch's item key.
     static func openBox(_ parts: Parts, name: String, itemKey: GuardedKey) throws(SyncFormatError) -> SyncRecord {
-        do { return try SyncFile.unpad(try AEAD.open(parts.box, key: itemKey, associatedData: binding(name, parts.epoch))) } catch let error as SyncFormatError {
+        do {
+            return try SyncFile.unpad(
+                try AEAD.open(parts.box, key: itemKey, associatedData: binding(name, parts.epoch)))
+        } catch let error as SyncFormatError {
             throw error
         } catch {
             throw SyncFormatError("the item file does not open with its epoch's key (corrupted or renamed)")
         }
     }
 
-    private static func signedMessage(_ name: String, _ part: Data) -> Data { Data("keychainfs.sync.record.v2\0\(name)\0".utf8) + part }
+    private static func signedMessage(_ name: String, _ part: Data) -> Data {
+        Data("keychainfs.sync.record.v2\0\(name)\0".utf8) + part
+    }
     static func binding(_ name: String, _ epoch: Int) -> Data { Data("keychainfs.sync.item.v2/\(epoch)/\(name)".utf8) }
 }

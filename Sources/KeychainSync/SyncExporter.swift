@@ -30,21 +30,30 @@ package struct SyncExporter {
                     guard let record = item.record else { continue }
                     let name = keys.fileName(for: record)
                     present.insert(name)
-                    let entry = SyncState.Entry(uuid: SyncState.hex(item.uuid), fingerprint: SyncState.hex(item.fingerprint), fileHash: "")
+                    let entry = SyncState.Entry(
+                        uuid: SyncState.hex(item.uuid), fingerprint: SyncState.hex(item.fingerprint), fileHash: "")
                     // Unchanged since the last exchange, and its file is still there (a host may drop files).
                     var st = stat()
-                    if let known = state.entries[name], known.uuid == entry.uuid, known.fingerprint == entry.fingerprint,
-                       lstat(path(name), &st) == 0 { continue }
+                    if let known = state.entries[name], known.uuid == entry.uuid,
+                        known.fingerprint == entry.fingerprint,
+                        lstat(path(name), &st) == 0
+                    {
+                        continue
+                    }
                     if let bytes = try? FileIO.read(path(name)),
-                       let current = try? circle.open(bytes, name: name), current.record == record, current.epoch == circle.epoch {
+                        let current = try? circle.open(bytes, name: name), current.record == record,
+                        current.epoch == circle.epoch
+                    {
                         versions.note(record, name: name)
-                        state.entries[name] = SyncState.Entry(uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
+                        state.entries[name] = SyncState.Entry(
+                            uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
                         continue
                     }
                     let bytes = circle.seal(record, name: name)
                     try write(bytes, name)
                     versions.note(record, name: name)
-                    state.entries[name] = SyncState.Entry(uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
+                    state.entries[name] = SyncState.Entry(
+                        uuid: entry.uuid, fingerprint: entry.fingerprint, fileHash: SyncState.fileHash(bytes))
                     written += 1
                 }
                 for (name, entry) in state.entries.sorted(by: { $0.key < $1.key }) {
@@ -53,7 +62,8 @@ package struct SyncExporter {
                     next.uuid = nil
                     next.fingerprint = nil
                     if let bytes = try? FileIO.read(path(name)), let old = try? circle.open(bytes, name: name).record,
-                       !old.deleted {
+                        !old.deleted
+                    {
                         let stamp = max(Date(), old.modificationDate.addingTimeInterval(0.001))
                         let tombstone = old.tombstone(at: stamp)
                         let sealed = circle.seal(tombstone, name: name)
@@ -90,7 +100,9 @@ package struct SyncExporter {
                         continue
                     }
                     if let known = versions.newerThan(record, name: name) {
-                        report.skipped.append("items/\(name): older than a version this vault applied (a replayed or rolled-back file); refused")
+                        report.skipped.append(
+                            "items/\(name): older than a version this vault applied (a replayed or rolled-back file); refused"
+                        )
                         state.entries[name, default: SyncState.Entry(fileHash: "")].fileHash = hash
                         if known.deleted {
                             // Put the tombstone back, so the repository and the vaults that join later agree.
@@ -109,8 +121,10 @@ package struct SyncExporter {
                         report.skipped.append("items/\(name): \(error)")
                         continue
                     }
-                    var entry = SyncState.Entry(uuid: local.map { SyncState.hex($0.uuid) }, fingerprint: local.map { SyncState.hex($0.fingerprint) },
-                                                fileHash: hash)
+                    var entry = SyncState.Entry(
+                        uuid: local.map { SyncState.hex($0.uuid) },
+                        fingerprint: local.map { SyncState.hex($0.fingerprint) },
+                        fileHash: hash)
                     if let mine = local?.record, mine != record {
                         // The vault's version is newer: it goes out with this sync.
                         let sealed = circle.seal(mine, name: name)
@@ -143,16 +157,22 @@ package struct SyncExporter {
                 for item in items { if let record = item.record { mine[circle.fileName(for: record)] = item } }
                 var written = 0
                 for name in names where Self.isItemName(name) {
-                    guard let bytes = try? FileIO.read(path(name)), let parts = try? SignedSyncFile.parse(bytes), parts.epoch != circle.epoch else { continue }
+                    guard let bytes = try? FileIO.read(path(name)), let parts = try? SignedSyncFile.parse(bytes),
+                        parts.epoch != circle.epoch
+                    else { continue }
                     var entry = state.entries[name] ?? SyncState.Entry(fileHash: "")
                     let record: SyncRecord
                     if let item = mine[name], let own = item.record {
                         record = own
                         entry.uuid = SyncState.hex(item.uuid)
                         entry.fingerprint = SyncState.hex(item.fingerprint)
-                    } else if let known = versions.seen[name], known.deleted, let old = try? circle.open(bytes, name: name, anyMember: true).record {
+                    } else if let known = versions.seen[name], known.deleted,
+                        let old = try? circle.open(bytes, name: name, anyMember: true).record
+                    {
                         record = old.tombstone(at: known.modified)
-                    } else { continue }
+                    } else {
+                        continue
+                    }
                     let sealed = circle.seal(record, name: name)
                     try write(sealed, name)
                     versions.note(record, name: name)
@@ -172,7 +192,8 @@ package struct SyncExporter {
         let directory = clone + "/" + InvitationFile.directory
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let requests = clone + "/" + JoinRequest.directory
-        for name in ((try? FileManager.default.contentsOfDirectory(atPath: requests)) ?? []).prefix(256) where !names.contains(name) {
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: requests)) ?? []).prefix(256)
+        where !names.contains(name) {
             unlink(requests + "/" + name)
         }
         guard !names.isEmpty else { return 0 }
@@ -182,7 +203,9 @@ package struct SyncExporter {
                 for name in names {
                     let file = directory + "/" + name
                     guard let bytes = try? FileIO.read(file),
-                          let expiry = InvitationFile.expiry(bytes, name: name, memberKey: keys.memberKey), expiry <= Date() else { continue }
+                        let expiry = InvitationFile.expiry(bytes, name: name, memberKey: keys.memberKey),
+                        expiry <= Date()
+                    else { continue }
                     try? FileManager.default.removeItem(atPath: file)
                     unlink(requests + "/" + name)
                     removed += 1

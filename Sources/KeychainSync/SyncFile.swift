@@ -54,7 +54,8 @@ public struct SyncKeys: Sendable {
 
     /// The file name of an item: hex of a keyed hash of its class and primary key.
     public func fileName(for record: SyncRecord) -> String {
-        KeyDerivation.keyedHash(record.identityParts, key: nameKey, outputBytes: 20).map { String(format: "%02x", $0) }.joined()
+        KeyDerivation.keyedHash(record.identityParts, key: nameKey, outputBytes: 20).map { String(format: "%02x", $0) }
+            .joined()
     }
 
     /// Wipes every key.

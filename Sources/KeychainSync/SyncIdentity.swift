@@ -56,7 +56,9 @@ public final class SyncIdentity: @unchecked Sendable {
     private init(name: String, signingSeed: GuardedKey, agreementSecret: GuardedKey) {
         self.signingSeed = signingSeed
         self.agreementSecret = agreementSecret
-        keys = MemberKeys(name: name, signingKey: Ed25519.publicKey(seed: signingSeed), agreementKey: SealedBox.publicKey(secret: agreementSecret))
+        keys = MemberKeys(
+            name: name, signingKey: Ed25519.publicKey(seed: signingSeed),
+            agreementKey: SealedBox.publicKey(secret: agreementSecret))
     }
 
     /// A fresh identity named `name`.
@@ -82,10 +84,13 @@ public final class SyncIdentity: @unchecked Sendable {
     static func decode(_ plain: Data) throws(KeychainError) -> SyncIdentity {
         let size = GuardedKey.byteCount
         guard plain.count > 2 * size, let seed = try? GuardedKey.copying(plain.prefix(size)),
-              let secret = try? GuardedKey.copying(plain.dropFirst(size).prefix(size)) else {
+            let secret = try? GuardedKey.copying(plain.dropFirst(size).prefix(size))
+        else {
             throw KeychainError(SecStatus.decode, "the vault's sync identity is malformed")
         }
-        return SyncIdentity(name: String(decoding: plain.dropFirst(2 * size), as: UTF8.self), signingSeed: seed, agreementSecret: secret)
+        return SyncIdentity(
+            name: String(decoding: plain.dropFirst(2 * size), as: UTF8.self), signingSeed: seed, agreementSecret: secret
+        )
     }
 }
 
@@ -114,7 +119,9 @@ extension Keychain {
     /// This vault's identity; the caller wipes it.
     func loadSyncIdentity() throws(KeychainError) -> SyncIdentity {
         guard var plain = try readSyncSecret(SyncIdentity.file) else {
-            throw KeychainError(SecStatus.itemNotFound, "this vault has no sync identity (its circle predates members: see docs/sync.md)")
+            throw KeychainError(
+                SecStatus.itemNotFound,
+                "this vault has no sync identity (its circle predates members: see docs/sync.md)")
         }
         defer { Sodium.wipe(&plain) }
         return try SyncIdentity.decode(plain)

@@ -11,8 +11,10 @@ package enum SyncLock {
     package static let patience: TimeInterval = 180
 
     /// Runs `body` holding the vault's sync lock; errSecNotAvailable if another sync holds it past `patience`.
-    package static func holding<T>(_ vault: Vault, patience: TimeInterval = patience,
-                           _ body: () throws(KeychainError) -> T) throws(KeychainError) -> T {
+    package static func holding<T>(
+        _ vault: Vault, patience: TimeInterval = patience,
+        _ body: () throws(KeychainError) -> T
+    ) throws(KeychainError) -> T {
         let directory = vault.directory + "/sync"
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw KeychainError(SecStatus.io, "cannot create \(directory): \(String(cString: strerror(errno)))")
@@ -25,7 +27,9 @@ package enum SyncLock {
                 throw KeychainError(SecStatus.io, "cannot lock \(directory)/lock: \(String(cString: strerror(errno)))")
             }
             guard Date() < deadline else {
-                throw KeychainError(SecStatus.notAvailable, "another sync of this vault is still running after \(Int(patience)) s; try again later")
+                throw KeychainError(
+                    SecStatus.notAvailable,
+                    "another sync of this vault is still running after \(Int(patience)) s; try again later")
             }
             usleep(20_000)
         }

@@ -32,7 +32,9 @@ public struct SyncRecord: Sendable, Equatable {
 
     /// The record's canonical bytes (ValueCodec sorts dictionary keys, so equal records encode equally).
     public var encoded: Data {
-        var d: [String: KeychainValue] = [QueryKey.class: .string(classCode), "attributes": .dictionary(attributes), "deleted": .bool(deleted)]
+        var d: [String: KeychainValue] = [
+            QueryKey.class: .string(classCode), "attributes": .dictionary(attributes), "deleted": .bool(deleted),
+        ]
         if let secret { d["secret"] = .data(secret) }
         return ValueCodec.encode(.dictionary(d))
     }
@@ -45,8 +47,9 @@ public struct SyncRecord: Sendable, Equatable {
         let value: KeychainValue
         do { value = try ValueCodec.decode(bytes) } catch { throw SyncFormatError("the item record is malformed") }
         guard case .dictionary(let d) = value, let classCode = d[QueryKey.class]?.stringValue,
-              let schema = Schema.schema(for: classCode), !schema.isVirtual,
-              case .dictionary(let attributes)? = d["attributes"], case .bool(let deleted)? = d["deleted"] else {
+            let schema = Schema.schema(for: classCode), !schema.isVirtual,
+            case .dictionary(let attributes)? = d["attributes"], case .bool(let deleted)? = d["deleted"]
+        else {
             throw SyncFormatError("the item record lacks its class, attributes or deletion flag")
         }
         for code in attributes.keys where schema.attribute(code) == nil {
@@ -75,10 +78,11 @@ public struct SyncRecord: Sendable, Equatable {
     /// data with the same bytes are the same key, as in the vault's UNIQUE index).
     public var identityParts: [Data] {
         let schema = Schema.schema(for: classCode)!
-        return [Data(classCode.utf8)] + schema.primaryKey.map { attribute in
-            let value = attributes[attribute.code] ?? attribute.defaultValue
-            return Data(attribute.code.utf8) + [0] + (value.map(LookupHasher.matchBytes) ?? Data())
-        }
+        return [Data(classCode.utf8)]
+            + schema.primaryKey.map { attribute in
+                let value = attributes[attribute.code] ?? attribute.defaultValue
+                return Data(attribute.code.utf8) + [0] + (value.map(LookupHasher.matchBytes) ?? Data())
+            }
     }
 }
 

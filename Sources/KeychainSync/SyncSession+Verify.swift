@@ -19,11 +19,15 @@ extension SyncSession {
     /// A regular file of the remote's branch, at most `limit` bytes; nil when absent.
     func originFile(_ path: String, limit: Int) throws(KeychainError) -> Data? {
         let entry = try git.call(["ls-tree", "-z", "origin/\(Self.branch)", "--", path])
-        guard entry.status == 0, entry.stdout.hasPrefix("100644 blob ") || entry.stdout.hasPrefix("100755 blob ") else { return nil }
+        guard entry.status == 0, entry.stdout.hasPrefix("100644 blob ") || entry.stdout.hasPrefix("100755 blob ") else {
+            return nil
+        }
         let object = String(entry.stdout.dropFirst(12).prefix { $0 != "\t" })
         let size = try git.run(["cat-file", "-s", object]).trimmingCharacters(in: .whitespacesAndNewlines)
         guard let bytes = Int(size), bytes <= limit else {
-            throw KeychainError(SecStatus.decode, "the repository's \(path) is larger than \(limit) bytes; nothing of the remote was applied")
+            throw KeychainError(
+                SecStatus.decode,
+                "the repository's \(path) is larger than \(limit) bytes; nothing of the remote was applied")
         }
         let out = try git.call(["cat-file", "blob", object])
         guard out.status == 0 else { throw KeychainError(SecStatus.io, "git cat-file failed on \(path)") }
@@ -32,16 +36,23 @@ extension SyncSession {
 
     /// Refuses a repository of another format: format 1 (before members) says how to move on.
     func requireCurrentFormat(origin: Bool) throws(KeychainError) {
-        let header = origin ? try originFile(Self.headerName, limit: 64) : FileManager.default.contents(atPath: clone + "/" + Self.headerName)
+        let header =
+            origin
+            ? try originFile(Self.headerName, limit: 64)
+            : FileManager.default.contents(atPath: clone + "/" + Self.headerName)
         guard let header else { return }
         let text = String(decoding: header, as: UTF8.self)
         if text == Self.header { return }
         if text == "keychainfs-sync 1\n" {
-            throw KeychainError(SecStatus.unimplemented, "this repository has sync format 1 (one shared key, no members), which this release "
-                                + "no longer trusts: run 'keychainfs sync leave' in each vault (items stay), then 'sync init NEW-REMOTE' in one "
-                                + "and 'sync invite' / 'sync join' for the others (docs/sync.md, upgrading)")
+            throw KeychainError(
+                SecStatus.unimplemented,
+                "this repository has sync format 1 (one shared key, no members), which this release "
+                    + "no longer trusts: run 'keychainfs sync leave' in each vault (items stay), then 'sync init NEW-REMOTE' in one "
+                    + "and 'sync invite' / 'sync join' for the others (docs/sync.md, upgrading)")
         }
-        throw KeychainError(SecStatus.unimplemented, "this repository has an unknown sync format (a newer release?): \(text.prefix(40))")
+        throw KeychainError(
+            SecStatus.unimplemented, "this repository has an unknown sync format (a newer release?): \(text.prefix(40))"
+        )
     }
 
     /// Fetches and checks the remote; returns true when its branch moved back to a commit this vault's
@@ -55,20 +66,26 @@ extension SyncSession {
         let descends = seen.isEmpty || seen == origin ? true : try isAncestor(seen, of: origin)
         if !descends {
             if try isAncestor(origin, of: seen) {
-                report.notes.append("the remote's branch moved back to an older commit (rewound, or its newest commits dropped): "
-                                    + "nothing of it was applied; this sync pushes the newer history back")
+                report.notes.append(
+                    "the remote's branch moved back to an older commit (rewound, or its newest commits dropped): "
+                        + "nothing of it was applied; this sync pushes the newer history back")
                 report.rolledBack = true
                 return true
             }
-            throw KeychainError(SecStatus.decode, "the remote's history was rewritten (forked or reordered: \(origin.prefix(12)) does not descend "
-                                + "from \(seen.prefix(12)), the last commit this vault saw): nothing of it was applied")
+            throw KeychainError(
+                SecStatus.decode,
+                "the remote's history was rewritten (forked or reordered: \(origin.prefix(12)) does not descend "
+                    + "from \(seen.prefix(12)), the last commit this vault saw): nothing of it was applied")
         }
         try requireCurrentFormat(origin: true)
         guard let log = try originFile(MemberLog.path, limit: MemberLog.maxBytes) else {
-            throw KeychainError(SecStatus.decode, "the repository has no membership log (\(MemberLog.path)): nothing of it was applied")
+            throw KeychainError(
+                SecStatus.decode, "the repository has no membership log (\(MemberLog.path)): nothing of it was applied")
         }
         let keyring = try originFile(EpochKeyring.path, limit: EpochKeyring.maxBytes)
-        _ = try access.with { keychain throws(KeychainError) -> Membership in try keychain.trustIncoming(log: log, keyring: keyring, remote: origin) }
+        _ = try access.with { keychain throws(KeychainError) -> Membership in
+            try keychain.trustIncoming(log: log, keyring: keyring, remote: origin)
+        }
         return false
     }
 

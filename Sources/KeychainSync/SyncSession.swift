@@ -32,9 +32,13 @@ public struct SyncReport: Sendable {
 
     /// The report as a control value (the daemon's answer; the CLI prints it).
     public var dictionary: KeychainDictionary {
-        ["exported": .number(Int64(exported)), "imported": .number(Int64(imported)), "skipped": .array(skipped.map(KeychainValue.string)),
-         "pushed": .bool(pushed), "expiredInvitations": .number(Int64(expiredInvitations)), "admitted": .bool(admitted),
-         "rolledBack": .bool(rolledBack), "notes": .array(notes.map(KeychainValue.string))]
+        [
+            "exported": .number(Int64(exported)), "imported": .number(Int64(imported)),
+            "skipped": .array(skipped.map(KeychainValue.string)),
+            "pushed": .bool(pushed), "expiredInvitations": .number(Int64(expiredInvitations)),
+            "admitted": .bool(admitted),
+            "rolledBack": .bool(rolledBack), "notes": .array(notes.map(KeychainValue.string)),
+        ]
     }
 }
 
@@ -53,7 +57,8 @@ public struct SyncSession: Sendable {
     public init(vault: Vault, access: any SyncKeychainAccess, executable: String) {
         self.vault = vault
         self.access = access
-        driverCommand = "\(Self.quoted(executable)) sync merge-driver --vault \(Self.quoted(vault.directory)) %O %A %B %P"
+        driverCommand =
+            "\(Self.quoted(executable)) sync merge-driver --vault \(Self.quoted(vault.directory)) %O %A %B %P"
     }
 
     package var clone: String { vault.directory + "/sync/repo" }
@@ -61,14 +66,17 @@ public struct SyncSession: Sendable {
     package var versionsPath: String { vault.directory + "/sync/versions" }
     package var git: GitRunner { GitRunner(directory: clone) }
     package var untrusted: UntrustedTree {
-        UntrustedTree(git: git, scratchIndex: clone + "/.git/keychainfs-scratch-index",
-                      filters: !SyncTestSwitch.disables(SyncTestSwitch.untrustedTree, vault))
+        UntrustedTree(
+            git: git, scratchIndex: clone + "/.git/keychainfs-scratch-index",
+            filters: !SyncTestSwitch.disables(SyncTestSwitch.untrustedTree, vault))
     }
 
     /// `sync init REMOTE`: a new sync key, this vault's identity, the circle's genesis entry and first
     /// epoch key, the repository's header, the first push. A failed init leaves the vault as it was.
     public func initialize(remote: String, name: String) throws(KeychainError) -> SyncReport {
-        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try initializeHoldingLock(remote: remote, name: name) }
+        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in
+            try initializeHoldingLock(remote: remote, name: name)
+        }
     }
 
     private func initializeHoldingLock(remote: String, name: String) throws(KeychainError) -> SyncReport {
@@ -76,7 +84,9 @@ public struct SyncSession: Sendable {
         return try undoingOnFailure { () throws(KeychainError) -> SyncReport in
             try cloneRemote(remote)
             if FileManager.default.fileExists(atPath: clone + "/" + Self.headerName) {
-                throw KeychainError(SecStatus.duplicateItem, "\(remote) already holds a keychainfs sync repository: use 'sync join' with an invitation code")
+                throw KeychainError(
+                    SecStatus.duplicateItem,
+                    "\(remote) already holds a keychainfs sync repository: use 'sync join' with an invitation code")
             }
             let files = try access.with { keychain throws(KeychainError) -> (log: Data, keyring: Data) in
                 let key = GuardedKey.random()
@@ -97,16 +107,21 @@ public struct SyncSession: Sendable {
     /// request, MACed with the code. The inviter's next sync admits it; this vault's next sync then gets the
     /// epoch key and the items. A join that fails leaves the vault as it was.
     public func join(remote: String, code: InvitationCode, name: String) throws(KeychainError) -> SyncReport {
-        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in try joinHoldingLock(remote: remote, code: code, name: name) }
+        try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in
+            try joinHoldingLock(remote: remote, code: code, name: name)
+        }
     }
 
-    private func joinHoldingLock(remote: String, code: InvitationCode, name: String) throws(KeychainError) -> SyncReport {
+    private func joinHoldingLock(remote: String, code: InvitationCode, name: String) throws(KeychainError) -> SyncReport
+    {
         try requireNoSyncSetup()
         return try undoingOnFailure { () throws(KeychainError) -> SyncReport in
             try cloneRemote(remote)
             try requireCurrentFormat(origin: true)
             let refused = KeychainError(SecStatus.authFailed, "the invitation code is wrong or has expired")
-            guard let bytes = try? FileIO.read(clone + "/\(InvitationFile.directory)/\(code.fileName)") else { throw refused }
+            guard let bytes = try? FileIO.read(clone + "/\(InvitationFile.directory)/\(code.fileName)") else {
+                throw refused
+            }
             let content: InvitationContent
             do { content = try InvitationFile.open(bytes, code: code) } catch { throw refused }
             defer { content.syncKey.wipe() }
@@ -116,8 +131,12 @@ public struct SyncSession: Sendable {
                 throw KeychainError(SecStatus.decode, "the repository's membership log is refused (\(error))")
             }
             guard content.logCount >= 1, membership.entries.count >= content.logCount,
-                  membership.entries[content.logCount - 1].hash == content.logHead else {
-                throw KeychainError(SecStatus.decode, "the repository's membership log is not the one the invitation names (another circle's, or an older one)")
+                membership.entries[content.logCount - 1].hash == content.logHead
+            else {
+                throw KeychainError(
+                    SecStatus.decode,
+                    "the repository's membership log is not the one the invitation names (another circle's, or an older one)"
+                )
             }
             let me = try access.with { keychain throws(KeychainError) -> MemberKeys in
                 try keychain.installSyncKey(content.syncKey)
@@ -129,8 +148,9 @@ public struct SyncSession: Sendable {
             defer { requestKey.wipe() }
             try write(JoinRequest.seal(me, key: requestKey), "\(JoinRequest.directory)/\(code.fileName)")
             var report = try syncHoldingLock()
-            report.notes.append("this vault (\(me.name), fingerprint \(me.fingerprint)) asked to join: the inviter's next sync admits it, "
-                                + "this vault's next sync then brings the items")
+            report.notes.append(
+                "this vault (\(me.name), fingerprint \(me.fingerprint)) asked to join: the inviter's next sync admits it, "
+                    + "this vault's next sync then brings the items")
             return report
         }
     }
@@ -140,9 +160,13 @@ public struct SyncSession: Sendable {
     /// joiner's request must be MACed with.
     public func invite(lifetime: TimeInterval = 3600) throws(KeychainError) -> InvitationCode {
         guard lifetime > 0, lifetime <= InvitationFile.maxLifetime else {
-            throw KeychainError(SecStatus.param, "an invitation lives between 1 second and \(Int(InvitationFile.maxLifetime / 86400)) days")
+            throw KeychainError(
+                SecStatus.param,
+                "an invitation lives between 1 second and \(Int(InvitationFile.maxLifetime / 86400)) days")
         }
-        return try SyncLock.holding(vault) { () throws(KeychainError) -> InvitationCode in try inviteHoldingLock(lifetime: lifetime) }
+        return try SyncLock.holding(vault) { () throws(KeychainError) -> InvitationCode in
+            try inviteHoldingLock(lifetime: lifetime)
+        }
     }
 
     private func inviteHoldingLock(lifetime: TimeInterval) throws(KeychainError) -> InvitationCode {
@@ -156,8 +180,10 @@ public struct SyncSession: Sendable {
                     let requestKey = code.requestKey()
                     defer { requestKey.wipe() }
                     try keychain.rememberInvitation(code.fileName, requestKey: requestKey, expiry: expiry)
-                    return InvitationFile.seal(syncKey: key, logCount: circle.membership.entries.count, logHead: circle.membership.head, code: code,
-                                               expiry: expiry, memberKey: circle.keys.memberKey)
+                    return InvitationFile.seal(
+                        syncKey: key, logCount: circle.membership.entries.count, logHead: circle.membership.head,
+                        code: code,
+                        expiry: expiry, memberKey: circle.keys.memberKey)
                 }
             }
         }
@@ -170,12 +196,16 @@ public struct SyncSession: Sendable {
     public func status() throws(KeychainError) -> KeychainDictionary {
         var d: KeychainDictionary = ["configured": .bool(FileManager.default.fileExists(atPath: clone + "/.git"))]
         guard d["configured"] == .bool(true) else { return d }
-        d["remote"] = .string((try? git.run(["remote", "get-url", "origin"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
+        d["remote"] = .string(
+            (try? git.run(["remote", "get-url", "origin"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
         d["items"] = .number(Int64(SyncState.load(statePath).entries.count))
-        d["lastCommit"] = .string((try? git.run(["log", "-1", "--format=%cI"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
+        d["lastCommit"] = .string(
+            (try? git.run(["log", "-1", "--format=%cI"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
         if let circle = try? access.with({ keychain throws(KeychainError) in try keychain.syncMembership() }) {
             if let me = circle.me { d["member"] = .string(me.name); d["fingerprint"] = .string(me.fingerprint) }
-            if let membership = circle.membership { d["epoch"] = .number(Int64(membership.epoch)); d["members"] = .number(Int64(membership.current.count)) }
+            if let membership = circle.membership {
+                d["epoch"] = .number(Int64(membership.epoch)); d["members"] = .number(Int64(membership.current.count))
+            }
         }
         return d
     }
@@ -208,7 +238,8 @@ public struct SyncSession: Sendable {
             report.expiredInvitations = try exporter.removeExpiredInvitations()
             try state.save(statePath)
         } else {
-            report.notes.append("this vault waits for admission: a member's sync admits it (its request is in the repository)")
+            report.notes.append(
+                "this vault waits for admission: a member's sync admits it (its request is in the repository)")
         }
         try commit()
         for attempt in 1...Self.pushAttempts {
@@ -225,7 +256,10 @@ public struct SyncSession: Sendable {
                 return report
             }
             if attempt == Self.pushAttempts {
-                throw KeychainError(SecStatus.io, "git push was rejected \(Self.pushAttempts) times: \(pushed.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+                throw KeychainError(
+                    SecStatus.io,
+                    "git push was rejected \(Self.pushAttempts) times: \(pushed.stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
+                )
             }
         }
         return report
@@ -236,8 +270,9 @@ public struct SyncSession: Sendable {
     package static let headerName = "FORMAT"
 
     private func cloneRemote(_ remote: String) throws(KeychainError) {
-        try? FileManager.default.createDirectory(atPath: vault.directory + "/sync", withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.createDirectory(
+            atPath: vault.directory + "/sync", withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         // No checkout by clone: it would check out whatever the remote's HEAD names (git's default branch
         // on a plain `git init --bare`, perhaps none), and before the attributes below are in place.
         try GitRunner(directory: vault.directory + "/sync").run(["clone", "-q", "--no-checkout", "--", remote, "repo"])
@@ -263,7 +298,9 @@ public struct SyncSession: Sendable {
         // Belt and braces beside UntrustedTree: a link git would check out becomes a plain file.
         try git.run(["config", "core.symlinks", untrusted.filters ? "false" : "true"])
         let info = clone + "/.git/info"
-        if mkdir(info, 0o700) != 0 && errno != EEXIST { throw KeychainError(SecStatus.io, "cannot create \(info): \(String(cString: strerror(errno)))") }
+        if mkdir(info, 0o700) != 0 && errno != EEXIST {
+            throw KeychainError(SecStatus.io, "cannot create \(info): \(String(cString: strerror(errno)))")
+        }
         try FileIO.writeAtomically(Data(Self.attributes.utf8), to: info + "/attributes", mode: 0o600)
     }
 
@@ -278,8 +315,10 @@ public struct SyncSession: Sendable {
         let merged = try git.call(["merge", "-q", "--no-edit", "-m", "keychainfs sync", incoming])
         guard merged.status == 0 else {
             _ = try? git.call(["merge", "--abort"])
-            throw KeychainError(SecStatus.decode,
-                                "the merge with the remote could not be settled (a file the merge driver cannot read?); nothing changed in the vault")
+            throw KeychainError(
+                SecStatus.decode,
+                "the merge with the remote could not be settled (a file the merge driver cannot read?); nothing changed in the vault"
+            )
         }
     }
 
@@ -291,12 +330,15 @@ public struct SyncSession: Sendable {
 
     func write(_ data: Data, _ relative: String) throws(KeychainError) {
         let path = clone + "/" + relative
-        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try FileIO.writeAtomically(data, to: path, mode: 0o600)
     }
 
     private func requireNoSyncSetup() throws(KeychainError) {
-        if FileManager.default.fileExists(atPath: clone) { throw KeychainError(SecStatus.duplicateItem, "this vault already syncs (\(clone) exists)") }
+        if FileManager.default.fileExists(atPath: clone) {
+            throw KeychainError(SecStatus.duplicateItem, "this vault already syncs (\(clone) exists)")
+        }
     }
 
     /// Runs the steps of an init or join (no clone exists: a key found is one left without a clone, set
@@ -323,7 +365,9 @@ public struct SyncSession: Sendable {
 
     func requireClone() throws(KeychainError) {
         guard FileManager.default.fileExists(atPath: clone + "/.git") else {
-            throw KeychainError(SecStatus.itemNotFound, "this vault does not sync yet: run 'keychainfs sync init REMOTE' or 'sync join REMOTE --code-stdin'")
+            throw KeychainError(
+                SecStatus.itemNotFound,
+                "this vault does not sync yet: run 'keychainfs sync init REMOTE' or 'sync join REMOTE --code-stdin'")
         }
     }
 

@@ -19,7 +19,9 @@ package struct SyncState: Codable {
     package var entries: [String: Entry] = [:]
 
     package static func load(_ path: String) -> SyncState {
-        guard let data = FileManager.default.contents(atPath: path), let state = try? JSONDecoder().decode(SyncState.self, from: data) else {
+        guard let data = FileManager.default.contents(atPath: path),
+            let state = try? JSONDecoder().decode(SyncState.self, from: data)
+        else {
             return SyncState()
         }
         return state
@@ -28,7 +30,9 @@ package struct SyncState: Codable {
     package func save(_ path: String) throws(KeychainError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        guard let data = try? encoder.encode(self) else { throw KeychainError(SecStatus.internalComponent, "cannot encode the sync state") }
+        guard let data = try? encoder.encode(self) else {
+            throw KeychainError(SecStatus.internalComponent, "cannot encode the sync state")
+        }
         try FileIO.writeAtomically(data, to: path, mode: 0o600)
     }
 

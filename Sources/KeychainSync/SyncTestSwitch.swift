@@ -13,8 +13,13 @@ package enum SyncTestSwitch {
     package static let signatures = "sync-signatures"
 
     /// Whether `name` is switched off for `vault` (never for a vault that is not a test device).
-    package static func disables(_ name: String, _ vault: Vault, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
-        guard environment["KEYCHAINFS_TEST_DISABLE_GUARDS"]?.split(separator: ",").contains(where: { $0 == name }) ?? false else { return false }
+    package static func disables(
+        _ name: String, _ vault: Vault, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Bool {
+        guard
+            environment["KEYCHAINFS_TEST_DISABLE_GUARDS"]?.split(separator: ",").contains(where: { $0 == name })
+                ?? false
+        else { return false }
         return (try? vault.config())?.testDevice ?? false
     }
 }

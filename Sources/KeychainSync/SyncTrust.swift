@@ -25,28 +25,39 @@ struct SyncTrust {
     func membership() throws(KeychainError) -> Membership? {
         guard !log.isEmpty else { return nil }
         // Verified with its signatures before it was saved, and sealed under the class C key since.
-        do { return try MemberLog.verify(log, signatures: false) } catch { throw KeychainError(SecStatus.decode, "the vault's trusted membership log does not verify: \(error)") }
+        do { return try MemberLog.verify(log, signatures: false) } catch {
+            throw KeychainError(SecStatus.decode, "the vault's trusted membership log does not verify: \(error)")
+        }
     }
 
     var encoded: Data {
         var epochs: [String: KeychainValue] = [:]
         for (epoch, key) in epochKeys { epochs[String(epoch)] = .data(key) }
         var pending: [String: KeychainValue] = [:]
-        for (name, invite) in invites { pending[name] = .dictionary(["key": .data(invite.requestKey), "until": .date(invite.expiry)]) }
-        return ValueCodec.encode(.dictionary(["log": .data(log), "remote": .string(remote), "epochs": .dictionary(epochs), "invites": .dictionary(pending)]))
+        for (name, invite) in invites {
+            pending[name] = .dictionary(["key": .data(invite.requestKey), "until": .date(invite.expiry)])
+        }
+        return ValueCodec.encode(
+            .dictionary([
+                "log": .data(log), "remote": .string(remote), "epochs": .dictionary(epochs),
+                "invites": .dictionary(pending),
+            ]))
     }
 
     static func decode(_ plain: Data) throws(KeychainError) -> SyncTrust {
         let bad = KeychainError(SecStatus.decode, "the vault's sync trust memory is malformed")
-        guard let d = (try? ValueCodec.decode(plain))?.dictionaryValue, let log = d["log"]?.dataValue, let remote = d["remote"]?.stringValue,
-              let epochs = d["epochs"]?.dictionaryValue, let pending = d["invites"]?.dictionaryValue else { throw bad }
+        guard let d = (try? ValueCodec.decode(plain))?.dictionaryValue, let log = d["log"]?.dataValue,
+            let remote = d["remote"]?.stringValue,
+            let epochs = d["epochs"]?.dictionaryValue, let pending = d["invites"]?.dictionaryValue
+        else { throw bad }
         var trust = SyncTrust(log: log, remote: remote)
         for (epoch, key) in epochs {
             guard let n = Int(epoch), let data = key.dataValue, data.count == GuardedKey.byteCount else { throw bad }
             trust.epochKeys[n] = data
         }
         for (name, invite) in pending {
-            guard let i = invite.dictionaryValue, let key = i["key"]?.dataValue, case .date(let until)? = i["until"] else { throw bad }
+            guard let i = invite.dictionaryValue, let key = i["key"]?.dataValue, case .date(let until)? = i["until"]
+            else { throw bad }
             trust.invites[name] = Invite(requestKey: key, expiry: until)
         }
         return trust

@@ -30,14 +30,19 @@ package struct SyncVersions {
     /// Remembers `record` as a version of `name` (if newer than the one remembered).
     package mutating func note(_ record: SyncRecord, name: String) {
         if let known = seen[name], known.modified >= record.modificationDate { return }
-        seen[name] = Seen(mdatBits: record.modificationDate.timeIntervalSinceReferenceDate.bitPattern, deleted: record.deleted)
+        seen[name] = Seen(
+            mdatBits: record.modificationDate.timeIntervalSinceReferenceDate.bitPattern, deleted: record.deleted)
     }
 
     package static func load(_ path: String, key: GuardedKey) throws(KeychainError) -> SyncVersions {
         guard let sealed = try FileIO.read(path) else { return SyncVersions() }
         guard let plain = try? AEAD.open(sealed, key: key, associatedData: binding),
-              let seen = try? JSONDecoder().decode([String: Seen].self, from: plain) else {
-            throw KeychainError(SecStatus.decode, "the vault's sync memory (sync/versions) does not open: it was modified (removing it starts an empty memory)")
+            let seen = try? JSONDecoder().decode([String: Seen].self, from: plain)
+        else {
+            throw KeychainError(
+                SecStatus.decode,
+                "the vault's sync memory (sync/versions) does not open: it was modified (removing it starts an empty memory)"
+            )
         }
         return SyncVersions(seen: seen)
     }
@@ -45,7 +50,9 @@ package struct SyncVersions {
     package func save(_ path: String, key: GuardedKey) throws(KeychainError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        guard let plain = try? encoder.encode(seen) else { throw KeychainError(SecStatus.internalComponent, "cannot encode the sync memory") }
+        guard let plain = try? encoder.encode(seen) else {
+            throw KeychainError(SecStatus.internalComponent, "cannot encode the sync memory")
+        }
         try FileIO.writeAtomically(AEAD.seal(plain, key: key, associatedData: Self.binding), to: path, mode: 0o600)
     }
 

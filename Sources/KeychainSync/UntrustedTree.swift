@@ -15,7 +15,8 @@ package struct UntrustedTree {
 
     /// `ref`'s commit when its tree holds regular files only; else a commit on top of it without the rest.
     package func regularFilesOnly(_ ref: String) throws(KeychainError) -> String {
-        let commit = try git.run(["rev-parse", "--verify", "-q", ref + "^{commit}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let commit = try git.run(["rev-parse", "--verify", "-q", ref + "^{commit}"]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let foreign = filters ? try foreignPaths(commit) : []
         guard !foreign.isEmpty else { return commit }
         unlink(scratchIndex)

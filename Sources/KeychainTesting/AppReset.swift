@@ -16,8 +16,13 @@ extension SimulatedDevice {
     private static func deleteEverything(in group: String, engine: Keychain) throws(KeychainError) {
         let caller = Caller(accessGroups: [group])
         for schema in Schema.storedClasses {
-            let all: KeychainDictionary = [QueryKey.class: .string(schema.code), Attributes.synchronizable.code: .string(QueryKey.synchronizableAny)]
-            do { try engine.delete(all, caller: caller) } catch where error.status == SecStatus.itemNotFound {}
+            let all: KeychainDictionary = [
+                QueryKey.class: .string(schema.code),
+                Attributes.synchronizable.code: .string(QueryKey.synchronizableAny),
+            ]
+            do {
+                try engine.delete(all, caller: caller)
+            } catch let error where error.status == SecStatus.itemNotFound {}
         }
     }
 }

@@ -12,7 +12,9 @@ extension SimulatedDevice {
     /// Unlocks with `passcode` (`device unlock`); a wrong one throws the engine's errSecAuthFailed and counts
     /// as a failed attempt: from the fifth, attempts are refused for a delay (1, 5, 15, then 60 minutes
     /// on the device's ``clock``). Without a passcode it does nothing.
-    public func unlock(passcode: String) throws(KeychainError) { try engine.unlockDevice(passcode: Data(passcode.utf8)) }
+    public func unlock(passcode: String) throws(KeychainError) {
+        try engine.unlockDevice(passcode: Data(passcode.utf8))
+    }
 
     /// Reboots (`device reboot`): back to before first unlock; class A and C items unavailable until an unlock.
     public func reboot() { engine.rebootDevice() }
@@ -58,7 +60,9 @@ extension SimulatedDevice {
     /// was entered since the last reboot, enrolment and biometry lockout, less than 48 hours ago on the
     /// device's ``clock``, and starts `touchIDAuthenticationAllowableReuseDuration`; a no-match counts
     /// toward the biometry lockout. Refusals throw errSecAuthFailed with the reason.
-    public func unlockWithBiometry(match: Bool = true) throws(KeychainError) { try engine.unlockWithBiometry(match: match) }
+    public func unlockWithBiometry(match: Bool = true) throws(KeychainError) {
+        try engine.unlockWithBiometry(match: match)
+    }
 
     /// The device's time, which moves only when the test advances it.
     public var clock: Clock { Clock(clock: virtualClock) }

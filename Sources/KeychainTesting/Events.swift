@@ -55,13 +55,17 @@ final class EventLog: Sendable {
     func clear() { events.withLock { $0.removeAll() } }
 
     func record(_ event: KeychainEvent) {
-        let recorded: SimulatedDevice.Event = switch event {
-        case .call(let operation, let itemClass, let status, let caller):
-            .call(SimulatedDevice.Call(operation: operation, itemClass: itemClass, status: status, app: caller.application))
-        case .promptRaised(let kind, let reason, let item, let application): .promptRaised(kind, reason: reason, item: item, app: application)
-        case .promptAnswered(let kind, let answer): .promptAnswered(kind, answer)
-        case .deviceState(let state): .deviceState(state)
-        }
+        let recorded: SimulatedDevice.Event =
+            switch event {
+            case .call(let operation, let itemClass, let status, let caller):
+                .call(
+                    SimulatedDevice.Call(
+                        operation: operation, itemClass: itemClass, status: status, app: caller.application))
+            case .promptRaised(let kind, let reason, let item, let application):
+                .promptRaised(kind, reason: reason, item: item, app: application)
+            case .promptAnswered(let kind, let answer): .promptAnswered(kind, answer)
+            case .deviceState(let state): .deviceState(state)
+            }
         events.withLock { list in
             if list.count >= Self.limit { list.removeFirst(list.count - Self.limit + 1) }
             list.append(recorded)

@@ -50,13 +50,14 @@ extension SimulatedDevice {
                 }
             }
             nonmutating set {
-                queue.autoMode = switch newValue {
-                case .match: .match
-                case .noMatch: .noMatch
-                case .cancel: .cancel
-                case .accept: .accept
-                case nil: .off
-                }
+                queue.autoMode =
+                    switch newValue {
+                    case .match: .match
+                    case .noMatch: .noMatch
+                    case .cancel: .cancel
+                    case .accept: .accept
+                    case nil: .off
+                    }
             }
         }
 
@@ -64,7 +65,9 @@ extension SimulatedDevice {
         /// (errSecUserCanceled); 30 seconds unless set.
         public var timeout: Duration {
             get { .milliseconds(Int64((queue.timeout * 1000).rounded())) }
-            nonmutating set { queue.timeout = Double(newValue.components.seconds) + Double(newValue.components.attoseconds) / 1e18 }
+            nonmutating set {
+                queue.timeout = Double(newValue.components.seconds) + Double(newValue.components.attoseconds) / 1e18
+            }
         }
 
         /// The prompts waiting for an answer, oldest first: their reason and the item they are for.

@@ -33,7 +33,8 @@ public final class SimulatedDevice: Sendable {
     public init(passcode: String? = nil, biometryEnrolled: Bool = false) throws(KeychainError) {
         directory = try TemporaryDirectory.make()
         do {
-            let vault = try Vault.create(at: directory + "/vault", deviceKeyPath: directory + "/device.key", simulatedDevice: true)
+            let vault = try Vault.create(
+                at: directory + "/vault", deviceKeyPath: directory + "/device.key", simulatedDevice: true)
             engine = try Keychain(vault: vault, clock: virtualClock)
             engine.addEventListener { [eventLog] in eventLog.record($0) }
             if let passcode { try engine.setPasscode(Data(passcode.utf8)) }
@@ -65,8 +66,10 @@ public final class SimulatedDevice: Sendable {
     }
 
     /// Runs `body` with this device bound to the current task and its child tasks, its calls made by `app`.
-    public func run<T>(as app: App = .unnamed, isolation: isolated (any Actor)? = #isolation,
-                       _ body: () async throws -> T) async rethrows -> T {
+    public func run<T>(
+        as app: App = .unnamed, isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> T
+    ) async rethrows -> T {
         let binding = binding(for: app)
         if taskBindingDisabledForTesting.load(ordering: .relaxed) {
             KeychainBinding.replaceProcessBindingForTesting(binding)
@@ -91,7 +94,9 @@ public final class SimulatedDevice: Sendable {
     public static var current: SimulatedDevice? { KeychainBinding.current?.owner as? SimulatedDevice }
 
     /// The app whose calls are bound to this task (or process) on this device; nil outside a binding.
-    public static var currentApp: App? { (KeychainBinding.current?.connection).flatMap { connection in current?.app(of: connection) } }
+    public static var currentApp: App? {
+        (KeychainBinding.current?.connection).flatMap { connection in current?.app(of: connection) }
+    }
 
     private func binding(for app: App) -> KeychainBinding {
         let connection = apps.withLock { table in

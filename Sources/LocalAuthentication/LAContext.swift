@@ -69,20 +69,27 @@ open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Se
 
     /// The current enrolled set's state.
     public var domainState: LADomainState {
-        _ = try? send(.laCanEvaluate, ["policy": .number(Int64(LAPolicy.deviceOwnerAuthenticationWithBiometrics.rawValue))])
-        return lock.withLock { LADomainState(biometry: .init(biometryType: lastEnrolled ? .faceID : .none, stateHash: lastDomainState)) }
+        _ = try? send(
+            .laCanEvaluate, ["policy": .number(Int64(LAPolicy.deviceOwnerAuthenticationWithBiometrics.rawValue))])
+        return lock.withLock {
+            LADomainState(biometry: .init(biometryType: lastEnrolled ? .faceID : .none, stateHash: lastDomainState))
+        }
     }
 
     /// Whether `policy` can be evaluated now (passcode set? biometry enrolled? locked out?), and why not.
     open func canEvaluatePolicy(_ policy: LAPolicy, error: UnsafeMutablePointer<NSError?>?) -> Bool {
         let failure: LAError?
-        do { failure = try send(.laCanEvaluate, ["policy": .number(Int64(policy.rawValue))]).failure } catch { failure = LAError(.biometryNotAvailable) }
+        do { failure = try send(.laCanEvaluate, ["policy": .number(Int64(policy.rawValue))]).failure } catch {
+            failure = LAError(.biometryNotAvailable)
+        }
         if let failure { error?.pointee = failure.nsError; return false }
         return true
     }
 
     /// Raises a prompt (unless this context or a recent biometric unlock covers it) and replies with its answer.
-    open func evaluatePolicy(_ policy: LAPolicy, localizedReason: String, reply: @escaping @Sendable (Bool, (any Error)?) -> Void) {
+    open func evaluatePolicy(
+        _ policy: LAPolicy, localizedReason: String, reply: @escaping @Sendable (Bool, (any Error)?) -> Void
+    ) {
         // The thread loses task-locals: it evaluates on the device bound where the call was made.
         let binding = KeychainBinding.current
         Thread.detachNewThread { [self] in
@@ -108,7 +115,9 @@ open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Se
 
     /// Ends this context: its evaluation no longer counts, and it cannot evaluate again (invalidContext).
     open func invalidate() {
-        let old = lock.withLock { () -> Data? in invalidated = true; defer { token = nil }; return token }
+        let old = lock.withLock { () -> Data? in
+            invalidated = true; defer { token = nil }; return token
+        }
         if let old { _ = try? send(.laInvalidate, ["token": .data(old)]) }
     }
 
@@ -125,8 +134,11 @@ open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Se
     /// What kSecUseAuthenticationContext carries to the engine: the evaluation, reuse duration, credential.
     public var authenticationContext: KeychainDictionary {
         lock.withLock {
-            var d: KeychainDictionary = [AuthenticationOptions.ContextKey.interactionNotAllowed: .bool(interactionNotAllowed),
-                                         AuthenticationOptions.ContextKey.reuseDuration: .number(Int64(touchIDAuthenticationAllowableReuseDuration))]
+            var d: KeychainDictionary = [
+                AuthenticationOptions.ContextKey.interactionNotAllowed: .bool(interactionNotAllowed),
+                AuthenticationOptions.ContextKey.reuseDuration: .number(
+                    Int64(touchIDAuthenticationAllowableReuseDuration)),
+            ]
             if let token { d[AuthenticationOptions.ContextKey.token] = .data(token) }
             if let credential { d[AuthenticationOptions.ContextKey.credential] = .data(credential) }
             return d
@@ -135,9 +147,11 @@ open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Se
 
     private func evaluate(_ policy: LAPolicy, _ reason: String) throws {
         if lock.withLock({ invalidated }) { throw LAError(.invalidContext) }
-        var args: KeychainDictionary = ["policy": .number(Int64(policy.rawValue)), "reason": .string(reason),
-                                        "interactionNotAllowed": .bool(interactionNotAllowed),
-                                        "reuseDuration": .number(Int64(touchIDAuthenticationAllowableReuseDuration))]
+        var args: KeychainDictionary = [
+            "policy": .number(Int64(policy.rawValue)), "reason": .string(reason),
+            "interactionNotAllowed": .bool(interactionNotAllowed),
+            "reuseDuration": .number(Int64(touchIDAuthenticationAllowableReuseDuration)),
+        ]
         if let token = lock.withLock({ token }) { args["token"] = .data(token) }
         let answer: Answer
         do { answer = try send(.laEvaluate, args) } catch { throw LAError(.systemCancel) }
@@ -152,15 +166,20 @@ open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Se
 
     private func send(_ command: ControlCommand, _ args: KeychainDictionary) throws(KeychainError) -> Answer {
         let connection: KeychainConnection
-        if let bound = KeychainBinding.current { connection = bound.connection } else {
-            connection = try KeychainConnection(vault: ClientEnvironment.defaultVault(), caller: ClientEnvironment.caller(), createIfMissing: true)
+        if let bound = KeychainBinding.current {
+            connection = bound.connection
+        } else {
+            connection = try KeychainConnection(
+                vault: ClientEnvironment.defaultVault(), caller: ClientEnvironment.caller(), createIfMissing: true)
         }
         let d = try connection.authentication(command, args)?.dictionaryValue ?? [:]
         lock.withLock {
             lastEnrolled = d["biometryEnrolled"] == .bool(true)
             lastDomainState = d["domainState"]?.dataValue
         }
-        let failure = d["success"] == .bool(true) ? nil : LAError(number: Int(d["laError"]?.numberValue ?? Int64(LAErrorNumber.authenticationFailed)))
+        let failure =
+            d["success"] == .bool(true)
+            ? nil : LAError(number: Int(d["laError"]?.numberValue ?? Int64(LAErrorNumber.authenticationFailed)))
         return Answer(failure: failure, token: d["token"]?.dataValue)
     }
 }

@@ -21,11 +21,16 @@ public struct EnvironmentSpec: Sendable, Equatable {
     }
 
     /// One `NAME=VALUE` (an `--env` argument; fuzz entry point with ``parseFile(_:)``).
-    public static func parseAssignment(_ text: String, line: Int? = nil) throws(ReferenceSyntaxError) -> (name: String, value: Value) {
-        guard let equals = text.firstIndex(of: "=") else { throw ReferenceSyntaxError(text, "expected NAME=VALUE", line: line) }
+    public static func parseAssignment(_ text: String, line: Int? = nil) throws(ReferenceSyntaxError) -> (
+        name: String, value: Value
+    ) {
+        guard let equals = text.firstIndex(of: "=") else {
+            throw ReferenceSyntaxError(text, "expected NAME=VALUE", line: line)
+        }
         let name = String(text[..<equals])
         guard isVariableName(name) else {
-            throw ReferenceSyntaxError(name, "not an environment variable name (letters, digits and _, not starting with a digit)", line: line)
+            throw ReferenceSyntaxError(
+                name, "not an environment variable name (letters, digits and _, not starting with a digit)", line: line)
         }
         let value = String(text[text.index(after: equals)...])
         guard value.hasPrefix(SecretReference.scheme) else { return (name, .literal(value)) }
@@ -44,7 +49,9 @@ public struct EnvironmentSpec: Sendable, Equatable {
             var line = rawLine.drop { $0 == " " || $0 == "\t" }
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("export ") { line = line.dropFirst("export ".count).drop { $0 == " " } }
-            guard let equals = line.firstIndex(of: "=") else { throw ReferenceSyntaxError(String(line), "expected NAME=VALUE", line: index + 1) }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ReferenceSyntaxError(String(line), "expected NAME=VALUE", line: index + 1)
+            }
             var value = line[line.index(after: equals)...]
             if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
                 value = value.dropFirst().dropLast()
@@ -56,8 +63,13 @@ public struct EnvironmentSpec: Sendable, Equatable {
 
     /// POSIX's portable names: what every shell can export.
     public static func isVariableName(_ name: String) -> Bool {
-        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
-        return name.utf8.allSatisfy { $0 == UInt8(ascii: "_") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
+        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            return false
+        }
+        return name.utf8.allSatisfy {
+            $0 == UInt8(ascii: "_") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0)
+                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+        }
     }
 }

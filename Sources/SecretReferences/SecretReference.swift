@@ -34,7 +34,8 @@ public struct SecretReference: Sendable, Hashable, CustomStringConvertible {
             let fragment = body[body.index(after: hash)...]
             if fragment.hasPrefix("kSec") {
                 guard fragment.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-                    throw ReferenceSyntaxError(text, "'#\(fragment)' is not an attribute constant such as #kSecAttrLabel")
+                    throw ReferenceSyntaxError(
+                        text, "'#\(fragment)' is not an attribute constant such as #kSecAttrLabel")
                 }
                 attribute = String(fragment)
                 body = body[..<hash]
@@ -42,7 +43,8 @@ public struct SecretReference: Sendable, Hashable, CustomStringConvertible {
         }
         let parts = body.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 3 else {
-            throw ReferenceSyntaxError(text, "expected kc://<class>/<group>/<item> (a '/' inside a name is written %2F)")
+            throw ReferenceSyntaxError(
+                text, "expected kc://<class>/<group>/<item> (a '/' inside a name is written %2F)")
         }
         // Every class with a table of its own (the identity join has no secret of its own to refer to).
         guard let classPart = parts.first, let schema = Schema.schema(for: String(classPart)), !schema.isVirtual else {
@@ -52,9 +54,12 @@ public struct SecretReference: Sendable, Hashable, CustomStringConvertible {
             throw ReferenceSyntaxError(text, "empty name (the empty string is written %)")
         }
         if let control = body.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
-            throw ReferenceSyntaxError(text, "control character U+\(String(control.value, radix: 16, uppercase: true)) in a name (write it %XX)")
+            throw ReferenceSyntaxError(
+                text,
+                "control character U+\(String(control.value, radix: 16, uppercase: true)) in a name (write it %XX)")
         }
-        return SecretReference(classCode: String(classPart), groupName: String(parts[1]), itemName: String(parts[2]), attribute: attribute)
+        return SecretReference(
+            classCode: String(classPart), groupName: String(parts[1]), itemName: String(parts[2]), attribute: attribute)
     }
 
     /// Memberwise; ``parse(_:)`` is the way in from text.

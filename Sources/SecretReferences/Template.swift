@@ -45,8 +45,9 @@ public struct Template: Sendable, Equatable {
                 continue
             }
             guard let close = pair(UInt8(ascii: "}"), from: inner) else {
-                throw ReferenceSyntaxError(string(open..<min(open + 80, bytes.count)), "unterminated {{ reference (no closing }})",
-                                           line: line(ofOffset: open, in: bytes))
+                throw ReferenceSyntaxError(
+                    string(open..<min(open + 80, bytes.count)), "unterminated {{ reference (no closing }})",
+                    line: line(ofOffset: open, in: bytes))
             }
             var end = close
             while end > inner, isBlank(bytes[end - 1]) { end -= 1 }

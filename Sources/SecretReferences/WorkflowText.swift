@@ -11,7 +11,9 @@ public enum WorkflowText {
     static func checkSize(_ text: String, kind: String) throws(ReferenceSyntaxError) {
         let size = text.utf8.count
         guard size <= maximumSize else {
-            throw ReferenceSyntaxError(String(text.prefix(40)) + "…", "the \(kind) is \(size) bytes, more than the limit of 1 MiB (\(maximumSize) bytes)")
+            throw ReferenceSyntaxError(
+                String(text.prefix(40)) + "…",
+                "the \(kind) is \(size) bytes, more than the limit of 1 MiB (\(maximumSize) bytes)")
         }
     }
 }

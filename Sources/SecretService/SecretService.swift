@@ -15,25 +15,34 @@ public final class SecretService: Sendable {
 
     /// Starts serving `keychain`. `privateBus`: start a dbus-daemon of its own (for `vault`) instead of
     /// joining DBUS_SESSION_BUS_ADDRESS; `replace`: take the name over from another owner.
-    public init(keychain: Keychain, accessPolicy: AccessPolicy, audit: AuditLog?, enforcesAccess: Bool,
-                privateBus wantsPrivateBus: Bool, replace: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) throws(BusError) {
+    public init(
+        keychain: Keychain, accessPolicy: AccessPolicy, audit: AuditLog?, enforcesAccess: Bool,
+        privateBus wantsPrivateBus: Bool, replace: Bool,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(BusError) {
         let bus = try wantsPrivateBus ? PrivateBus(vault: keychain.vault) : nil
         let address: String
         if let bus {
             address = bus.address
         } else if let session = environment["DBUS_SESSION_BUS_ADDRESS"], !session.isEmpty {
             address = session
-        } else if let runtime = environment["XDG_RUNTIME_DIR"], FileManager.default.fileExists(atPath: runtime + "/bus") {
+        } else if let runtime = environment["XDG_RUNTIME_DIR"], FileManager.default.fileExists(atPath: runtime + "/bus")
+        {
             address = "unix:path=" + runtime + "/bus"
         } else {
-            throw BusError.failed("no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): pass --private-bus to start one")
+            throw BusError.failed(
+                "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): pass --private-bus to start one")
         }
         do throws(BusError) {
             let connection = try BusConnection(address: address)
-            let objects = ServiceObjects(keychain: keychain, accessPolicy: accessPolicy, audit: audit, enforcesAccess: enforcesAccess, connection: connection)
+            let objects = ServiceObjects(
+                keychain: keychain, accessPolicy: accessPolicy, audit: audit, enforcesAccess: enforcesAccess,
+                connection: connection)
             do throws(BusError) {
-                try connection.serve(prefix: ObjectPath.root, as: Self.busName, replace: replace, handler: { call, _ in objects.handle(call) },
-                                     peerGone: { objects.peerGone($0) })
+                try connection.serve(
+                    prefix: ObjectPath.root, as: Self.busName, replace: replace,
+                    handler: { call, _ in objects.handle(call) },
+                    peerGone: { objects.peerGone($0) })
             } catch {
                 connection.stop()
                 throw error

@@ -53,7 +53,8 @@ enum CFBridge {
         let description = cfString(message)
         var keys: [UnsafeRawPointer?] = [UnsafeRawPointer(Unmanaged.passUnretained(kCFErrorDescriptionKey).toOpaque())]
         var values: [UnsafeRawPointer?] = [UnsafeRawPointer(Unmanaged.passUnretained(description).toOpaque())]
-        return CFErrorCreateWithUserInfoKeysAndValues(nil, CoreFoundation.kCFErrorDomainOSStatus, CFIndex(status), &keys, &values, 1)
+        return CFErrorCreateWithUserInfoKeysAndValues(
+            nil, CoreFoundation.kCFErrorDomainOSStatus, CFIndex(status), &keys, &values, 1)
     }
 
     /// Stores a new error in an Apple-style `error` out-parameter.
@@ -80,14 +81,21 @@ enum CFBridge {
         CFDictionaryGetKeysAndValues(dictionary, &keys, &values)
         let result = NSMutableDictionary()
         for (key, value) in zip(keys, values) {
-            guard let key, let value, CoreFoundation.CFGetTypeID(Unmanaged<AnyObject>.fromOpaque(key).takeUnretainedValue()) == CFStringGetTypeID() else { continue }
+            guard let key, let value,
+                CoreFoundation.CFGetTypeID(Unmanaged<AnyObject>.fromOpaque(key).takeUnretainedValue())
+                    == CFStringGetTypeID()
+            else { continue }
             let name = string(Unmanaged<CoreFoundation.CFString>.fromOpaque(key).takeUnretainedValue())
             switch CoreFoundation.CFGetTypeID(Unmanaged<AnyObject>.fromOpaque(value).takeUnretainedValue()) {
-            case CFStringGetTypeID(): result[name] = string(Unmanaged<CoreFoundation.CFString>.fromOpaque(value).takeUnretainedValue())
-            case CFBooleanGetTypeID(): result[name] = CFBooleanGetValue(Unmanaged<CoreFoundation.CFBoolean>.fromOpaque(value).takeUnretainedValue())
+            case CFStringGetTypeID():
+                result[name] = string(Unmanaged<CoreFoundation.CFString>.fromOpaque(value).takeUnretainedValue())
+            case CFBooleanGetTypeID():
+                result[name] = CFBooleanGetValue(
+                    Unmanaged<CoreFoundation.CFBoolean>.fromOpaque(value).takeUnretainedValue())
             case CFNumberGetTypeID():
                 var number: Int64 = 0
-                CFNumberGetValue(Unmanaged<CoreFoundation.CFNumber>.fromOpaque(value).takeUnretainedValue(), .sInt64Type, &number)
+                CFNumberGetValue(
+                    Unmanaged<CoreFoundation.CFNumber>.fromOpaque(value).takeUnretainedValue(), .sInt64Type, &number)
                 result[name] = number
             default: continue
             }

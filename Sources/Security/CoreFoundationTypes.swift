@@ -33,7 +33,8 @@ public typealias OSStatus = KeychainModel.OSStatus
 // value; a file that does not (the usual case) gets these.
 
 /// The default allocator (NULL, as in CoreFoundation); allocators are accepted and ignored here.
-@_disfavoredOverload public nonisolated(unsafe) let kCFAllocatorDefault: CFAllocator! = CoreFoundation.kCFAllocatorDefault
+@_disfavoredOverload public nonisolated(unsafe) let kCFAllocatorDefault: CFAllocator! = CoreFoundation
+    .kCFAllocatorDefault
 /// `true` as a CFBoolean.
 @_disfavoredOverload public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
 /// `false` as a CFBoolean.
@@ -43,7 +44,8 @@ public typealias OSStatus = KeychainModel.OSStatus
 /// The Info.plist key of the bundle identifier (`Bundle.main.infoDictionary?[kCFBundleIdentifierKey as String]`).
 @_disfavoredOverload public nonisolated(unsafe) let kCFBundleIdentifierKey: CFString! = "CFBundleIdentifier"
 /// The userInfo key of an error's description.
-@_disfavoredOverload public nonisolated(unsafe) let kCFErrorLocalizedDescriptionKey: CFString! = "NSLocalizedDescription"
+@_disfavoredOverload public nonisolated(unsafe) let kCFErrorLocalizedDescriptionKey: CFString! =
+    "NSLocalizedDescription"
 /// Success.
 public let noErr: OSStatus = 0
 

@@ -33,7 +33,9 @@ enum DigestKind: String, Equatable, CaseIterable {
         var length: UInt32 = 0
         let ok = output.withUnsafeMutableBytes { out in
             data.withUnsafeBytes { input in
-                EVP_Digest(input.baseAddress, input.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self), &length, md, nil)
+                EVP_Digest(
+                    input.baseAddress, input.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self), &length, md,
+                    nil)
             }
         }
         precondition(ok == 1 && Int(length) == size, "libcrypto failed to hash")

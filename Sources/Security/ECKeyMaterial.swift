@@ -5,7 +5,8 @@ import Foundation
 /// 04‖X‖Y, private 04‖X‖Y‖K.
 enum ECKeyMaterial: Sendable {
     case p256Public(P256.Signing.PublicKey), p384Public(P384.Signing.PublicKey), p521Public(P521.Signing.PublicKey)
-    case p256Private(P256.Signing.PrivateKey), p384Private(P384.Signing.PrivateKey), p521Private(P521.Signing.PrivateKey)
+    case p256Private(P256.Signing.PrivateKey), p384Private(P384.Signing.PrivateKey), p521Private(
+        P521.Signing.PrivateKey)
 
     /// The curves' coordinate sizes in bytes (Apple's block sizes), by key size in bits.
     static let coordinateBytes: [Int: Int] = [256: 32, 384: 48, 521: 66]
@@ -92,16 +93,24 @@ enum ECKeyMaterial: Sendable {
             case .p521Private(let k): return try k.signature(for: d).derRepresentation
             default: throw KeyFailure(errSecParam, "a public key cannot sign")
             }
-        } catch let failure as KeyFailure { throw failure } catch { throw KeyFailure(errSecInternal, "ECDSA signing failed: \(error)") }
+        } catch let failure as KeyFailure { throw failure } catch {
+            throw KeyFailure(errSecInternal, "ECDSA signing failed: \(error)")
+        }
     }
 
     /// Whether `der` is a valid ECDSA signature of `digest`.
     func verify(digest: Data, der: Data) -> Bool {
         let d = RawDigest(digest)
         switch publicKey {
-        case .p256Public(let k): return (try? P256.Signing.ECDSASignature(derRepresentation: der)).map { k.isValidSignature($0, for: d) } ?? false
-        case .p384Public(let k): return (try? P384.Signing.ECDSASignature(derRepresentation: der)).map { k.isValidSignature($0, for: d) } ?? false
-        case .p521Public(let k): return (try? P521.Signing.ECDSASignature(derRepresentation: der)).map { k.isValidSignature($0, for: d) } ?? false
+        case .p256Public(let k):
+            return (try? P256.Signing.ECDSASignature(derRepresentation: der)).map { k.isValidSignature($0, for: d) }
+                ?? false
+        case .p384Public(let k):
+            return (try? P384.Signing.ECDSASignature(derRepresentation: der)).map { k.isValidSignature($0, for: d) }
+                ?? false
+        case .p521Public(let k):
+            return (try? P521.Signing.ECDSASignature(derRepresentation: der)).map { k.isValidSignature($0, for: d) }
+                ?? false
         default: return false
         }
     }
@@ -112,17 +121,22 @@ enum ECKeyMaterial: Sendable {
             switch (self, peer.publicKey) {
             case (.p256Private(let k), .p256Public(let p)):
                 return try P256.KeyAgreement.PrivateKey(rawRepresentation: k.rawRepresentation)
-                    .sharedSecretFromKeyAgreement(with: .init(x963Representation: p.x963Representation)).withUnsafeBytes { Data($0) }
+                    .sharedSecretFromKeyAgreement(with: .init(x963Representation: p.x963Representation)).withUnsafeBytes
+                { Data($0) }
             case (.p384Private(let k), .p384Public(let p)):
                 return try P384.KeyAgreement.PrivateKey(rawRepresentation: k.rawRepresentation)
-                    .sharedSecretFromKeyAgreement(with: .init(x963Representation: p.x963Representation)).withUnsafeBytes { Data($0) }
+                    .sharedSecretFromKeyAgreement(with: .init(x963Representation: p.x963Representation)).withUnsafeBytes
+                { Data($0) }
             case (.p521Private(let k), .p521Public(let p)):
                 return try P521.KeyAgreement.PrivateKey(rawRepresentation: k.rawRepresentation)
-                    .sharedSecretFromKeyAgreement(with: .init(x963Representation: p.x963Representation)).withUnsafeBytes { Data($0) }
+                    .sharedSecretFromKeyAgreement(with: .init(x963Representation: p.x963Representation)).withUnsafeBytes
+                { Data($0) }
             default:
                 throw KeyFailure(errSecParam, "key exchange needs a private key and a public key on the same curve")
             }
-        } catch let failure as KeyFailure { throw failure } catch { throw KeyFailure(errSecParam, "ECDH failed: \(error)") }
+        } catch let failure as KeyFailure { throw failure } catch {
+            throw KeyFailure(errSecParam, "ECDH failed: \(error)")
+        }
     }
 }
 
@@ -132,7 +146,9 @@ struct RawDigest: Digest {
     static var byteCount: Int { 0 }
     let bytes: [UInt8]
     init(_ data: Data) { bytes = [UInt8](data) }
-    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try bytes.withUnsafeBytes(body) }
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBytes(body)
+    }
     func makeIterator() -> IndexingIterator<[UInt8]> { bytes.makeIterator() }
     var description: String { "RawDigest(\(bytes.count) bytes)" }
 }

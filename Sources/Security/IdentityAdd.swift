@@ -10,16 +10,20 @@ import KeychainModel
 enum IdentityAdd {
     /// The SecIdentity a SecItemAdd dictionary adds, if it adds one.
     static func identity(in dictionary: NSDictionary) -> SecIdentity? {
-        for (key, value) in dictionary where (key as? String) == QueryKey.valueRef || (key as? NSString).map(String.init) == QueryKey.valueRef {
+        for (key, value) in dictionary
+        where (key as? String) == QueryKey.valueRef || (key as? NSString).map(String.init) == QueryKey.valueRef {
             return value as? SecIdentity
         }
         return nil
     }
 
     /// Adds both halves; the result, if the call asked for one, describes the identity.
-    static func add(_ identity: SecIdentity, _ attributes: NSDictionary, _ connection: KeychainConnection) throws(KeychainError) -> (KeychainValue?, KeychainDictionary) {
+    static func add(_ identity: SecIdentity, _ attributes: NSDictionary, _ connection: KeychainConnection)
+        throws(KeychainError) -> (KeychainValue?, KeychainDictionary)
+    {
         let rest = attributes.mutableCopy() as! NSMutableDictionary
-        for key in rest.allKeys where (key as? String) == QueryKey.valueRef || (key as? NSString).map(String.init) == QueryKey.valueRef {
+        for key in rest.allKeys
+        where (key as? String) == QueryKey.valueRef || (key as? NSString).map(String.init) == QueryKey.valueRef {
             rest.removeObject(forKey: key)
         }
         var given = try ValueBridge.dictionary(rest, forAdd: true)
@@ -34,7 +38,8 @@ enum IdentityAdd {
         var key = half(given, Schema.key)
         try RefObjectBridge.expand(&key, identity.privateKey, forAdd: true)
         guard let issuer = identity.certificate.attributes[Attributes.issuer.code],
-              let serial = identity.certificate.attributes[Attributes.serialNumber.code] else {
+            let serial = identity.certificate.attributes[Attributes.serialNumber.code]
+        else {
             throw KeychainError(SecStatus.param, "the identity's certificate has no issuer and serial number")
         }
 

@@ -73,12 +73,15 @@ enum KeyAlgorithmSpec: Equatable {
             case ["raw"]: self = .rsaEncryption(padding: .raw, aesGCM: false)
             case ["PKCS1"]: self = .rsaEncryption(padding: .pkcs1, aesGCM: false)
             default:
-                guard rest.first == "OAEP", let digest = hash(1), rest.count == 2 || (rest.count == 3 && rest[2] == "AESGCM") else { return nil }
+                guard rest.first == "OAEP", let digest = hash(1),
+                    rest.count == 2 || (rest.count == 3 && rest[2] == "AESGCM")
+                else { return nil }
                 self = .rsaEncryption(padding: .oaep(digest), aesGCM: rest.count == 3)
             }
         case ("encrypt", "ECIES"):
             guard rest.count == 4, ["ECDH", "ECDHC"].contains(rest[0]), rest[1] == "KDFX963", let digest = hash(2),
-                  ["AESGCM", "AESGCM-KDFIV"].contains(rest[3]) else { return nil }
+                ["AESGCM", "AESGCM-KDFIV"].contains(rest[3])
+            else { return nil }
             let variableIV = rest[3] == "AESGCM-KDFIV"
             if variableIV, digest == .sha1 { return nil }  // Apple defines no SHA-1 variable-IV variant
             self = .ecies(cofactor: rest[0] == "ECDHC", hash: digest, variableIV: variableIV)

@@ -16,21 +16,30 @@ enum KeyMaterial: Sendable {
     /// The key `data` stands for, by the type, class and token of `attributes`; nil if it is none.
     /// `authenticationContext`: the LAContext the key was made or found with (kSecUseAuthenticationContext),
     /// which a Secure Enclave key's operations carry to the engine.
-    init?(attributes: KeychainDictionary, data: Data, persistentRef: Data?, authenticationContext: (any SecAuthenticationContextProviding)? = nil) {
-        let type = Self.integer(attributes[Attributes.keyType.code]), keyClass = Self.integer(attributes[Attributes.keyClass.code])
+    init?(
+        attributes: KeychainDictionary, data: Data, persistentRef: Data?,
+        authenticationContext: (any SecAuthenticationContextProviding)? = nil
+    ) {
+        let type = Self.integer(attributes[Attributes.keyType.code]),
+            keyClass = Self.integer(attributes[Attributes.keyClass.code])
         guard keyClass == Self.publicClass || keyClass == Self.privateClass else { return nil }
         let isPrivate = keyClass == Self.privateClass
         if attributes[Attributes.tokenID.code] == .string(SecureEnclaveBlob.tokenID) {
             guard isPrivate, let publicBytes = SecureEnclaveBlob.publicKey(of: data),
-                  let publicKey = ECKeyMaterial(x963: publicBytes, isPrivate: false) else { return nil }
-            self = .secureEnclave(SecureEnclaveKey(blob: data, publicKey: publicKey, persistentRef: persistentRef,
-                                                   accessibility: attributes[Attributes.accessible.code]?.stringValue,
-                                                   authenticationContext: authenticationContext))
+                let publicKey = ECKeyMaterial(x963: publicBytes, isPrivate: false)
+            else { return nil }
+            self = .secureEnclave(
+                SecureEnclaveKey(
+                    blob: data, publicKey: publicKey, persistentRef: persistentRef,
+                    accessibility: attributes[Attributes.accessible.code]?.stringValue,
+                    authenticationContext: authenticationContext))
             return
         }
         switch type {
-        case Self.ecType: guard let key = ECKeyMaterial(x963: data, isPrivate: isPrivate) else { return nil }; self = .ec(key)
-        case Self.rsaType: guard let key = RSAKeyMaterial(pkcs1: data, isPrivate: isPrivate) else { return nil }; self = .rsa(key)
+        case Self.ecType:
+            guard let key = ECKeyMaterial(x963: data, isPrivate: isPrivate) else { return nil }; self = .ec(key)
+        case Self.rsaType:
+            guard let key = RSAKeyMaterial(pkcs1: data, isPrivate: isPrivate) else { return nil }; self = .rsa(key)
         default: return nil
         }
     }
@@ -99,9 +108,11 @@ enum KeyMaterial: Sendable {
 
     /// The attributes that say what the bytes are: class, type and sizes.
     var describingAttributes: KeychainDictionary {
-        [Attributes.keyClass.code: .number(isPrivate ? Self.privateClass : Self.publicClass),
-         Attributes.keyType.code: .number(kind == .ec ? Self.ecType : Self.rsaType),
-         Attributes.keySizeInBits.code: .number(Int64(bits)), Attributes.effectiveKeySize.code: .number(Int64(bits))]
+        [
+            Attributes.keyClass.code: .number(isPrivate ? Self.privateClass : Self.publicClass),
+            Attributes.keyType.code: .number(kind == .ec ? Self.ecType : Self.rsaType),
+            Attributes.keySizeInBits.code: .number(Int64(bits)), Attributes.effectiveKeySize.code: .number(Int64(bits)),
+        ]
     }
 
     /// The public key's bytes as a certificate holds them, whose SHA-1 is kSecAttrApplicationLabel.

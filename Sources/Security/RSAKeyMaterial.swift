@@ -20,12 +20,17 @@ final class RSAKeyMaterial: @unchecked Sendable {
 
     /// A new key of `bits` with exponent 65537.
     static func generate(bits: Int) throws(KeyFailure) -> RSAKeyMaterial {
-        guard allowedBits.contains(bits) else { throw KeyFailure(errSecKeySizeNotAllowed, "RSA keys are 512 to 8192 bits, not \(bits)") }
-        guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nil) else { throw KeyFailure(errSecInternal, "libcrypto: no RSA context") }
+        guard allowedBits.contains(bits) else {
+            throw KeyFailure(errSecKeySizeNotAllowed, "RSA keys are 512 to 8192 bits, not \(bits)")
+        }
+        guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nil) else {
+            throw KeyFailure(errSecInternal, "libcrypto: no RSA context")
+        }
         defer { EVP_PKEY_CTX_free(ctx) }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen_init(ctx) == 1, EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, Int32(bits)) == 1,
-              EVP_PKEY_generate(ctx, &key) == 1, let key else { throw KeyFailure(errSecInternal, "libcrypto: RSA key generation failed") }
+            EVP_PKEY_generate(ctx, &key) == 1, let key
+        else { throw KeyFailure(errSecInternal, "libcrypto: RSA key generation failed") }
         return RSAKeyMaterial(key, isPrivate: true)
     }
 
@@ -33,7 +38,9 @@ final class RSAKeyMaterial: @unchecked Sendable {
     init?(pkcs1 data: Data, isPrivate: Bool) {
         let parsed: OpaquePointer? = data.withUnsafeBytes { raw in
             var cursor: UnsafePointer<UInt8>? = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            return isPrivate ? d2i_PrivateKey(EVP_PKEY_RSA, nil, &cursor, raw.count) : d2i_PublicKey(EVP_PKEY_RSA, nil, &cursor, raw.count)
+            return isPrivate
+                ? d2i_PrivateKey(EVP_PKEY_RSA, nil, &cursor, raw.count)
+                : d2i_PublicKey(EVP_PKEY_RSA, nil, &cursor, raw.count)
         }
         guard let parsed else { ERR_clear_error(); return nil }
         pkey = parsed
@@ -69,7 +76,8 @@ final class RSAKeyMaterial: @unchecked Sendable {
         case .raw: return try crypt(digest, decrypting: true, pad: RSA_NO_PADDING, md: nil, raw: true)
         default: break
         }
-        return try run(init: { EVP_PKEY_sign_init($0) }, digest, configure: { ctx in configure(ctx, padding) }) { ctx, out, outLength, input, inLength in
+        return try run(init: { EVP_PKEY_sign_init($0) }, digest, configure: { ctx in configure(ctx, padding) }) {
+            ctx, out, outLength, input, inLength in
             EVP_PKEY_sign(ctx, out, outLength, input, inLength)
         }
     }
@@ -78,7 +86,9 @@ final class RSAKeyMaterial: @unchecked Sendable {
     func verify(digest: Data, signature: Data, padding: KeyAlgorithmSpec.RSASignaturePadding) -> Bool {
         if case .raw = padding {
             // Apple: the public operation's result, leading zeros skipped, must equal the input.
-            guard let block = try? crypt(signature, decrypting: false, pad: RSA_NO_PADDING, md: nil, raw: true) else { return false }
+            guard let block = try? crypt(signature, decrypting: false, pad: RSA_NO_PADDING, md: nil, raw: true) else {
+                return false
+            }
             return Data(block.drop(while: { $0 == 0 })) == Data(digest.drop(while: { $0 == 0 }))
         }
         guard let ctx = EVP_PKEY_CTX_new(pkey, nil) else { return false }
@@ -86,7 +96,9 @@ final class RSAKeyMaterial: @unchecked Sendable {
         guard EVP_PKEY_verify_init(ctx) == 1, configure(ctx, padding) else { return false }
         let result = signature.withUnsafeBytes { s in
             digest.withUnsafeBytes { d in
-                EVP_PKEY_verify(ctx, s.baseAddress?.assumingMemoryBound(to: UInt8.self), s.count, d.baseAddress?.assumingMemoryBound(to: UInt8.self), d.count)
+                EVP_PKEY_verify(
+                    ctx, s.baseAddress?.assumingMemoryBound(to: UInt8.self), s.count,
+                    d.baseAddress?.assumingMemoryBound(to: UInt8.self), d.count)
             }
         }
         ERR_clear_error()
@@ -114,20 +126,34 @@ final class RSAKeyMaterial: @unchecked Sendable {
     }
 
     /// Raw RSA takes a block of the modulus' size: shorter input is left-padded with zeros, as Apple does.
-    private func crypt(_ data: Data, decrypting: Bool, pad: Int32, md: OpaquePointer?, raw: Bool) throws(KeyFailure) -> Data {
+    private func crypt(_ data: Data, decrypting: Bool, pad: Int32, md: OpaquePointer?, raw: Bool) throws(KeyFailure)
+        -> Data
+    {
         var input = data
         if raw {
-            guard data.count <= blockSize else { throw KeyFailure(errSecParam, "input of \(data.count) bytes is longer than the \(blockSize)-byte modulus") }
+            guard data.count <= blockSize else {
+                throw KeyFailure(
+                    errSecParam, "input of \(data.count) bytes is longer than the \(blockSize)-byte modulus")
+            }
             input = Data(count: blockSize - data.count) + data
         }
         // The private operation is a decryption, the public one an encryption (raw signing and verifying too).
-        let initialize: (OpaquePointer?) -> Int32 = { decrypting ? EVP_PKEY_decrypt_init($0) : EVP_PKEY_encrypt_init($0) }
-        return try run(init: initialize, input, configure: { ctx in
-            guard EVP_PKEY_CTX_set_rsa_padding(ctx, pad) == 1 else { return false }
-            if let md { return EVP_PKEY_CTX_set_rsa_oaep_md(ctx, md) == 1 && EVP_PKEY_CTX_set_rsa_mgf1_md(ctx, md) == 1 }
-            return true
-        }) { ctx, out, outLength, input, inLength in
-            decrypting ? EVP_PKEY_decrypt(ctx, out, outLength, input, inLength) : EVP_PKEY_encrypt(ctx, out, outLength, input, inLength)
+        let initialize: (OpaquePointer?) -> Int32 = {
+            decrypting ? EVP_PKEY_decrypt_init($0) : EVP_PKEY_encrypt_init($0)
+        }
+        return try run(
+            init: initialize, input,
+            configure: { ctx in
+                guard EVP_PKEY_CTX_set_rsa_padding(ctx, pad) == 1 else { return false }
+                if let md {
+                    return EVP_PKEY_CTX_set_rsa_oaep_md(ctx, md) == 1 && EVP_PKEY_CTX_set_rsa_mgf1_md(ctx, md) == 1
+                }
+                return true
+            }
+        ) { ctx, out, outLength, input, inLength in
+            decrypting
+                ? EVP_PKEY_decrypt(ctx, out, outLength, input, inLength)
+                : EVP_PKEY_encrypt(ctx, out, outLength, input, inLength)
         }
     }
 
@@ -138,15 +164,21 @@ final class RSAKeyMaterial: @unchecked Sendable {
             guard EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PADDING) == 1 else { return false }
             return digest.map { EVP_PKEY_CTX_set_signature_md(ctx, $0.md) == 1 } ?? true
         case .pss(let digest):
-            return EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PSS_PADDING) == 1 && EVP_PKEY_CTX_set_signature_md(ctx, digest.md) == 1
-                && EVP_PKEY_CTX_set_rsa_mgf1_md(ctx, digest.md) == 1 && EVP_PKEY_CTX_set_rsa_pss_saltlen(ctx, Int32(digest.size)) == 1
+            return EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_PSS_PADDING) == 1
+                && EVP_PKEY_CTX_set_signature_md(ctx, digest.md) == 1
+                && EVP_PKEY_CTX_set_rsa_mgf1_md(ctx, digest.md) == 1
+                && EVP_PKEY_CTX_set_rsa_pss_saltlen(ctx, Int32(digest.size)) == 1
         }
     }
 
-    private typealias Operation = (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int>, UnsafePointer<UInt8>?, Int) -> Int32
+    private typealias Operation = (
+        OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int>, UnsafePointer<UInt8>?, Int
+    ) -> Int32
 
-    private func run(init initialize: (OpaquePointer?) -> Int32, _ input: Data, configure: (OpaquePointer?) -> Bool,
-                     _ operation: Operation) throws(KeyFailure) -> Data {
+    private func run(
+        init initialize: (OpaquePointer?) -> Int32, _ input: Data, configure: (OpaquePointer?) -> Bool,
+        _ operation: Operation
+    ) throws(KeyFailure) -> Data {
         guard let ctx = EVP_PKEY_CTX_new(pkey, nil) else { throw KeyFailure(errSecInternal, "libcrypto: no context") }
         defer { EVP_PKEY_CTX_free(ctx) }
         guard initialize(ctx) == 1, configure(ctx) else {
@@ -158,13 +190,17 @@ final class RSAKeyMaterial: @unchecked Sendable {
             let bytes = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
             guard operation(ctx, nil, &length, bytes, raw.count) == 1 else { return nil }
             var output = Data(count: length)
-            let status = output.withUnsafeMutableBytes { operation(ctx, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), &length, bytes, raw.count) }
+            let status = output.withUnsafeMutableBytes {
+                operation(ctx, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), &length, bytes, raw.count)
+            }
             return status == 1 ? output.prefix(length) : nil
         }
         guard let result else {
             let code = ERR_get_error()
             ERR_clear_error()
-            throw KeyFailure(errSecParam, "RSA operation failed: wrong input size or padding (libcrypto error \(String(code, radix: 16)))")
+            throw KeyFailure(
+                errSecParam,
+                "RSA operation failed: wrong input size or padding (libcrypto error \(String(code, radix: 16)))")
         }
         return Data(result)
     }

@@ -22,10 +22,14 @@ extension SecKey: Hashable {
     /// are withheld (not extractable) are equal when they are the same keychain item.
     public static func == (lhs: SecKey, rhs: SecKey) -> Bool {
         if lhs === rhs { return true }
-        guard let left = lhs.keyData, let right = rhs.keyData else { return lhs.persistentRef != nil && lhs.persistentRef == rhs.persistentRef }
+        guard let left = lhs.keyData, let right = rhs.keyData else {
+            return lhs.persistentRef != nil && lhs.persistentRef == rhs.persistentRef
+        }
         let type = Attributes.keyType.code, keyClass = Attributes.keyClass.code
         // Type and class may be held as numbers or as their raw strings ("73").
-        func same(_ code: String) -> Bool { KeyMaterial.integer(lhs.attributes[code]) == KeyMaterial.integer(rhs.attributes[code]) }
+        func same(_ code: String) -> Bool {
+            KeyMaterial.integer(lhs.attributes[code]) == KeyMaterial.integer(rhs.attributes[code])
+        }
         return left == right && same(type) && same(keyClass)
     }
     public func hash(into hasher: inout Hasher) { hasher.combine(keyData ?? persistentRef) }

@@ -9,18 +9,27 @@ import KeychainModel
 enum RefObjectBridge {
     /// The object an engine description stands for; nil if it describes none. `authenticationContext`: the
     /// call's kSecUseAuthenticationContext, which a key keeps for its operations (as Apple's key refs do).
-    static func object(_ description: KeychainValue, authenticationContext: (any SecAuthenticationContextProviding)? = nil) -> AnyObject? {
-        guard case .dictionary(var d) = description, let classCode = d.removeValue(forKey: QueryKey.class)?.stringValue else { return nil }
+    static func object(
+        _ description: KeychainValue, authenticationContext: (any SecAuthenticationContextProviding)? = nil
+    ) -> AnyObject? {
+        guard case .dictionary(var d) = description, let classCode = d.removeValue(forKey: QueryKey.class)?.stringValue
+        else { return nil }
         let persistentRef = d.removeValue(forKey: QueryKey.valuePersistentRef)?.dataValue
         let data = d.removeValue(forKey: QueryKey.valueData)?.dataValue
         switch classCode {
         case Schema.key.code:
-            return SecKey(attributes: d, keyData: data, persistentRef: persistentRef, authenticationContext: authenticationContext)
+            return SecKey(
+                attributes: d, keyData: data, persistentRef: persistentRef, authenticationContext: authenticationContext
+            )
         case Schema.certificate.code:
             return SecCertificate(der: data ?? Data(), attributes: d, persistentRef: persistentRef)
         case Schema.identity.code:
-            guard let certificate = d[ResultBuilder.IdentityHalf.certificate].flatMap({ object($0) }) as? SecCertificate,
-                  let key = d[ResultBuilder.IdentityHalf.key].flatMap({ object($0, authenticationContext: authenticationContext) }) as? SecKey else { return nil }
+            guard
+                let certificate = d[ResultBuilder.IdentityHalf.certificate].flatMap({ object($0) }) as? SecCertificate,
+                let key = d[ResultBuilder.IdentityHalf.key].flatMap({
+                    object($0, authenticationContext: authenticationContext)
+                }) as? SecKey
+            else { return nil }
             return SecIdentity(certificate: certificate, privateKey: key, persistentRef: persistentRef)
         default:
             return nil
@@ -37,7 +46,9 @@ enum RefObjectBridge {
         case let identity as SecIdentity: reference = identity.certificate.persistentRef
         default: return nil
         }
-        guard let reference else { throw KeychainError(SecStatus.param, "a kSecMatchItemList object is in no keychain") }
+        guard let reference else {
+            throw KeychainError(SecStatus.param, "a kSecMatchItemList object is in no keychain")
+        }
         return .data(reference)
     }
 
@@ -60,8 +71,11 @@ enum RefObjectBridge {
             } else if let ref = certificate.persistentRef {
                 dictionary[QueryKey.valuePersistentRef] = .data(ref)
             } else {
-                guard let issuer = certificate.attributes[Attributes.issuer.code], let serial = certificate.attributes[Attributes.serialNumber.code] else {
-                    throw KeychainError(SecStatus.param, "the certificate has no issuer and serial number to name its item by")
+                guard let issuer = certificate.attributes[Attributes.issuer.code],
+                    let serial = certificate.attributes[Attributes.serialNumber.code]
+                else {
+                    throw KeychainError(
+                        SecStatus.param, "the certificate has no issuer and serial number to name its item by")
                 }
                 dictionary[Attributes.issuer.code] = issuer
                 dictionary[Attributes.serialNumber.code] = serial
@@ -69,20 +83,29 @@ enum RefObjectBridge {
         case let key as SecKey:
             try setClass(Schema.key.code)
             if forAdd {
-                guard let data = key.keyData else { throw KeychainError(SecStatus.param, "the key's bytes are not available to add") }
+                guard let data = key.keyData else {
+                    throw KeychainError(SecStatus.param, "the key's bytes are not available to add")
+                }
                 dictionary[QueryKey.valueData] = .data(data)
                 // What the bytes are: the key class and the attributes the schema marks as describing the value.
-                let describing = Schema.key.attributes.filter { $0 == Attributes.keyClass || $0.flags.contains(.describesValue) }
-                for attribute in describing where dictionary[attribute.code] == nil { dictionary[attribute.code] = key.attributes[attribute.code] }
+                let describing = Schema.key.attributes.filter {
+                    $0 == Attributes.keyClass || $0.flags.contains(.describesValue)
+                }
+                for attribute in describing where dictionary[attribute.code] == nil {
+                    dictionary[attribute.code] = key.attributes[attribute.code]
+                }
                 // A Secure Enclave key's bytes are its blob: it stays a token key, never extractable.
                 if key.material?.isToken == true {
                     dictionary[Attributes.tokenID.code] = .string(SecureEnclaveBlob.tokenID)
                     dictionary[Attributes.isExtractable.code] = .number(0)
-                    dictionary[Attributes.accessible.code] = dictionary[Attributes.accessible.code] ?? key.attributes[Attributes.accessible.code]
+                    dictionary[Attributes.accessible.code] =
+                        dictionary[Attributes.accessible.code] ?? key.attributes[Attributes.accessible.code]
                 }
             } else {
                 // A key made from data is in no keychain; matching on its class alone would reach every key.
-                guard let ref = key.persistentRef else { throw KeychainError(SecStatus.itemNotFound, "the kSecValueRef object is in no keychain") }
+                guard let ref = key.persistentRef else {
+                    throw KeychainError(SecStatus.itemNotFound, "the kSecValueRef object is in no keychain")
+                }
                 dictionary[QueryKey.valuePersistentRef] = .data(ref)
             }
         case let identity as SecIdentity:

@@ -40,7 +40,9 @@ public func SecAccessControlCreateWithFlags(
     _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecAccessControl? {
-    guard let raw = (protection as? String) ?? (protection as? NSString).map({ String($0) }), Accessibility(rawValue: raw) != nil else {
+    guard let raw = (protection as? String) ?? (protection as? NSString).map({ String($0) }),
+        Accessibility(rawValue: raw) != nil
+    else {
         CFBridge.report(SecStatus.param, "invalid protection class for access control", to: error)
         return nil
     }

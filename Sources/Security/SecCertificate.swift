@@ -33,11 +33,15 @@ public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData {
 /// compute with (EC P-256/384/521 and RSA are read).
 public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
     guard let key = CertificateInterpreter.publicKey(of: certificate.der) else { return nil }
-    return SecKeyCreateWithData(key.bytes as CFData, [kSecAttrKeyType: NSString(string: String(key.type)), kSecAttrKeyClass: kSecAttrKeyClassPublic] as CFDictionary, nil)
+    return SecKeyCreateWithData(
+        key.bytes as CFData,
+        [kSecAttrKeyType: NSString(string: String(key.type)), kSecAttrKeyClass: kSecAttrKeyClassPublic] as CFDictionary,
+        nil)
 }
 
 /// A human-readable summary of the subject, its common name (Apple's `SecCertificateCopySubjectSummary`).
 /// From the DER, not the item's label, which its owner may have changed.
 public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> CFString? {
-    CertificateInterpreter.attributes(of: certificate.der)?[Attributes.label.code]?.stringValue.map(NSString.init(string:))
+    CertificateInterpreter.attributes(of: certificate.der)?[Attributes.label.code]?.stringValue.map(
+        NSString.init(string:))
 }

@@ -14,13 +14,17 @@ public final class SecIdentity: Sendable {
 }
 
 /// The identity's certificate (Apple's `SecIdentityCopyCertificate`).
-public func SecIdentityCopyCertificate(_ identityRef: SecIdentity, _ certificateRef: UnsafeMutablePointer<SecCertificate?>) -> OSStatus {
+public func SecIdentityCopyCertificate(
+    _ identityRef: SecIdentity, _ certificateRef: UnsafeMutablePointer<SecCertificate?>
+) -> OSStatus {
     certificateRef.pointee = identityRef.certificate
     return errSecSuccess
 }
 
 /// The identity's private key (Apple's `SecIdentityCopyPrivateKey`).
-public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRef: UnsafeMutablePointer<SecKey?>) -> OSStatus {
+public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRef: UnsafeMutablePointer<SecKey?>)
+    -> OSStatus
+{
     privateKeyRef.pointee = identityRef.privateKey
     return errSecSuccess
 }

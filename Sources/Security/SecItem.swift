@@ -24,7 +24,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         let request = try ValueBridge.dictionary(query)
         let value = try connection.copyMatching(request)
         if let value, let result {
-            result.pointee = ValueBridge.result(value, for: request, context: ValueBridge.authenticationContext(in: query as NSDictionary))
+            result.pointee = ValueBridge.result(
+                value, for: request, context: ValueBridge.authenticationContext(in: query as NSDictionary))
         }
     }
 }
@@ -70,7 +71,9 @@ enum SecItemSession {
         return status(of: body, connection)
     }
 
-    private static func status(of body: (KeychainConnection) throws(KeychainError) -> Void, _ connection: KeychainConnection) -> OSStatus {
+    private static func status(
+        of body: (KeychainConnection) throws(KeychainError) -> Void, _ connection: KeychainConnection
+    ) -> OSStatus {
         do {
             try body(connection)
             return errSecSuccess

@@ -72,12 +72,17 @@ public nonisolated(unsafe) let kSecAttrPRFHmacAlgSHA256: CFString = secConstant(
 public nonisolated(unsafe) let kSecAttrPRFHmacAlgSHA384: CFString = secConstant("kSecAttrPRFHmacAlgSHA384")
 public nonisolated(unsafe) let kSecAttrPRFHmacAlgSHA512: CFString = secConstant("kSecAttrPRFHmacAlgSHA512")
 public nonisolated(unsafe) let kSecAttrAccessibleWhenUnlocked: CFString = secConstant("kSecAttrAccessibleWhenUnlocked")
-public nonisolated(unsafe) let kSecAttrAccessibleAfterFirstUnlock: CFString = secConstant("kSecAttrAccessibleAfterFirstUnlock")
+public nonisolated(unsafe) let kSecAttrAccessibleAfterFirstUnlock: CFString = secConstant(
+    "kSecAttrAccessibleAfterFirstUnlock")
 public nonisolated(unsafe) let kSecAttrAccessibleAlways: CFString = secConstant("kSecAttrAccessibleAlways")
-public nonisolated(unsafe) let kSecAttrAccessibleWhenUnlockedThisDeviceOnly: CFString = secConstant("kSecAttrAccessibleWhenUnlockedThisDeviceOnly")
-public nonisolated(unsafe) let kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly: CFString = secConstant("kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly")
-public nonisolated(unsafe) let kSecAttrAccessibleAlwaysThisDeviceOnly: CFString = secConstant("kSecAttrAccessibleAlwaysThisDeviceOnly")
-public nonisolated(unsafe) let kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly: CFString = secConstant("kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly")
+public nonisolated(unsafe) let kSecAttrAccessibleWhenUnlockedThisDeviceOnly: CFString = secConstant(
+    "kSecAttrAccessibleWhenUnlockedThisDeviceOnly")
+public nonisolated(unsafe) let kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly: CFString = secConstant(
+    "kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly")
+public nonisolated(unsafe) let kSecAttrAccessibleAlwaysThisDeviceOnly: CFString = secConstant(
+    "kSecAttrAccessibleAlwaysThisDeviceOnly")
+public nonisolated(unsafe) let kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly: CFString = secConstant(
+    "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly")
 public nonisolated(unsafe) let kSecAttrProtocolFTP: CFString = secConstant("kSecAttrProtocolFTP")
 public nonisolated(unsafe) let kSecAttrProtocolFTPAccount: CFString = secConstant("kSecAttrProtocolFTPAccount")
 public nonisolated(unsafe) let kSecAttrProtocolHTTP: CFString = secConstant("kSecAttrProtocolHTTP")
@@ -113,16 +118,21 @@ public nonisolated(unsafe) let kSecAttrAuthenticationTypeNTLM: CFString = secCon
 public nonisolated(unsafe) let kSecAttrAuthenticationTypeMSN: CFString = secConstant("kSecAttrAuthenticationTypeMSN")
 public nonisolated(unsafe) let kSecAttrAuthenticationTypeDPA: CFString = secConstant("kSecAttrAuthenticationTypeDPA")
 public nonisolated(unsafe) let kSecAttrAuthenticationTypeRPA: CFString = secConstant("kSecAttrAuthenticationTypeRPA")
-public nonisolated(unsafe) let kSecAttrAuthenticationTypeHTTPBasic: CFString = secConstant("kSecAttrAuthenticationTypeHTTPBasic")
-public nonisolated(unsafe) let kSecAttrAuthenticationTypeHTTPDigest: CFString = secConstant("kSecAttrAuthenticationTypeHTTPDigest")
-public nonisolated(unsafe) let kSecAttrAuthenticationTypeHTMLForm: CFString = secConstant("kSecAttrAuthenticationTypeHTMLForm")
-public nonisolated(unsafe) let kSecAttrAuthenticationTypeDefault: CFString = secConstant("kSecAttrAuthenticationTypeDefault")
+public nonisolated(unsafe) let kSecAttrAuthenticationTypeHTTPBasic: CFString = secConstant(
+    "kSecAttrAuthenticationTypeHTTPBasic")
+public nonisolated(unsafe) let kSecAttrAuthenticationTypeHTTPDigest: CFString = secConstant(
+    "kSecAttrAuthenticationTypeHTTPDigest")
+public nonisolated(unsafe) let kSecAttrAuthenticationTypeHTMLForm: CFString = secConstant(
+    "kSecAttrAuthenticationTypeHTMLForm")
+public nonisolated(unsafe) let kSecAttrAuthenticationTypeDefault: CFString = secConstant(
+    "kSecAttrAuthenticationTypeDefault")
 public nonisolated(unsafe) let kSecAttrKeyClassPublic: CFString = secConstant("kSecAttrKeyClassPublic")
 public nonisolated(unsafe) let kSecAttrKeyClassPrivate: CFString = secConstant("kSecAttrKeyClassPrivate")
 public nonisolated(unsafe) let kSecAttrKeyClassSymmetric: CFString = secConstant("kSecAttrKeyClassSymmetric")
 public nonisolated(unsafe) let kSecAttrKeyTypeRSA: CFString = secConstant("kSecAttrKeyTypeRSA")
 public nonisolated(unsafe) let kSecAttrKeyTypeEC: CFString = secConstant("kSecAttrKeyTypeEC")
-public nonisolated(unsafe) let kSecAttrKeyTypeECSECPrimeRandom: CFString = secConstant("kSecAttrKeyTypeECSECPrimeRandom")
+public nonisolated(unsafe) let kSecAttrKeyTypeECSECPrimeRandom: CFString = secConstant(
+    "kSecAttrKeyTypeECSECPrimeRandom")
 public nonisolated(unsafe) let kSecMatchPolicy: CFString = secConstant("kSecMatchPolicy")
 public nonisolated(unsafe) let kSecMatchItemList: CFString = secConstant("kSecMatchItemList")
 public nonisolated(unsafe) let kSecMatchSearchList: CFString = secConstant("kSecMatchSearchList")

@@ -14,7 +14,9 @@ public struct SecKeyAlgorithm: RawRepresentable, Hashable, @unchecked Sendable {
     /// The algorithm named `rawValue`.
     public init(_ rawValue: CFString) { self.rawValue = rawValue }
 
-    public static func == (lhs: SecKeyAlgorithm, rhs: SecKeyAlgorithm) -> Bool { String(lhs.rawValue) == String(rhs.rawValue) }
+    public static func == (lhs: SecKeyAlgorithm, rhs: SecKeyAlgorithm) -> Bool {
+        String(lhs.rawValue) == String(rhs.rawValue)
+    }
     public func hash(into hasher: inout Hasher) { hasher.combine(String(rawValue)) }
 }
 
@@ -134,41 +136,59 @@ extension SecKeyAlgorithm {
     /// `algid:encrypt:RSA:OAEP:SHA512:AESGCM`.
     public static let rsaEncryptionOAEPSHA512AESGCM = SecKeyAlgorithm("algid:encrypt:RSA:OAEP:SHA512:AESGCM")
     /// `algid:encrypt:ECIES:ECDH:KDFX963:SHA1:AESGCM`.
-    public static let eciesEncryptionStandardX963SHA1AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA1:AESGCM")
+    public static let eciesEncryptionStandardX963SHA1AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA1:AESGCM")
     /// `algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM`.
-    public static let eciesEncryptionStandardX963SHA224AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM")
+    public static let eciesEncryptionStandardX963SHA224AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM")
     /// `algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM`.
-    public static let eciesEncryptionStandardX963SHA256AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM")
+    public static let eciesEncryptionStandardX963SHA256AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM")
     /// `algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM`.
-    public static let eciesEncryptionStandardX963SHA384AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM")
+    public static let eciesEncryptionStandardX963SHA384AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM")
     /// `algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM`.
-    public static let eciesEncryptionStandardX963SHA512AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM")
+    public static let eciesEncryptionStandardX963SHA512AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM")
     /// `algid:encrypt:ECIES:ECDHC:KDFX963:SHA1:AESGCM`.
-    public static let eciesEncryptionCofactorX963SHA1AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA1:AESGCM")
+    public static let eciesEncryptionCofactorX963SHA1AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA1:AESGCM")
     /// `algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM`.
-    public static let eciesEncryptionCofactorX963SHA224AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM")
+    public static let eciesEncryptionCofactorX963SHA224AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM")
     /// `algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM`.
-    public static let eciesEncryptionCofactorX963SHA256AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM")
+    public static let eciesEncryptionCofactorX963SHA256AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM")
     /// `algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM`.
-    public static let eciesEncryptionCofactorX963SHA384AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM")
+    public static let eciesEncryptionCofactorX963SHA384AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM")
     /// `algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM`.
-    public static let eciesEncryptionCofactorX963SHA512AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM")
+    public static let eciesEncryptionCofactorX963SHA512AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM")
     /// `algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM-KDFIV`.
-    public static let eciesEncryptionStandardVariableIVX963SHA224AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM-KDFIV")
+    public static let eciesEncryptionStandardVariableIVX963SHA224AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM-KDFIV")
     /// `algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV`.
-    public static let eciesEncryptionStandardVariableIVX963SHA256AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV")
+    public static let eciesEncryptionStandardVariableIVX963SHA256AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV")
     /// `algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM-KDFIV`.
-    public static let eciesEncryptionStandardVariableIVX963SHA384AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM-KDFIV")
+    public static let eciesEncryptionStandardVariableIVX963SHA384AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM-KDFIV")
     /// `algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM-KDFIV`.
-    public static let eciesEncryptionStandardVariableIVX963SHA512AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM-KDFIV")
+    public static let eciesEncryptionStandardVariableIVX963SHA512AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM-KDFIV")
     /// `algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM-KDFIV`.
-    public static let eciesEncryptionCofactorVariableIVX963SHA224AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM-KDFIV")
+    public static let eciesEncryptionCofactorVariableIVX963SHA224AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM-KDFIV")
     /// `algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM-KDFIV`.
-    public static let eciesEncryptionCofactorVariableIVX963SHA256AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM-KDFIV")
+    public static let eciesEncryptionCofactorVariableIVX963SHA256AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM-KDFIV")
     /// `algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM-KDFIV`.
-    public static let eciesEncryptionCofactorVariableIVX963SHA384AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM-KDFIV")
+    public static let eciesEncryptionCofactorVariableIVX963SHA384AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM-KDFIV")
     /// `algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM-KDFIV`.
-    public static let eciesEncryptionCofactorVariableIVX963SHA512AESGCM = SecKeyAlgorithm("algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM-KDFIV")
+    public static let eciesEncryptionCofactorVariableIVX963SHA512AESGCM = SecKeyAlgorithm(
+        "algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM-KDFIV")
     /// `algid:keyexchange:ECDH`.
     public static let ecdhKeyExchangeStandard = SecKeyAlgorithm("algid:keyexchange:ECDH")
     /// `algid:keyexchange:ECDH:KDFX963:SHA1`.
@@ -403,39 +423,55 @@ public let kSecKeyAlgorithmRSAEncryptionOAEPSHA512AESGCM = SecKeyAlgorithm.rsaEn
 /// `SecKeyAlgorithm.eciesEncryptionStandardX963SHA1AESGCM`.
 public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA1AESGCM = SecKeyAlgorithm.eciesEncryptionStandardX963SHA1AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionStandardX963SHA224AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA224AESGCM = SecKeyAlgorithm.eciesEncryptionStandardX963SHA224AESGCM
+public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA224AESGCM = SecKeyAlgorithm
+    .eciesEncryptionStandardX963SHA224AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionStandardX963SHA256AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA256AESGCM = SecKeyAlgorithm.eciesEncryptionStandardX963SHA256AESGCM
+public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA256AESGCM = SecKeyAlgorithm
+    .eciesEncryptionStandardX963SHA256AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionStandardX963SHA384AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA384AESGCM = SecKeyAlgorithm.eciesEncryptionStandardX963SHA384AESGCM
+public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA384AESGCM = SecKeyAlgorithm
+    .eciesEncryptionStandardX963SHA384AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionStandardX963SHA512AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA512AESGCM = SecKeyAlgorithm.eciesEncryptionStandardX963SHA512AESGCM
+public let kSecKeyAlgorithmECIESEncryptionStandardX963SHA512AESGCM = SecKeyAlgorithm
+    .eciesEncryptionStandardX963SHA512AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionCofactorX963SHA1AESGCM`.
 public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA1AESGCM = SecKeyAlgorithm.eciesEncryptionCofactorX963SHA1AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionCofactorX963SHA224AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA224AESGCM = SecKeyAlgorithm.eciesEncryptionCofactorX963SHA224AESGCM
+public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA224AESGCM = SecKeyAlgorithm
+    .eciesEncryptionCofactorX963SHA224AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionCofactorX963SHA256AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA256AESGCM = SecKeyAlgorithm.eciesEncryptionCofactorX963SHA256AESGCM
+public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA256AESGCM = SecKeyAlgorithm
+    .eciesEncryptionCofactorX963SHA256AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionCofactorX963SHA384AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA384AESGCM = SecKeyAlgorithm.eciesEncryptionCofactorX963SHA384AESGCM
+public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA384AESGCM = SecKeyAlgorithm
+    .eciesEncryptionCofactorX963SHA384AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionCofactorX963SHA512AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA512AESGCM = SecKeyAlgorithm.eciesEncryptionCofactorX963SHA512AESGCM
+public let kSecKeyAlgorithmECIESEncryptionCofactorX963SHA512AESGCM = SecKeyAlgorithm
+    .eciesEncryptionCofactorX963SHA512AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionStandardVariableIVX963SHA224AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA224AESGCM = SecKeyAlgorithm.eciesEncryptionStandardVariableIVX963SHA224AESGCM
+public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA224AESGCM = SecKeyAlgorithm
+    .eciesEncryptionStandardVariableIVX963SHA224AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionStandardVariableIVX963SHA256AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA256AESGCM = SecKeyAlgorithm.eciesEncryptionStandardVariableIVX963SHA256AESGCM
+public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA256AESGCM = SecKeyAlgorithm
+    .eciesEncryptionStandardVariableIVX963SHA256AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionStandardVariableIVX963SHA384AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA384AESGCM = SecKeyAlgorithm.eciesEncryptionStandardVariableIVX963SHA384AESGCM
+public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA384AESGCM = SecKeyAlgorithm
+    .eciesEncryptionStandardVariableIVX963SHA384AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionStandardVariableIVX963SHA512AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA512AESGCM = SecKeyAlgorithm.eciesEncryptionStandardVariableIVX963SHA512AESGCM
+public let kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA512AESGCM = SecKeyAlgorithm
+    .eciesEncryptionStandardVariableIVX963SHA512AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionCofactorVariableIVX963SHA224AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA224AESGCM = SecKeyAlgorithm.eciesEncryptionCofactorVariableIVX963SHA224AESGCM
+public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA224AESGCM = SecKeyAlgorithm
+    .eciesEncryptionCofactorVariableIVX963SHA224AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionCofactorVariableIVX963SHA256AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA256AESGCM = SecKeyAlgorithm.eciesEncryptionCofactorVariableIVX963SHA256AESGCM
+public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA256AESGCM = SecKeyAlgorithm
+    .eciesEncryptionCofactorVariableIVX963SHA256AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionCofactorVariableIVX963SHA384AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA384AESGCM = SecKeyAlgorithm.eciesEncryptionCofactorVariableIVX963SHA384AESGCM
+public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA384AESGCM = SecKeyAlgorithm
+    .eciesEncryptionCofactorVariableIVX963SHA384AESGCM
 /// `SecKeyAlgorithm.eciesEncryptionCofactorVariableIVX963SHA512AESGCM`.
-public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA512AESGCM = SecKeyAlgorithm.eciesEncryptionCofactorVariableIVX963SHA512AESGCM
+public let kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA512AESGCM = SecKeyAlgorithm
+    .eciesEncryptionCofactorVariableIVX963SHA512AESGCM
 /// `SecKeyAlgorithm.ecdhKeyExchangeStandard`.
 public let kSecKeyAlgorithmECDHKeyExchangeStandard = SecKeyAlgorithm.ecdhKeyExchangeStandard
 /// `SecKeyAlgorithm.ecdhKeyExchangeStandardX963SHA1`.

@@ -7,8 +7,11 @@ import Foundation
 enum SecKeyCrypto {
     /// The spec of `algorithm` if `key` can perform `operation` with it, else Apple's errSecParam
     /// "algorithm not supported by the key".
-    static func spec(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) throws(KeyFailure) -> (KeyAlgorithmSpec, KeyMaterial) {
-        guard let material = key.material, let spec = KeyAlgorithmSpec(algorithm), supports(material, operation, spec) else {
+    static func spec(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) throws(KeyFailure)
+        -> (KeyAlgorithmSpec, KeyMaterial)
+    {
+        guard let material = key.material, let spec = KeyAlgorithmSpec(algorithm), supports(material, operation, spec)
+        else {
             throw KeyFailure(errSecParam, "\(algorithm.rawValue): algorithm not supported by the key")
         }
         return (spec, material)
@@ -20,7 +23,8 @@ enum SecKeyCrypto {
         guard material.isPrivate == needsPrivate else { return false }
         // Apple's size rules (SecKeyAdaptors.c): PSS and OAEP need 2·hLen + 2 bytes of modulus, PKCS#1 11.
         switch spec {
-        case .rsaSignature(_, .pss(let digest)) where operation == .sign: return material.blockSize >= 2 * digest.size + 2
+        case .rsaSignature(_, .pss(let digest)) where operation == .sign:
+            return material.blockSize >= 2 * digest.size + 2
         case .rsaEncryption(.oaep(let digest), _): return material.blockSize >= 2 * digest.size + 2
         case .rsaEncryption(.pkcs1, _): return material.blockSize >= 11
         default: return true
@@ -41,10 +45,17 @@ enum SecKeyCrypto {
             case .rsa: throw KeyFailure(errSecParam, "\(algorithm.rawValue): algorithm not supported by the key")
             }
             guard format == .rfc4754 else { return der }
-            guard let raw = ECDSAEncoding.raw(fromDER: der, size: material.blockSize) else { throw KeyFailure(errSecInternal, "Wrong ECDSA X962 signature") }
+            guard let raw = ECDSAEncoding.raw(fromDER: der, size: material.blockSize) else {
+                throw KeyFailure(errSecInternal, "Wrong ECDSA X962 signature")
+            }
             return raw
         case (.rsaSignature(let input, let padding), .rsa(let k)):
-            let hash: DigestKind? = switch padding { case .pkcs1v15(let h): h; case .pss(let h): h; case .raw: nil }
+            let hash: DigestKind? =
+                switch padding {
+                case .pkcs1v15(let h): h;
+                case .pss(let h): h;
+                case .raw: nil
+                }
             return try k.sign(digest: try signedDigest(data, input, hash, algorithm), padding: padding)
         default:
             throw KeyFailure(errSecParam, "\(algorithm.rawValue): algorithm not supported by the key")
@@ -52,7 +63,9 @@ enum SecKeyCrypto {
     }
 
     /// True, or false with errSecVerifyFailed.
-    static func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ data: Data, _ signature: Data) throws(KeyFailure) -> Bool {
+    static func verify(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ data: Data, _ signature: Data) throws(KeyFailure)
+        -> Bool
+    {
         let (spec, material) = try spec(key, .verify, algorithm)
         let valid: Bool
         switch (spec, material) {
@@ -61,21 +74,34 @@ enum SecKeyCrypto {
             let der = format == .x962 ? signature : ECDSAEncoding.der(fromRaw: signature, size: k.coordinateSize)
             valid = der.map { k.verify(digest: digest, der: $0) } ?? false
         case (.rsaSignature(let input, let padding), .rsa(let k)):
-            let hash: DigestKind? = switch padding { case .pkcs1v15(let h): h; case .pss(let h): h; case .raw: nil }
-            valid = k.verify(digest: try signedDigest(data, input, hash, algorithm), signature: signature, padding: padding)
+            let hash: DigestKind? =
+                switch padding {
+                case .pkcs1v15(let h): h;
+                case .pss(let h): h;
+                case .raw: nil
+                }
+            valid = k.verify(
+                digest: try signedDigest(data, input, hash, algorithm), signature: signature, padding: padding)
         default:
             throw KeyFailure(errSecParam, "\(algorithm.rawValue): algorithm not supported by the key")
         }
-        guard valid else { throw KeyFailure(errSecVerifyFailed, "\(algorithm.rawValue): signature verification failed, no match") }
+        guard valid else {
+            throw KeyFailure(errSecVerifyFailed, "\(algorithm.rawValue): signature verification failed, no match")
+        }
         return true
     }
 
     /// The digest a signature covers: the message's hash, or the digest given (its size checked).
-    private static func signedDigest(_ data: Data, _ input: KeyAlgorithmSpec.Input, _ hash: DigestKind?, _ algorithm: SecKeyAlgorithm) throws(KeyFailure) -> Data {
+    private static func signedDigest(
+        _ data: Data, _ input: KeyAlgorithmSpec.Input, _ hash: DigestKind?, _ algorithm: SecKeyAlgorithm
+    ) throws(KeyFailure) -> Data {
         guard let hash else { return data }
         if input == .message { return hash.hash(data) }
         guard data.count == hash.size else {
-            throw KeyFailure(errSecParam, "bad digest size for signing with algorithm \(algorithm.rawValue): \(data.count) bytes, \(hash.size) expected")
+            throw KeyFailure(
+                errSecParam,
+                "bad digest size for signing with algorithm \(algorithm.rawValue): \(data.count) bytes, \(hash.size) expected"
+            )
         }
         return data
     }
@@ -93,7 +119,9 @@ enum SecKeyCrypto {
             return wrapped + (try AESGCM.seal(plaintext, key: sessionKey, iv: Data(count: 16), aad: k.pkcs1))
         case (.ecies(_, let hash, let variableIV), .ec(let recipient)):
             // Apple's ECIES: ephemeral public key ‖ AES-GCM ciphertext ‖ tag, key (and IV) from X9.63.
-            guard let ephemeral = ECKeyMaterial.generate(bits: recipient.bits) else { throw KeyFailure(errSecParam, "unsupported curve") }
+            guard let ephemeral = ECKeyMaterial.generate(bits: recipient.bits) else {
+                throw KeyFailure(errSecParam, "unsupported curve")
+            }
             return try eciesEncrypt(plaintext, to: recipient, ephemeral: ephemeral, hash: hash, variableIV: variableIV)
         default:
             throw KeyFailure(errSecParam, "\(algorithm.rawValue): algorithm not supported by the key")
@@ -105,17 +133,28 @@ enum SecKeyCrypto {
         switch (spec, material) {
         case (.rsaEncryption(let padding, let aesGCM), .rsa(let k)):
             guard aesGCM else { return try k.decrypt(ciphertext, padding: padding) }
-            guard ciphertext.count >= k.blockSize + AESGCM.tagSize else { throw KeyFailure(errSecParam, "RSA-WRAP too short input data") }
+            guard ciphertext.count >= k.blockSize + AESGCM.tagSize else {
+                throw KeyFailure(errSecParam, "RSA-WRAP too short input data")
+            }
             let sessionKey = try k.decrypt(Data(ciphertext.prefix(k.blockSize)), padding: padding)
-            guard sessionKey.count == (k.bits >= 4096 ? 32 : 16) else { throw KeyFailure(errSecParam, "RSA-WRAP bad ciphertext, unexpected session key size") }
-            return try AESGCM.open(Data(ciphertext.dropFirst(k.blockSize)), key: sessionKey, iv: Data(count: 16), aad: k.publicKey.pkcs1)
+            guard sessionKey.count == (k.bits >= 4096 ? 32 : 16) else {
+                throw KeyFailure(errSecParam, "RSA-WRAP bad ciphertext, unexpected session key size")
+            }
+            return try AESGCM.open(
+                Data(ciphertext.dropFirst(k.blockSize)), key: sessionKey, iv: Data(count: 16), aad: k.publicKey.pkcs1)
         case (.ecies(_, let hash, let variableIV), _):
             let size = material.blockSize
-            guard ciphertext.count >= 2 * size + 1 else { throw KeyFailure(errSecParam, "too small input packet for ECIES decrypt") }
+            guard ciphertext.count >= 2 * size + 1 else {
+                throw KeyFailure(errSecParam, "too small input packet for ECIES decrypt")
+            }
             let ephemeralPublic = Data(ciphertext.prefix(2 * size + 1))
-            guard let ephemeral = ECKeyMaterial(x963: ephemeralPublic, isPrivate: false) else { throw KeyFailure(errSecParam, "ECIES: bad ephemeral public key") }
+            guard let ephemeral = ECKeyMaterial(x963: ephemeralPublic, isPrivate: false) else {
+                throw KeyFailure(errSecParam, "ECIES: bad ephemeral public key")
+            }
             let secret = try sharedSecret(material, ephemeral)
-            let (aesKey, iv) = eciesKey(secret, ephemeralPublic: ephemeralPublic, recipient: material.publicKeyBytes, hash: hash, variableIV: variableIV)
+            let (aesKey, iv) = eciesKey(
+                secret, ephemeralPublic: ephemeralPublic, recipient: material.publicKeyBytes, hash: hash,
+                variableIV: variableIV)
             return try AESGCM.open(Data(ciphertext.dropFirst(2 * size + 1)), key: aesKey, iv: iv, aad: Data())
         default:
             throw KeyFailure(errSecParam, "\(algorithm.rawValue): algorithm not supported by the key")
@@ -124,17 +163,23 @@ enum SecKeyCrypto {
 
     /// Apple's ECIES packet for `recipient` with the ephemeral key given (random in use; fixed in the
     /// known-answer tests).
-    static func eciesEncrypt(_ plaintext: Data, to recipient: ECKeyMaterial, ephemeral: ECKeyMaterial, hash: DigestKind,
-                             variableIV: Bool) throws(KeyFailure) -> Data {
+    static func eciesEncrypt(
+        _ plaintext: Data, to recipient: ECKeyMaterial, ephemeral: ECKeyMaterial, hash: DigestKind,
+        variableIV: Bool
+    ) throws(KeyFailure) -> Data {
         let ephemeralPublic = ephemeral.publicKey.x963
         let secret = try ephemeral.sharedSecret(with: recipient)
-        let (aesKey, iv) = eciesKey(secret, ephemeralPublic: ephemeralPublic, recipient: recipient.publicKey.x963, hash: hash, variableIV: variableIV)
+        let (aesKey, iv) = eciesKey(
+            secret, ephemeralPublic: ephemeralPublic, recipient: recipient.publicKey.x963, hash: hash,
+            variableIV: variableIV)
         return ephemeralPublic + (try AESGCM.seal(plaintext, key: aesKey, iv: iv, aad: Data()))
     }
 
     /// AES key and IV of Apple's ECIES: AES-128 for curves up to 256 bits, else AES-256; the X9.63 KDF's
     /// shared info is the ephemeral public key; the IV is 16 zero bytes, or 16 more KDF bytes (variable IV).
-    static func eciesKey(_ secret: Data, ephemeralPublic: Data, recipient: Data, hash: DigestKind, variableIV: Bool) -> (key: Data, iv: Data) {
+    static func eciesKey(_ secret: Data, ephemeralPublic: Data, recipient: Data, hash: DigestKind, variableIV: Bool)
+        -> (key: Data, iv: Data)
+    {
         let keySize = ((recipient.count - 1) / 2) * 8 > 256 ? 32 : 16
         let derived = hash.x963(secret, sharedInfo: ephemeralPublic, size: keySize + (variableIV ? 16 : 0))
         return (Data(derived.prefix(keySize)), variableIV ? Data(derived.suffix(16)) : Data(count: 16))
@@ -142,9 +187,13 @@ enum SecKeyCrypto {
 
     // MARK: Key exchange
 
-    static func exchange(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ peer: SecKey, _ parameters: [String: Any]) throws(KeyFailure) -> Data {
+    static func exchange(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ peer: SecKey, _ parameters: [String: Any])
+        throws(KeyFailure) -> Data
+    {
         let (spec, material) = try spec(key, .keyExchange, algorithm)
-        guard case .ecdh(_, let kdf) = spec else { throw KeyFailure(errSecParam, "\(algorithm.rawValue): algorithm not supported by the key") }
+        guard case .ecdh(_, let kdf) = spec else {
+            throw KeyFailure(errSecParam, "\(algorithm.rawValue): algorithm not supported by the key")
+        }
         guard case .ec(let peerKey)? = peer.material?.publicMaterial, peerKey.bits == material.bits else {
             throw KeyFailure(errSecParam, "key exchange needs a public EC key on the private key's curve")
         }

@@ -10,9 +10,13 @@ import KeychainModel
 /// the top level). A permanent key is stored as SecItemAdd would store it (tag, label, access group,
 /// accessibility, access control; application label the public key's SHA-1); else it lives only in
 /// this process (a Secure Enclave key's blob is useless elsewhere).
-public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
+public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?)
+    -> SecKey?
+{
     do {
-        return try KeyGeneration.generate(try ValueBridge.dictionary(parameters), context: ValueBridge.authenticationContext(in: parameters as NSDictionary))
+        return try KeyGeneration.generate(
+            try ValueBridge.dictionary(parameters),
+            context: ValueBridge.authenticationContext(in: parameters as NSDictionary))
     } catch let failure as KeyFailure {
         CFBridge.report(failure.status, failure.message, to: error)
     } catch let failure as KeychainError {
@@ -28,16 +32,25 @@ enum KeyGeneration {
     private static let permanent = Attributes.isPermanent.code
 
     /// `context`: kSecUseAuthenticationContext of the call, kept by the key for its operations.
-    static func generate(_ parameters: KeychainDictionary, context: (any SecAuthenticationContextProviding)? = nil) throws -> SecKey {
-        guard let type = KeyMaterial.integer(parameters[Attributes.keyType.code]) else { throw KeyFailure(errSecParam, "kSecAttrKeyType is required") }
+    static func generate(_ parameters: KeychainDictionary, context: (any SecAuthenticationContextProviding)? = nil)
+        throws -> SecKey
+    {
+        guard let type = KeyMaterial.integer(parameters[Attributes.keyType.code]) else {
+            throw KeyFailure(errSecParam, "kSecAttrKeyType is required")
+        }
         guard let bits = KeyMaterial.integer(parameters[Attributes.keySizeInBits.code]).map(Int.init) else {
             throw KeyFailure(errSecParam, "kSecAttrKeySizeInBits is required")
         }
         let token = parameters[Attributes.tokenID.code]?.stringValue
-        let privateGiven = parameters[privateAttrs]?.dictionaryValue ?? [:], publicGiven = parameters[publicAttrs]?.dictionaryValue ?? [:]
+        let privateGiven = parameters[privateAttrs]?.dictionaryValue ?? [:],
+            publicGiven = parameters[publicAttrs]?.dictionaryValue ?? [:]
         var common = parameters
-        for name in [Attributes.keyType.code, Attributes.keySizeInBits.code, Attributes.tokenID.code, privateAttrs, publicAttrs, permanent] { common[name] = nil }
-        var privateAttributes = common.merging(privateGiven) { $1 }, publicAttributes = common.merging(publicGiven) { $1 }
+        for name in [
+            Attributes.keyType.code, Attributes.keySizeInBits.code, Attributes.tokenID.code, privateAttrs, publicAttrs,
+            permanent,
+        ] { common[name] = nil }
+        var privateAttributes = common.merging(privateGiven) { $1 },
+            publicAttributes = common.merging(publicGiven) { $1 }
         let privatePermanent = isTrue(privateGiven[permanent] ?? parameters[permanent])
         let publicPermanent = isTrue(publicGiven[permanent] ?? parameters[permanent])
         privateAttributes[permanent] = nil
@@ -48,7 +61,8 @@ enum KeyGeneration {
         case (KeyMaterial.ecType, SecureEnclaveBlob.tokenID?):
             guard bits == 256 else { throw KeyFailure(errSecParam, "the Secure Enclave makes P-256 keys only") }
             // The blob is bound to its class: name it explicitly, so a daemon's own default cannot differ.
-            let accessibility = privateAttributes[Attributes.accessible.code]?.stringValue ?? Schema.key.defaultAccessibility.rawValue
+            let accessibility =
+                privateAttributes[Attributes.accessible.code]?.stringValue ?? Schema.key.defaultAccessibility.rawValue
             privateAttributes[Attributes.accessible.code] = .string(accessibility)
             let blob = try SecureEnclaveClient.generate(accessibility: accessibility)
             privateAttributes[Attributes.tokenID.code] = .string(SecureEnclaveBlob.tokenID)
@@ -58,11 +72,14 @@ enum KeyGeneration {
                 throw KeyFailure(errSecInternal, "the Secure Enclave returned no key")
             }
             material = made
-            privateAttributes[Attributes.isExtractable.code] = .number(0)  // as on a device: the private part never leaves
+            // as on a device: the private part never leaves
+            privateAttributes[Attributes.isExtractable.code] = .number(0)
         case (_, let token?):
             throw KeyFailure(errSecParam, "unknown kSecAttrTokenID '\(token)'")
         case (KeyMaterial.ecType, nil):
-            guard let key = ECKeyMaterial.generate(bits: bits) else { throw KeyFailure(errSecParam, "EC keys are 256, 384 or 521 bits, not \(bits)") }
+            guard let key = ECKeyMaterial.generate(bits: bits) else {
+                throw KeyFailure(errSecParam, "EC keys are 256, 384 or 521 bits, not \(bits)")
+            }
             material = .ec(key)
         case (KeyMaterial.rsaType, nil):
             material = .rsa(try RSAKeyMaterial.generate(bits: bits))
@@ -72,32 +89,41 @@ enum KeyGeneration {
 
         let label: KeychainValue = .data(Data(Insecure.SHA1.hash(data: material.publicKeyBytes)))
         privateAttributes.merge(material.describingAttributes) { $1 }
-        privateAttributes[Attributes.applicationLabel.code] = privateAttributes[Attributes.applicationLabel.code] ?? label
+        privateAttributes[Attributes.applicationLabel.code] =
+            privateAttributes[Attributes.applicationLabel.code] ?? label
         let publicMaterial = material.publicMaterial
         publicAttributes.merge(publicMaterial.describingAttributes) { $1 }
         publicAttributes[Attributes.applicationLabel.code] = publicAttributes[Attributes.applicationLabel.code] ?? label
-        for name in [Attributes.accessible.code, Attributes.accessControl.code] { publicAttributes[name] = publicGiven[name] }  // protection is the private key's
+        for name in [Attributes.accessible.code, Attributes.accessControl.code] {
+            publicAttributes[name] = publicGiven[name]
+        }  // protection is the private key's
 
         guard privatePermanent else {
             if publicPermanent { _ = try store(publicAttributes, publicMaterial.externalRepresentation) }
-            return SecKey(attributes: privateAttributes, keyData: material.externalRepresentation, persistentRef: nil,
-                          authenticationContext: context)
+            return SecKey(
+                attributes: privateAttributes, keyData: material.externalRepresentation, persistentRef: nil,
+                authenticationContext: context)
         }
         let (attributes, reference) = try store(privateAttributes, material.externalRepresentation)
         if publicPermanent {
             do { _ = try store(publicAttributes, publicMaterial.externalRepresentation) } catch {
                 _ = SecItemSession.call { connection throws(KeychainError) in
-                    try connection.delete([QueryKey.class: .string(Schema.key.code), QueryKey.valuePersistentRef: .data(reference)])
+                    try connection.delete([
+                        QueryKey.class: .string(Schema.key.code), QueryKey.valuePersistentRef: .data(reference),
+                    ])
                 }
                 throw error
             }
         }
-        return SecKey(attributes: attributes, keyData: material.externalRepresentation, persistentRef: reference,
-                      authenticationContext: context)
+        return SecKey(
+            attributes: attributes, keyData: material.externalRepresentation, persistentRef: reference,
+            authenticationContext: context)
     }
 
     /// Adds a key item as SecItemAdd does; its stored attributes and persistent reference.
-    private static func store(_ attributes: KeychainDictionary, _ data: Data) throws(KeyFailure) -> (KeychainDictionary, Data) {
+    private static func store(_ attributes: KeychainDictionary, _ data: Data) throws(KeyFailure) -> (
+        KeychainDictionary, Data
+    ) {
         var request = attributes
         request[QueryKey.class] = .string(Schema.key.code)
         request[QueryKey.valueData] = .data(data)
@@ -111,8 +137,12 @@ enum KeyGeneration {
                 throw error
             }
         }
-        guard status == errSecSuccess, var stored, let reference = stored.removeValue(forKey: QueryKey.valuePersistentRef)?.dataValue else {
-            throw KeyFailure(status == errSecSuccess ? errSecInternal : status, message.isEmpty ? SecStatus.message(of: status) : message)
+        guard status == errSecSuccess, var stored,
+            let reference = stored.removeValue(forKey: QueryKey.valuePersistentRef)?.dataValue
+        else {
+            throw KeyFailure(
+                status == errSecSuccess ? errSecInternal : status,
+                message.isEmpty ? SecStatus.message(of: status) : message)
         }
         stored[QueryKey.class] = .string(Schema.key.code)
         return (stored, reference)

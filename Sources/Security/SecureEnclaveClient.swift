@@ -30,7 +30,9 @@ enum SecureEnclaveClient {
         // The key's LAContext as it is now (evaluated or invalidated since the key was found).
         if let context = key.authenticationContext {
             request[QueryKey.useAuthenticationContext] = .dictionary(context.authenticationContext)
-            if context.interactionNotAllowed { request[QueryKey.useAuthenticationUI] = .string(QueryKey.useAuthenticationUIFail) }
+            if context.interactionNotAllowed {
+                request[QueryKey.useAuthenticationUI] = .string(QueryKey.useAuthenticationUIFail)
+            }
         }
         return request
     }
@@ -45,7 +47,9 @@ enum SecureEnclaveClient {
             }
         }
         guard status == errSecSuccess, let result else {
-            throw KeyFailure(status == errSecSuccess ? errSecInternal : status, message.isEmpty ? SecStatus.message(of: status) : message)
+            throw KeyFailure(
+                status == errSecSuccess ? errSecInternal : status,
+                message.isEmpty ? SecStatus.message(of: status) : message)
         }
         return result
     }

@@ -9,7 +9,9 @@ enum ValueBridge {
     /// A query or attribute dictionary for the engine. Access-control objects become their protection
     /// class; an authentication context that forbids interaction becomes kSecUseAuthenticationUIFail.
     /// A kSecValueRef is expanded (see ``RefObjectBridge``): into the object's content for SecItemAdd.
-    static func dictionary(_ dictionary: NSDictionary, forAdd: Bool = false, depth: Int = 0) throws(KeychainError) -> KeychainDictionary {
+    static func dictionary(_ dictionary: NSDictionary, forAdd: Bool = false, depth: Int = 0) throws(KeychainError)
+        -> KeychainDictionary
+    {
         var result: KeychainDictionary = [:]
         var accessControl: SecAccessControl?
         var valueRef: Any?
@@ -19,7 +21,9 @@ enum ValueBridge {
                 throw KeychainError(SecStatus.param, "dictionary keys must be strings")
             }
             if name == Attributes.accessControl.code {
-                guard let control = value as? SecAccessControl else { throw KeychainError(SecStatus.param, "kSecAttrAccessControl must be a SecAccessControl") }
+                guard let control = value as? SecAccessControl else {
+                    throw KeychainError(SecStatus.param, "kSecAttrAccessControl must be a SecAccessControl")
+                }
                 accessControl = control
                 continue
             }
@@ -29,7 +33,9 @@ enum ValueBridge {
             }
             if name == QueryKey.useAuthenticationContext {
                 if let context = value as? SecAuthenticationContextProviding {
-                    if context.interactionNotAllowed { result[QueryKey.useAuthenticationUI] = .string(QueryKey.useAuthenticationUIFail) }
+                    if context.interactionNotAllowed {
+                        result[QueryKey.useAuthenticationUI] = .string(QueryKey.useAuthenticationUIFail)
+                    }
                     result[QueryKey.useAuthenticationContext] = .dictionary(context.authenticationContext)
                 }
                 continue
@@ -50,7 +56,8 @@ enum ValueBridge {
         }
         if let valueRef { try RefObjectBridge.expand(&result, valueRef, forAdd: forAdd) }
         if let accessControl {
-            try AccessControlValue.apply(protection: accessControl.protection, flags: UInt64(accessControl.flags.rawValue), to: &result)
+            try AccessControlValue.apply(
+                protection: accessControl.protection, flags: UInt64(accessControl.flags.rawValue), to: &result)
         }
         return result
     }
@@ -62,9 +69,13 @@ enum ValueBridge {
     /// One value for the engine. Numbers must convert exactly to a 64-bit integer (NaN, ±infinity,
     /// fractions, 1e30 and UInt64.max are errSecParam, never clamped, wrapped or trapped on).
     static func value(_ value: Any, depth: Int = 0) throws(KeychainError) -> KeychainValue {
-        guard depth < maximumDepth else { throw KeychainError(SecStatus.param, "values nest more than \(maximumDepth) levels deep") }
+        guard depth < maximumDepth else {
+            throw KeychainError(SecStatus.param, "values nest more than \(maximumDepth) levels deep")
+        }
         // `[String: AnyHashable]` queries hold their values boxed.
-        if Swift.type(of: value) == AnyHashable.self, let boxed = value as? AnyHashable { return try self.value(boxed.base, depth: depth) }
+        if Swift.type(of: value) == AnyHashable.self, let boxed = value as? AnyHashable {
+            return try self.value(boxed.base, depth: depth)
+        }
         if Swift.type(of: value) == Bool.self, let b = value as? Bool { return .bool(b) }
         if let number = value as? NSNumber, Swift.type(of: value) is NSNumber.Type { return try self.number(number) }
         switch value {
@@ -86,9 +97,11 @@ enum ValueBridge {
         case let d as NSData: return .data(Data(d))
         case let d as Date: return try date(d.timeIntervalSinceReferenceDate)
         case let d as NSDate: return try date(d.timeIntervalSinceReferenceDate)
-        case let a as NSArray: return .array(try a.map { element throws(KeychainError) in try self.value(element, depth: depth + 1) })
+        case let a as NSArray:
+            return .array(try a.map { element throws(KeychainError) in try self.value(element, depth: depth + 1) })
         case let d as NSDictionary: return .dictionary(try dictionary(d, depth: depth + 1))
-        case let a as [Any]: return .array(try a.map { element throws(KeychainError) in try self.value(element, depth: depth + 1) })
+        case let a as [Any]:
+            return .array(try a.map { element throws(KeychainError) in try self.value(element, depth: depth + 1) })
         default: throw KeychainError(SecStatus.param, "unsupported value type \(Swift.type(of: value))")
         }
     }
@@ -97,15 +110,20 @@ enum ValueBridge {
     private static func number(_ number: NSNumber) throws(KeychainError) -> KeychainValue {
         switch String(cString: number.objCType) {
         case "B": return .bool(number.boolValue)
-        case "c" where number.int8Value == 0 || number.int8Value == 1: return .bool(number.boolValue)  // CFBoolean's type
+        // CFBoolean's type
+        case "c" where number.int8Value == 0 || number.int8Value == 1: return .bool(number.boolValue)
         case "f", "d": return try exact(Int64(exactly: number.doubleValue), number.doubleValue)
         case "C", "S", "I", "L", "Q": return try exact(Int64(exactly: number.uint64Value), number.uint64Value)
         default: return .number(number.int64Value)
         }
     }
 
-    private static func exact(_ converted: Int64?, _ given: some CustomStringConvertible) throws(KeychainError) -> KeychainValue {
-        guard let converted else { throw KeychainError(SecStatus.param, "the number \(given) is not an integer a keychain attribute can hold") }
+    private static func exact(_ converted: Int64?, _ given: some CustomStringConvertible) throws(KeychainError)
+        -> KeychainValue
+    {
+        guard let converted else {
+            throw KeychainError(SecStatus.param, "the number \(given) is not an integer a keychain attribute can hold")
+        }
         return .number(converted)
     }
 
@@ -117,16 +135,22 @@ enum ValueBridge {
     /// What a SecItem call hands back for `query`: with kSecReturnRef as its only return key, ref objects
     /// (one, or an array); otherwise ``object(_:)``.
     /// `context`: the call's kSecUseAuthenticationContext, which a key reference keeps for its operations.
-    static func result(_ value: KeychainValue, for query: KeychainDictionary, context: (any SecAuthenticationContextProviding)? = nil) -> AnyObject {
+    static func result(
+        _ value: KeychainValue, for query: KeychainDictionary, context: (any SecAuthenticationContextProviding)? = nil
+    ) -> AnyObject {
         let returnKeys = QueryKey.returnKeys.filter { query[$0] == .bool(true) }
         guard returnKeys == [QueryKey.returnRef] else { return object(value) }
-        if case .array(let items) = value { return NSArray(array: items.map { RefObjectBridge.object($0, authenticationContext: context) ?? object($0) }) }
+        if case .array(let items) = value {
+            return NSArray(
+                array: items.map { RefObjectBridge.object($0, authenticationContext: context) ?? object($0) })
+        }
         return RefObjectBridge.object(value, authenticationContext: context) ?? object(value)
     }
 
     /// The LAContext a SecItem dictionary passes as kSecUseAuthenticationContext, if any.
     static func authenticationContext(in dictionary: NSDictionary) -> (any SecAuthenticationContextProviding)? {
-        for (key, value) in dictionary where ((key as? String) ?? (key as? NSString).map { String($0) }) == QueryKey.useAuthenticationContext {
+        for (key, value) in dictionary
+        where ((key as? String) ?? (key as? NSString).map { String($0) }) == QueryKey.useAuthenticationContext {
             return value as? SecAuthenticationContextProviding
         }
         return nil
@@ -148,9 +172,15 @@ enum ValueBridge {
     /// A returned attribute dictionary: kSecAttrAccessControl comes back as a SecAccessControl object.
     private static func resultDictionary(_ d: KeychainDictionary) -> [String: AnyObject] {
         var objects = d.mapValues(object)
-        if let description = d[QueryKey.valueRef], let reference = RefObjectBridge.object(description) { objects[QueryKey.valueRef] = reference }
-        if case .number(let flags)? = d[Attributes.accessControl.code], let protection = d[Attributes.accessible.code]?.stringValue {
-            objects[Attributes.accessControl.code] = SecAccessControl(protection: protection, flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(UInt64(bitPattern: flags))))
+        if let description = d[QueryKey.valueRef], let reference = RefObjectBridge.object(description) {
+            objects[QueryKey.valueRef] = reference
+        }
+        if case .number(let flags)? = d[Attributes.accessControl.code],
+            let protection = d[Attributes.accessible.code]?.stringValue
+        {
+            objects[Attributes.accessControl.code] = SecAccessControl(
+                protection: protection,
+                flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(UInt64(bitPattern: flags))))
         }
         return objects
     }

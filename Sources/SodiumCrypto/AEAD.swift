@@ -43,7 +43,9 @@ public enum AEAD {
 
     /// Decrypts a wrapped key straight into guarded memory.
     public static func openKey(_ box: Data, key: GuardedKey, associatedData: Data) throws(CryptoError) -> GuardedKey {
-        guard try plaintextCount(box) == GuardedKey.byteCount else { throw .badKeyLength(box.count - nonceBytes - tagBytes) }
+        guard try plaintextCount(box) == GuardedKey.byteCount else {
+            throw .badKeyLength(box.count - nonceBytes - tagBytes)
+        }
         var failed = false
         let unwrapped = GuardedKey.filled { dst in
             do { try decrypt(box, key: key, associatedData: associatedData) { $0(dst) } } catch { failed = true }
@@ -54,8 +56,12 @@ public enum AEAD {
 
     /// Decrypts a wrapped key into `destination`'s guarded memory (no new allocation); on failure the
     /// destination is zeroed.
-    public static func openKey(_ box: Data, key: GuardedKey, associatedData: Data, into destination: GuardedKey) throws(CryptoError) {
-        guard try plaintextCount(box) == GuardedKey.byteCount else { throw .badKeyLength(box.count - nonceBytes - tagBytes) }
+    public static func openKey(_ box: Data, key: GuardedKey, associatedData: Data, into destination: GuardedKey)
+        throws(CryptoError)
+    {
+        guard try plaintextCount(box) == GuardedKey.byteCount else {
+            throw .badKeyLength(box.count - nonceBytes - tagBytes)
+        }
         var failed = false
         destination.overwrite { dst in
             do { try decrypt(box, key: key, associatedData: associatedData) { $0(dst) } } catch { failed = true }
@@ -81,7 +87,8 @@ public enum AEAD {
                         let base = b.baseAddress!.assumingMemoryBound(to: UInt8.self)
                         var written: UInt64 = 0
                         return crypto_aead_xchacha20poly1305_ietf_decrypt(
-                            dst.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafeMutablePointer(mutating: base), &written, nil,
+                            dst.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                                ?? UnsafeMutablePointer(mutating: base), &written, nil,
                             base + nonceBytes, UInt64(box.count - nonceBytes),
                             ad.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count),
                             base, k.baseAddress!.assumingMemoryBound(to: UInt8.self))

@@ -20,8 +20,9 @@ public enum Ed25519 {
             var signature = Data(count: signatureBytes)
             signature.withUnsafeMutableBytes { s in
                 message.withUnsafeBytes { m in
-                    _ = crypto_sign_detached(s.baseAddress!.assumingMemoryBound(to: UInt8.self), nil,
-                                             m.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count), secret)
+                    _ = crypto_sign_detached(
+                        s.baseAddress!.assumingMemoryBound(to: UInt8.self), nil,
+                        m.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count), secret)
                 }
             }
             return signature
@@ -35,9 +36,10 @@ public enum Ed25519 {
         return signature.withUnsafeBytes { s in
             message.withUnsafeBytes { m in
                 publicKey.withUnsafeBytes { p in
-                    crypto_sign_verify_detached(s.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                                m.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count),
-                                                p.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
+                    crypto_sign_verify_detached(
+                        s.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                        m.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count),
+                        p.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
                 }
             }
         }
@@ -46,12 +48,16 @@ public enum Ed25519 {
     private static func withSecretKey<R>(_ seed: GuardedKey, _ body: (Data, UnsafePointer<UInt8>) -> R) -> R {
         Sodium.ensureInitialised()
         let secretBytes = Int(crypto_sign_SECRETKEYBYTES)
-        guard let secret = sodium_malloc(secretBytes)?.assumingMemoryBound(to: UInt8.self) else { fatalError("sodium_malloc failed: out of memory") }
+        guard let secret = sodium_malloc(secretBytes)?.assumingMemoryBound(to: UInt8.self) else {
+            fatalError("sodium_malloc failed: out of memory")
+        }
         defer { sodium_memzero(secret, secretBytes); sodium_free(secret) }
         var publicKey = Data(count: publicKeyBytes)
         publicKey.withUnsafeMutableBytes { p in
             seed.withBytes { s in
-                _ = crypto_sign_seed_keypair(p.baseAddress!.assumingMemoryBound(to: UInt8.self), secret, s.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                _ = crypto_sign_seed_keypair(
+                    p.baseAddress!.assumingMemoryBound(to: UInt8.self), secret,
+                    s.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
         }
         return body(publicKey, secret)

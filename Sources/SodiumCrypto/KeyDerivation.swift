@@ -26,7 +26,9 @@ public enum KeyDerivation {
     public static let saltBytes = Int(crypto_pwhash_SALTBYTES)
 
     /// Argon2id(passcode, salt) into guarded memory.
-    public static func passcodeKey(_ passcode: Data, salt: Data, hardness: PasscodeHardness) throws(CryptoError) -> GuardedKey {
+    public static func passcodeKey(_ passcode: Data, salt: Data, hardness: PasscodeHardness) throws(CryptoError)
+        -> GuardedKey
+    {
         let (ops, mem) = hardness.limits
         return try argon2id(passcode, salt: salt, ops: ops, mem: mem)
     }
@@ -37,7 +39,8 @@ public enum KeyDerivation {
         try argon2id(password, salt: salt, ops: 2, mem: 8 << 20)
     }
 
-    private static func argon2id(_ passcode: Data, salt: Data, ops: UInt64, mem: Int) throws(CryptoError) -> GuardedKey {
+    private static func argon2id(_ passcode: Data, salt: Data, ops: UInt64, mem: Int) throws(CryptoError) -> GuardedKey
+    {
         Sodium.ensureInitialised()
         guard salt.count == saltBytes else { throw .kdfFailed }
         var status: Int32 = -1
@@ -84,8 +87,10 @@ public enum KeyDerivation {
     /// ``keyedHash(_:key:outputBytes:)`` of two parts, the same bytes hashed in one libsodium call with
     /// nothing allocated but the result: a lookup column's hash, a dozen of them per SecItem call (issue 27:
     /// the incremental state, its wiping and the parts' copies cost twice the hashing itself).
-    public static func keyedHash(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer, key: GuardedKey,
-                                 outputBytes: Int = 16) -> Data {
+    public static func keyedHash(
+        _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer, key: GuardedKey,
+        outputBytes: Int = 16
+    ) -> Data {
         Sodium.ensureInitialised()
         let length = 8 + first.count + second.count
         return withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { message in
@@ -96,9 +101,10 @@ public enum KeyDerivation {
             var out = Data(count: outputBytes)
             out.withUnsafeMutableBytes { o in
                 key.withBytes { k in
-                    _ = crypto_generichash(o.baseAddress!.assumingMemoryBound(to: UInt8.self), outputBytes,
-                                           message.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(length),
-                                           k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
+                    _ = crypto_generichash(
+                        o.baseAddress!.assumingMemoryBound(to: UInt8.self), outputBytes,
+                        message.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(length),
+                        k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
                 }
             }
             sodium_memzero(message.baseAddress!, length)  // attribute values do not linger on the stack
@@ -119,20 +125,23 @@ struct Blake2b: ~Copyable {
         state = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
         self.outputBytes = outputBytes
         key.withBytes { k in
-            _ = crypto_generichash_init(OpaquePointer(state), k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count, outputBytes)
+            _ = crypto_generichash_init(
+                OpaquePointer(state), k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count, outputBytes)
         }
     }
 
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        _ = crypto_generichash_update(OpaquePointer(state), base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
+        _ = crypto_generichash_update(
+            OpaquePointer(state), base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
     }
 
     mutating func update(_ data: Data) { data.withUnsafeBytes { update($0) } }
 
     mutating func finish(into out: UnsafeMutableRawBufferPointer) {
         precondition(out.count == outputBytes)
-        _ = crypto_generichash_final(OpaquePointer(state), out.baseAddress!.assumingMemoryBound(to: UInt8.self), outputBytes)
+        _ = crypto_generichash_final(
+            OpaquePointer(state), out.baseAddress!.assumingMemoryBound(to: UInt8.self), outputBytes)
     }
 
     deinit {

@@ -13,7 +13,9 @@ public enum SealedBox {
         var publicKey = Data(count: publicKeyBytes)
         publicKey.withUnsafeMutableBytes { p in
             secret.withBytes { s in
-                _ = crypto_scalarmult_base(p.baseAddress!.assumingMemoryBound(to: UInt8.self), s.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                _ = crypto_scalarmult_base(
+                    p.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    s.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
         }
         return publicKey
@@ -27,8 +29,10 @@ public enum SealedBox {
         let status = box.withUnsafeMutableBytes { b in
             key.withBytes { k in
                 publicKey.withUnsafeBytes { p in
-                    crypto_box_seal(b.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                    UInt64(GuardedKey.byteCount), p.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                    crypto_box_seal(
+                        b.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                        k.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                        UInt64(GuardedKey.byteCount), p.baseAddress!.assumingMemoryBound(to: UInt8.self))
                 }
             }
         }
@@ -44,9 +48,11 @@ public enum SealedBox {
             status = box.withUnsafeBytes { b in
                 publicKey.withUnsafeBytes { p in
                     secret.withBytes { s in
-                        crypto_box_seal_open(dst.baseAddress!.assumingMemoryBound(to: UInt8.self), b.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                             UInt64(box.count), p.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                             s.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                        crypto_box_seal_open(
+                            dst.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                            b.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                            UInt64(box.count), p.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                            s.baseAddress!.assumingMemoryBound(to: UInt8.self))
                     }
                 }
             }

@@ -14,10 +14,12 @@ struct KeychainFSCommand: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Init.self, Mount.self, Unmount.self, Status.self, Device.self, Sync.self, Backup.self, Restore.self, MoveDeviceKey.self,
+            Init.self, Mount.self, Unmount.self, Status.self, Device.self, Sync.self, Backup.self, Restore.self,
+            MoveDeviceKey.self,
             Run.self, Inject.self, Access.self,
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
-            DumpKeychain.self, LockKeychain.self, UnlockKeychain.self, FindCertificate.self, FindIdentity.self, Import.self, Export.self,
+            DumpKeychain.self, LockKeychain.self, UnlockKeychain.self, FindCertificate.self, FindIdentity.self,
+            Import.self, Export.self,
         ])
 }

@@ -10,7 +10,8 @@ import TestSupport
     }
 
     func store(_ s: HelperSandbox, _ url: String, _ username: String, _ secret: String) throws {
-        let stored = docker(s, "store", #"{"ServerURL":"\#(url)","Username":"\#(username)","Secret":"\#(secret)"}"# + "\n")
+        let stored = docker(
+            s, "store", #"{"ServerURL":"\#(url)","Username":"\#(username)","Secret":"\#(secret)"}"# + "\n")
         #expect(stored.succeeded && stored.stdout.isEmpty, "\(stored.stdout)")
     }
 
@@ -18,14 +19,21 @@ import TestSupport
         let s = try HelperSandbox()
         try store(s, "https://index.docker.io/v1/", "alice", "s3cret")
         let got = docker(s, "get", "https://index.docker.io/v1/\n")
-        #expect(got.succeeded && got.stdout == #"{"ServerURL":"https://index.docker.io/v1/","Username":"alice","Secret":"s3cret"}"# + "\n")
+        #expect(
+            got.succeeded
+                && got.stdout == #"{"ServerURL":"https://index.docker.io/v1/","Username":"alice","Secret":"s3cret"}"#
+                    + "\n"
+        )
         try store(s, "https://index.docker.io/v1/", "alice", "rotated")
-        #expect(docker(s, "get", "https://index.docker.io/v1/").stdout.contains(#""Secret":"rotated""#), "store replaces")
+        #expect(
+            docker(s, "get", "https://index.docker.io/v1/").stdout.contains(#""Secret":"rotated""#), "store replaces")
         #expect(docker(s, "list").stdout == #"{"https://index.docker.io/v1/":"alice"}"# + "\n")
         let erased = docker(s, "erase", "https://index.docker.io/v1/\n")
         #expect(erased.succeeded && erased.stdout.isEmpty)
         let gone = docker(s, "get", "https://index.docker.io/v1/\n")
-        #expect(gone.status == 1 && gone.stdout == "credentials not found in native keychain\n", "exactly what Docker recognises")
+        #expect(
+            gone.status == 1 && gone.stdout == "credentials not found in native keychain\n",
+            "exactly what Docker recognises")
         let again = docker(s, "erase", "https://index.docker.io/v1/")
         #expect(again.status == 1 && again.stdout == "credentials not found in native keychain\n")
         #expect(docker(s, "list").stdout == "{}\n")
@@ -38,26 +46,36 @@ import TestSupport
         try store(s, "https://ghcr.io", "dave", "d")
         try store(s, "quay.io/org", "erin", "e")
         #expect(docker(s, "get", "registry.example.com:5000").stdout.contains(#""Username":"bob","Secret":"b""#))
-        #expect(docker(s, "get", "https://registry.example.com:5000").stdout.contains(#""Secret":"b""#), "no scheme is HTTPS")
+        #expect(
+            docker(s, "get", "https://registry.example.com:5000").stdout.contains(#""Secret":"b""#),
+            "no scheme is HTTPS")
         #expect(docker(s, "get", "http://registry.example.com:5000").status == 1, "http is another protocol")
-        #expect(docker(s, "get", "https://registry.example.com:5001").stdout == "credentials not found in native keychain\n")
+        #expect(
+            docker(s, "get", "https://registry.example.com:5001").stdout == "credentials not found in native keychain\n"
+        )
         #expect(docker(s, "get", "http://localhost:5000/v2/").stdout.contains(#""Secret":"c""#))
         #expect(docker(s, "get", "https://localhost:5000/v2/").status == 1)
-        #expect(docker(s, "get", "ghcr.io").stdout == #"{"ServerURL":"ghcr.io","Username":"dave","Secret":"d"}"# + "\n",
-                "the URL is echoed as given")
+        #expect(
+            docker(s, "get", "ghcr.io").stdout == #"{"ServerURL":"ghcr.io","Username":"dave","Secret":"d"}"# + "\n",
+            "the URL is echoed as given")
         #expect(docker(s, "get", "https://quay.io/org").stdout.contains(#""Secret":"e""#))
         #expect(docker(s, "get", "https://quay.io/other").status == 1, "the path is part of the item")
-        #expect(docker(s, "list").stdout == #"{"http://localhost:5000/v2/":"carol","https://ghcr.io":"dave","https://quay.io/org":"erin","#
+        #expect(
+            docker(s, "list").stdout
+                == #"{"http://localhost:5000/v2/":"carol","https://ghcr.io":"dave","https://quay.io/org":"erin","#
                 + #""https://registry.example.com:5000":"bob"}"# + "\n")
     }
 
     @Test func identityTokensAndGoStyleJSON() throws {
         let s = try HelperSandbox()
         // What the docker CLI sends for an identity token: the username "<token>".
-        let stored = docker(s, "store", #"{"ServerURL":"registry.example.com","Username":"\u003ctoken\u003e","Secret":"tok&en"}"#)
+        let stored = docker(
+            s, "store", #"{"ServerURL":"registry.example.com","Username":"\u003ctoken\u003e","Secret":"tok&en"}"#)
         #expect(stored.succeeded)
-        #expect(docker(s, "get", "registry.example.com").stdout
-                == #"{"ServerURL":"registry.example.com","Username":"\u003ctoken\u003e","Secret":"tok\u0026en"}"# + "\n")
+        #expect(
+            docker(s, "get", "registry.example.com").stdout
+                == #"{"ServerURL":"registry.example.com","Username":"\u003ctoken\u003e","Secret":"tok\u0026en"}"# + "\n"
+        )
         let lowercase = docker(s, "store", #"{"serverurl":"other.example","username":"u","secret":"p"}"#)
         #expect(lowercase.succeeded, "Go matches JSON field names case-insensitively")
         #expect(docker(s, "get", "other.example").stdout.contains(#""Username":"u","Secret":"p""#))
@@ -94,7 +112,9 @@ import TestSupport
         let storeLocked = docker(s, "store", #"{"ServerURL":"registry.example.com","Username":"alice","Secret":"new"}"#)
         #expect(storeLocked.status == 1 && storeLocked.stderr.contains("locked"))
         try expectSuccess(m.device("unlock", passcode: "1234"))
-        #expect(docker(s, "get", "registry.example.com").stdout.contains(#""Secret":"s3cret""#), "a store refused while locked deleted nothing")
+        #expect(
+            docker(s, "get", "registry.example.com").stdout.contains(#""Secret":"s3cret""#),
+            "a store refused while locked deleted nothing")
     }
 
     /// Issue 22 (6): a store the keychain refuses (a secret over the 1 MiB value limit) leaves the stored
@@ -104,17 +124,24 @@ import TestSupport
         try store(s, "https://registry.example.com", "alice", "s3cret")
         let oversized = String(repeating: "x", count: (1 << 20) + 1)
         for username in ["alice", "mallory"] {
-            let refused = docker(s, "store", #"{"ServerURL":"https://registry.example.com","Username":"\#(username)","Secret":"\#(oversized)"}"#)
+            let refused = docker(
+                s, "store",
+                #"{"ServerURL":"https://registry.example.com","Username":"\#(username)","Secret":"\#(oversized)"}"#)
             #expect(refused.status == 1 && refused.stdout.contains("1 MiB"), "\(refused.stdout.prefix(200))")
-            #expect(docker(s, "get", "https://registry.example.com").stdout.contains(#""Username":"alice","Secret":"s3cret""#), "the old login is kept")
+            #expect(
+                docker(s, "get", "https://registry.example.com").stdout.contains(
+                    #""Username":"alice","Secret":"s3cret""#), "the old login is kept")
         }
         try store(s, "https://registry.example.com", "bob", "b0b")
         #expect(docker(s, "get", "https://registry.example.com").stdout.contains(#""Username":"bob","Secret":"b0b""#))
-        #expect(docker(s, "list").stdout == #"{"https://registry.example.com":"bob"}"# + "\n", "one login per server, as osxkeychain keeps")
+        #expect(
+            docker(s, "list").stdout == #"{"https://registry.example.com":"bob"}"# + "\n",
+            "one login per server, as osxkeychain keeps")
         // A URL without a port replaces the logins of every port, as osxkeychain's delete-then-add did.
         try store(s, "other.example.com:5000", "carol", "c")
         try store(s, "other.example.com", "dave", "d")
-        #expect(docker(s, "get", "other.example.com:5000").status == 1, "the :5000 login was replaced by the port-less one")
+        #expect(
+            docker(s, "get", "other.example.com:5000").status == 1, "the :5000 login was replaced by the port-less one")
         #expect(docker(s, "get", "other.example.com").stdout.contains(#""Username":"dave","Secret":"d""#))
     }
 
@@ -123,8 +150,14 @@ import TestSupport
         let s = try HelperSandbox()
         let huge = String(repeating: "x", count: (8 << 20) + 1)
         let docker = docker(s, "store", huge)
-        #expect(docker.status == 1 && docker.stdout == "docker-credential-keychainfs: the input is larger than 8 MiB\n", "\(docker.stdout.prefix(200))")
-        let git = s.helper("git-credential-keychainfs", ["store"], stdin: "protocol=https\nhost=example.com\nusername=a\npassword=" + huge)
-        #expect(git.status == 1 && git.stderr == "git-credential-keychainfs: the input is larger than 8 MiB\n", "\(git.stderr.prefix(200))")
+        #expect(
+            docker.status == 1 && docker.stdout == "docker-credential-keychainfs: the input is larger than 8 MiB\n",
+            "\(docker.stdout.prefix(200))")
+        let git = s.helper(
+            "git-credential-keychainfs", ["store"],
+            stdin: "protocol=https\nhost=example.com\nusername=a\npassword=" + huge)
+        #expect(
+            git.status == 1 && git.stderr == "git-credential-keychainfs: the input is larger than 8 MiB\n",
+            "\(git.stderr.prefix(200))")
     }
 }

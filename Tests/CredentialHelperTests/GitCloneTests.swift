@@ -19,8 +19,9 @@ import TestSupport
         let url = "http://127.0.0.1:\(server.port)/repo.git"
 
         let unauthenticated = s.git(["clone", "-q", url, s.root + "/nothing"])
-        #expect(!unauthenticated.succeeded && unauthenticated.stderr.contains("terminal prompts disabled"),
-                "the server wants a password and nothing is stored yet")
+        #expect(
+            !unauthenticated.succeeded && unauthenticated.stderr.contains("terminal prompts disabled"),
+            "the server wants a password and nothing is stored yet")
 
         try s.tell("approve", "http://alice@127.0.0.1:\(server.port)", password: "s3cret")
         let cloned = s.git(["clone", "-q", url, s.root + "/clone"])
@@ -31,7 +32,8 @@ import TestSupport
         try s.tell("approve", "http://alice@127.0.0.1:\(server.port)", password: "wrong")
         let rejected = s.git(["clone", "-q", url, s.root + "/again"])
         #expect(!rejected.succeeded && rejected.stderr.contains("Authentication failed"))
-        #expect(s.keychainfs(["find-internet-password", "-s", "127.0.0.1", "-P", "\(server.port)"]).status == 44,
-                "git rejected the wrong password: the helper erased the item")
+        #expect(
+            s.keychainfs(["find-internet-password", "-s", "127.0.0.1", "-P", "\(server.port)"]).status == 44,
+            "git rejected the wrong password: the helper erased the item")
     }
 }

@@ -25,13 +25,19 @@ final class HelperSandbox {
     /// first on PATH so that `credential.helper keychainfs` finds `git-credential-keychainfs`.
     var environment: [String: String] {
         let build = URL(fileURLWithPath: MountedVault.binary).deletingLastPathComponent().path
-        return ["HOME": home, "XDG_CONFIG_HOME": home + "/.config", "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0",
-                "GIT_ASKPASS": "", "SSH_ASKPASS": "", "LC_ALL": "C", "KEYCHAIN_VAULT": vault, "KEYCHAIN_ACCESS_GROUPS": "",
-                "PATH": build + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
+        return [
+            "HOME": home, "XDG_CONFIG_HOME": home + "/.config", "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0",
+            "GIT_ASKPASS": "", "SSH_ASKPASS": "", "LC_ALL": "C", "KEYCHAIN_VAULT": vault, "KEYCHAIN_ACCESS_GROUPS": "",
+            "PATH": build + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+        ]
     }
 
-    func git(_ arguments: [String], stdin: String? = nil, directory: String? = nil, timeout: TimeInterval = 60) -> CommandResult {
-        Command.run("/usr/bin/git", (directory.map { ["-C", $0] } ?? []) + arguments, stdin: stdin, environment: environment, timeout: timeout)
+    func git(_ arguments: [String], stdin: String? = nil, directory: String? = nil, timeout: TimeInterval = 60)
+        -> CommandResult
+    {
+        Command.run(
+            "/usr/bin/git", (directory.map { ["-C", $0] } ?? []) + arguments, stdin: stdin, environment: environment,
+            timeout: timeout)
     }
 
     /// `git credential fill` for a URL (and extra lines); the answer as a dictionary, or nil if git failed.

@@ -24,20 +24,33 @@ import TestSupport
         #expect(xattr(gitItem, "user.kSecAttrAuthenticationType") == "kSecAttrAuthenticationTypeDefault")
         #expect(xattr(gitItem, "user.kSecAttrAccessible") == "kSecAttrAccessibleWhenUnlocked")
         #expect(xattr(gitItem, "user.kSecAttrLabel") == nil, "git's helper sets no label")
-        let gitFound = s.keychainfs(["find-internet-password", "-s", "git.example.com", "-a", "alice", "-r", "htps", "-t", "dflt", "-P", "8443"])
-        #expect(gitFound.succeeded && gitFound.stdout.contains(#""ptcl"<uint32>="htps""#) && gitFound.stdout.contains(#""atyp"<blob>="dflt""#))
-        #expect(gitFound.stdout.contains(#""port"<uint32>=0x000020FB"#) && gitFound.stdout.contains(#""srvr"<blob>="git.example.com""#))
+        let gitFound = s.keychainfs([
+            "find-internet-password", "-s", "git.example.com", "-a", "alice", "-r", "htps", "-t", "dflt", "-P", "8443",
+        ])
+        #expect(
+            gitFound.succeeded && gitFound.stdout.contains(#""ptcl"<uint32>="htps""#)
+                && gitFound.stdout.contains(#""atyp"<blob>="dflt""#))
+        #expect(
+            gitFound.stdout.contains(#""port"<uint32>=0x000020FB"#)
+                && gitFound.stdout.contains(#""srvr"<blob>="git.example.com""#))
 
-        let docker = s.helper("docker-credential-keychainfs", ["store"],
-                              stdin: #"{"ServerURL":"http://registry.example.com:5000/v2/","Username":"bob","Secret":"docker-pw"}"#)
+        let docker = s.helper(
+            "docker-credential-keychainfs", ["store"],
+            stdin: #"{"ServerURL":"http://registry.example.com:5000/v2/","Username":"bob","Secret":"docker-pw"}"#)
         #expect(docker.succeeded)
         let dockerItem = m.path("inet/registry.example.com/bob;atyp=dflt;path=%2Fv2%2F;port=5000;ptcl=http")
         #expect(try String(contentsOfFile: dockerItem + "/value", encoding: .utf8) == "docker-pw")
         #expect(xattr(dockerItem, "user.kSecAttrLabel") == "Docker Credentials")
         #expect(xattr(dockerItem, "user.kSecAttrPath") == "/v2/")
-        let dockerFound = s.keychainfs(["find-internet-password", "-s", "registry.example.com", "-l", "Docker Credentials", "-g"])
-        #expect(dockerFound.stdout.contains(#"0x00000007 <blob>="Docker Credentials""#) && dockerFound.stdout.contains(#""acct"<blob>="bob""#))
-        #expect(dockerFound.stdout.contains(#""ptcl"<uint32>="http""#) && dockerFound.stdout.contains(#""path"<blob>="/v2/""#))
+        let dockerFound = s.keychainfs([
+            "find-internet-password", "-s", "registry.example.com", "-l", "Docker Credentials", "-g",
+        ])
+        #expect(
+            dockerFound.stdout.contains(#"0x00000007 <blob>="Docker Credentials""#)
+                && dockerFound.stdout.contains(#""acct"<blob>="bob""#))
+        #expect(
+            dockerFound.stdout.contains(#""ptcl"<uint32>="http""#)
+                && dockerFound.stdout.contains(#""path"<blob>="/v2/""#))
         #expect(dockerFound.stderr.contains(#"password: "docker-pw""#))
 
         // An item written through the mount is one the helpers find.
@@ -45,7 +58,9 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: true)
         try Data("fs-pw".utf8).write(to: URL(fileURLWithPath: made + "/value"))
         #expect(s.fill("https://files.example.com")?["password"] == "fs-pw")
-        #expect(s.helper("docker-credential-keychainfs", ["list"], stdin: "").stdout == #"{"http://registry.example.com:5000/v2/":"bob"}"# + "\n",
-                "list shows Docker's items only")
+        #expect(
+            s.helper("docker-credential-keychainfs", ["list"], stdin: "").stdout
+                == #"{"http://registry.example.com:5000/v2/":"bob"}"# + "\n",
+            "list shows Docker's items only")
     }
 }

@@ -24,7 +24,8 @@ import Testing
         try withVault { vault in
             try AccessPolicy.write([Self.rule("one")], to: vault)
             for watches in [true, false] {
-                let policy = try AccessPolicy(vault: vault, defaultCaller: Caller(), strict: false, watchesFile: watches)
+                let policy = try AccessPolicy(
+                    vault: vault, defaultCaller: Caller(), strict: false, watchesFile: watches)
                 let before = policy.looks.load(ordering: .relaxed)
                 for _ in 0..<1_000 {
                     #expect(policy.caller(pid: getpid(), uid: getuid())?.grantedBy == "one")
@@ -60,7 +61,8 @@ import Testing
             try Data("[[rule]\nnot toml".utf8).write(to: URL(fileURLWithPath: path))
             #expect(throws: KeychainError.self) { try policy.rules() }
             #expect(throws: KeychainError.self, "still said while the file stays malformed") { try policy.rules() }
-            #expect(policy.caller(pid: getpid(), uid: getuid())?.grantedBy == "good", "the last good rules stay in force")
+            #expect(
+                policy.caller(pid: getpid(), uid: getuid())?.grantedBy == "good", "the last good rules stay in force")
             try AccessPolicy.write([Self.rule("fixed")], to: vault)
             #expect(try policy.rules().map(\.name) == ["fixed"])
         }

@@ -5,16 +5,21 @@ import Testing
 /// The rules of the source tree that docs/architecture.md states, checked on the tree itself: a change
 /// that breaks one fails here, not in a review.
 @Suite struct ArchitectureRulesTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// Every Swift file under `folder` (relative to the repository), with its lines.
     static func swiftFiles(under folder: String) -> [(path: String, lines: [Substring])] {
         let base = root.appendingPathComponent(folder)
         guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return [] }
-        return walker.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }.sorted { $0.path < $1.path }.compactMap { url in
-            guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
-            return (String(url.path.dropFirst(root.path.count + 1)), text.split(separator: "\n", omittingEmptySubsequences: false))
-        }
+        return walker.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }.sorted { $0.path < $1.path }
+            .compactMap { url in
+                guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
+                return (
+                    String(url.path.dropFirst(root.path.count + 1)),
+                    text.split(separator: "\n", omittingEmptySubsequences: false)
+                )
+            }
     }
 
     /// The codes the schema spells: classes, attributes, and the `m_`/`r_`/`u_`/`v_` query keys.
@@ -33,28 +38,41 @@ import Testing
 
     @Test func noClassOrAttributeCodeIsSpelledOutsideTheSchema() {
         let codes = Self.schemaCodes
-        #expect(codes.contains("svce") && codes.contains("genp") && codes.contains("u_AuthCtx"), "the codes are read from the schema")
+        #expect(
+            codes.contains("svce") && codes.contains("genp") && codes.contains("u_AuthCtx"),
+            "the codes are read from the schema")
         var found: [String] = []
         for file in Self.swiftFiles(under: "Sources") where !file.path.hasPrefix("Sources/KeychainModel/Schema/") {
             for (number, line) in file.lines.enumerated() {
                 let code = line.drop { $0 == " " }
                 if code.hasPrefix("//") || line.contains("// not a schema code") { continue }
-                for literal in Self.literals(line) where codes.contains(literal) { found.append("\(file.path):\(number + 1): \"\(literal)\"") }
+                for literal in Self.literals(line) where codes.contains(literal) {
+                    found.append("\(file.path):\(number + 1): \"\(literal)\"")
+                }
             }
         }
-        #expect(found.isEmpty, "name them (Attributes.service.code, Schema.genericPassword.code, QueryKey.returnData):\n\(found.joined(separator: "\n"))")
+        #expect(
+            found.isEmpty,
+            "name them (Attributes.service.code, Schema.genericPassword.code, QueryKey.returnData):\n\(found.joined(separator: "\n"))"
+        )
     }
 
     /// The check above finds what it looks for: a line that spells a code is reported.
     @Test func theLiteralCheckFindsASpelledCode() {
         #expect(Self.literals(#"query["svce"] = .string(name)"#).contains { Self.schemaCodes.contains($0) })
-        #expect(!Self.literals(#"query[Attributes.service.code] = "svce is \(x)""#).contains { Self.schemaCodes.contains($0) })
+        #expect(
+            !Self.literals(#"query[Attributes.service.code] = "svce is \(x)""#).contains {
+                Self.schemaCodes.contains($0)
+            })
     }
 
     @Test func onlyTheEngineAndSyncImportTheStore() {
         let allowed = ["Sources/KeychainStore/", "Sources/KeychainEngine/", "Sources/KeychainSync/"]
         let importers = Self.swiftFiles(under: "Sources").filter { file in
-            !allowed.contains { file.path.hasPrefix($0) } && file.lines.contains { $0.hasPrefix("import KeychainStore") || $0.hasPrefix("@testable import KeychainStore") }
+            !allowed.contains { file.path.hasPrefix($0) }
+                && file.lines.contains {
+                    $0.hasPrefix("import KeychainStore") || $0.hasPrefix("@testable import KeychainStore")
+                }
         }.map(\.path)
         #expect(importers.isEmpty, "\(importers)")
     }
@@ -64,7 +82,9 @@ import Testing
         for folder in ["Sources", "Tests", "fuzz", "bench"] {  // citation check
             for file in Self.swiftFiles(under: folder) {
                 for (number, line) in file.lines.enumerated()
-                where ["SPEC §", "shared/SPEC", "shared/reference", "shared/seeds"].contains(where: { line.contains($0) }) && !line.contains("// citation check") {
+                where ["SPEC §", "shared/SPEC", "shared/reference", "shared/seeds"].contains(where: {  // citation check
+                    line.contains($0)
+                }) && !line.contains("// citation check") {
                     outside.append("\(file.path):\(number + 1)")
                 }
                 for (number, line) in file.lines.enumerated() {

@@ -13,7 +13,8 @@ import Testing
         let path = "/tmp/kcfs-auditfs-" + UUID().uuidString.prefix(8)
         init() throws {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            let mounted = Process.launchedWait("/bin/mount", ["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", path])
+            let mounted = Process.launchedWait(
+                "/bin/mount", ["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", path])
             guard mounted == 0 else { rmdir(path); throw CocoaError(.fileWriteUnknown) }
         }
         /// Fills every free page with a file (removed by ``free()``).
@@ -65,8 +66,12 @@ import Testing
         try log.record("open", item: "genp/svc/after/value", status: 0, by: requester)
         let after = try String(contentsOfFile: log.path, encoding: .utf8)
         let added = after.dropFirst(text.count)
-        #expect(after.hasPrefix(text) && added.hasSuffix("\n") && added.filter { $0 == "\n" }.count == 1, "one whole line follows the last whole one")
-        #expect((try? JSONSerialization.jsonObject(with: Data(added.dropLast().utf8)) as? [String: Any])?["item"] as? String == "genp/svc/after/value")
+        #expect(
+            after.hasPrefix(text) && added.hasSuffix("\n") && added.filter { $0 == "\n" }.count == 1,
+            "one whole line follows the last whole one")
+        #expect(
+            (try? JSONSerialization.jsonObject(with: Data(added.dropLast().utf8)) as? [String: Any])?["item"] as? String
+                == "genp/svc/after/value")
         #expect(reports.all.count == 2 && reports.all[1].contains("written again"))
     }
 }

@@ -55,11 +55,20 @@ import Testing
     @Test func uiFailAndSkipAndAttributes() throws {
         k.prompts.autoMode = .match
         let raised = k.prompts.raisedCount
-        #expect(v.status { _ = try v.copy(genp("svc", "face", ["r_Data": true, "u_AuthUI": "u_AuthUIF"])) } == SecStatus.interactionNotAllowed)
-        #expect(v.status { _ = try v.copy(genp("svc", "face", ["r_Data": true, "u_AuthCtx": .dictionary(["interactionNotAllowed": true])])) }
+        #expect(
+            v.status { _ = try v.copy(genp("svc", "face", ["r_Data": true, "u_AuthUI": "u_AuthUIF"])) }
                 == SecStatus.interactionNotAllowed)
-        #expect(v.status { _ = try v.copy(genp("svc", "face", ["r_Data": true, "u_AuthUI": "u_AuthUIS"])) } == SecStatus.itemNotFound)
-        let all = try v.copy(["class": "genp", "r_Data": true, "m_Limit": "m_LimitAll", "u_AuthUI": "u_AuthUIS"])?.arrayValue
+        #expect(
+            v.status {
+                _ = try v.copy(
+                    genp("svc", "face", ["r_Data": true, "u_AuthCtx": .dictionary(["interactionNotAllowed": true])]))
+            }
+                == SecStatus.interactionNotAllowed)
+        #expect(
+            v.status { _ = try v.copy(genp("svc", "face", ["r_Data": true, "u_AuthUI": "u_AuthUIS"])) }
+                == SecStatus.itemNotFound)
+        let all = try v.copy(["class": "genp", "r_Data": true, "m_Limit": "m_LimitAll", "u_AuthUI": "u_AuthUIS"])?
+            .arrayValue
         #expect(all == [.data(Data("open".utf8))], "the protected item is skipped, the other returned")
         #expect(k.prompts.raisedCount == raised)
     }
@@ -84,16 +93,24 @@ import Testing
         let token = try AuthenticationTableTests.evaluate(k, .deviceOwnerAuthenticationWithBiometrics).get()
         try k.enrollBiometry()
         k.prompts.autoMode = .cancel
-        #expect(v.status { _ = try v.copy(genp("svc", "face", ["r_Data": true, "u_AuthCtx": .dictionary(["token": .data(token)])])) } == SecStatus.userCanceled)
+        #expect(
+            v.status {
+                _ = try v.copy(
+                    genp("svc", "face", ["r_Data": true, "u_AuthCtx": .dictionary(["token": .data(token)])]))
+            } == SecStatus.userCanceled)
     }
 
     @Test func reuseDurationAfterABiometricUnlock() throws {
         k.prompts.autoMode = .cancel
         let options = AuthenticationOptions(biometricReuse: 60)
-        #expect(throws: AuthenticationFailure.self) { try AuthenticationTableTests.evaluate(k, .deviceOwnerAuthenticationWithBiometrics, options: options).get() }
+        #expect(throws: AuthenticationFailure.self) {
+            try AuthenticationTableTests.evaluate(k, .deviceOwnerAuthenticationWithBiometrics, options: options).get()
+        }
         try k.unlockWithBiometry()
         let raised = k.prompts.raisedCount
-        #expect(throws: Never.self) { try AuthenticationTableTests.evaluate(k, .deviceOwnerAuthenticationWithBiometrics, options: options).get() }
+        #expect(throws: Never.self) {
+            try AuthenticationTableTests.evaluate(k, .deviceOwnerAuthenticationWithBiometrics, options: options).get()
+        }
         #expect(k.prompts.raisedCount == raised)
         #expect(throws: AuthenticationFailure.self, "without a reuse duration it prompts") {
             try AuthenticationTableTests.evaluate(k, .deviceOwnerAuthenticationWithBiometrics).get()
@@ -105,7 +122,10 @@ import Testing
         let attributes = try #require(try v.copy(genp("svc", "face", ["r_Attributes": true]))?.dictionaryValue)
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var outcome: AuthorizationOutcome?
-        let handle = k.authorize(AuthorizationRequest(item: attributes, itemClass: "genp", use: .readSecret, caller: Caller(pid: 42, executable: "/bin/cat"))) {
+        let handle = k.authorize(
+            AuthorizationRequest(
+                item: attributes, itemClass: "genp", use: .readSecret, caller: Caller(pid: 42, executable: "/bin/cat"))
+        ) {
             outcome = $0
             done.signal()
         }
@@ -113,7 +133,11 @@ import Testing
         #expect(pending.count == 1 && pending.first?.pid == 42 && pending.first?.kind == .biometry)
         handle.cancel()
         #expect(done.wait(timeout: .now() + 5) == .success)
-        #expect(outcome == .denied(AuthenticationFailure(SecStatus.userCanceled, LAErrorNumber.userCancel, "the user canceled the authentication")))
+        #expect(
+            outcome
+                == .denied(
+                    AuthenticationFailure(
+                        SecStatus.userCanceled, LAErrorNumber.userCancel, "the user canceled the authentication")))
         #expect(k.prompts.pending.isEmpty)
     }
 
@@ -140,9 +164,15 @@ import Testing
         let raised = v.keychain.prompts.raisedCount
         #expect(v.status { try v.update(genp("svc", "face"), ["labl": "renamed"]) } == 0, "attributes only: no prompt")
         #expect(v.keychain.prompts.raisedCount == raised)
-        #expect(v.status { try v.update(genp("svc", "face"), ["v_Data": data("stolen")]) } == SecStatus.userCanceled, "auto cancel")
-        #expect(v.status { try v.update(genp("svc", "face"), ["accc": .number(0)]) } == SecStatus.userCanceled, "stripping the protection")
-        #expect(v.status { try v.update(genp("svc", "face", ["u_AuthUI": "u_AuthUIF"]), ["v_Data": data("x")]) } == SecStatus.interactionNotAllowed)
+        #expect(
+            v.status { try v.update(genp("svc", "face"), ["v_Data": data("stolen")]) } == SecStatus.userCanceled,
+            "auto cancel")
+        #expect(
+            v.status { try v.update(genp("svc", "face"), ["accc": .number(0)]) } == SecStatus.userCanceled,
+            "stripping the protection")
+        #expect(
+            v.status { try v.update(genp("svc", "face", ["u_AuthUI": "u_AuthUIF"]), ["v_Data": data("x")]) }
+                == SecStatus.interactionNotAllowed)
         v.keychain.prompts.autoMode = .match
         #expect(v.status { try v.update(genp("svc", "face"), ["v_Data": data("new")]) } == 0)
         #expect(try v.secret("svc", "face").get() == Data("new".utf8))

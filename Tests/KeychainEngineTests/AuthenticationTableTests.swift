@@ -10,18 +10,24 @@ struct AuthenticationCase: Sendable, CustomTestStringConvertible {
 
     /// Every row between the table markers of docs/authentication-table.md.
     static let all: [AuthenticationCase] = {
-        let doc = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/authentication-table.md")
+        let doc = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../docs/authentication-table.md")
         let text = (try? String(contentsOf: doc, encoding: .utf8)) ?? ""
-        guard let start = text.range(of: "<!-- table:begin"), let end = text.range(of: "<!-- table:end") else { return [] }
+        guard let start = text.range(of: "<!-- table:begin"), let end = text.range(of: "<!-- table:end") else {
+            return []
+        }
         return text[start.upperBound..<end.lowerBound].split(separator: "\n").dropFirst(3).compactMap { line in
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count >= 6, let status = OSStatus(cells[4]) else { return nil }
-            return AuthenticationCase(flags: cells[0], device: cells[1], answer: cells[2], prompt: cells[3] == "yes", status: status, laError: cells[5])
+            return AuthenticationCase(
+                flags: cells[0], device: cells[1], answer: cells[2], prompt: cells[3] == "yes", status: status,
+                laError: cells[5])
         }
     }()
 
     static let bits: [String: Int64] = [
-        "userPresence": 1 << 0, "biometryAny": 1 << 1, "biometryCurrentSet": 1 << 3, "devicePasscode": 1 << 4, "watch": 1 << 5,
+        "userPresence": 1 << 0, "biometryAny": 1 << 1, "biometryCurrentSet": 1 << 3, "devicePasscode": 1 << 4,
+        "watch": 1 << 5,
         "or": 1 << 14, "and": 1 << 15, "privateKeyUsage": 1 << 30, "applicationPassword": 1 << 31,
     ]
 
@@ -32,7 +38,8 @@ struct AuthenticationCase: Sendable, CustomTestStringConvertible {
     }
 
     static let laNumbers: [String: Int] = [
-        "authenticationFailed": -1, "userCancel": -2, "userFallback": -3, "passcodeNotSet": -5, "biometryNotEnrolled": -7,
+        "authenticationFailed": -1, "userCancel": -2, "userFallback": -3, "passcodeNotSet": -5,
+        "biometryNotEnrolled": -7,
         "biometryLockout": -8, "watchNotAvailable": -11,
     ]
 }
@@ -65,12 +72,18 @@ struct AuthenticationCase: Sendable, CustomTestStringConvertible {
         #expect(k.prompts.raisedCount == before)
 
         queue(c.answer, on: k)
-        let given: KeychainDictionary = c.answer.hasPrefix("credential") ? Self.context(Self.password)
+        let given: KeychainDictionary =
+            c.answer.hasPrefix("credential")
+            ? Self.context(Self.password)
             : c.answer.hasPrefix("wrong-credential") ? Self.context(Data("not it".utf8)) : [:]
         let read = Result { () throws(KeychainError) in
             try v.copy(genp("svc", "acct", ["r_Data": true]).merging(given) { $1 })?.dataValue ?? Data()
         }
-        let status: OSStatus = switch read { case .success(let d): d == Data("token".utf8) ? 0 : -1; case .failure(let e): e.status }
+        let status: OSStatus =
+            switch read {
+            case .success(let d): d == Data("token".utf8) ? 0 : -1;
+            case .failure(let e): e.status
+            }
         #expect(status == c.status, "OSStatus")
         #expect((k.prompts.raisedCount > before) == c.prompt, "prompt raised")
 
@@ -78,9 +91,14 @@ struct AuthenticationCase: Sendable, CustomTestStringConvertible {
         let attributes = try #require(try v.copy(genp("svc", "acct", ["r_Attributes": true]))?.dictionaryValue)
         queue(c.answer, on: k)
         let options = AuthenticationOptions(applicationPassword: given.isEmpty ? nil : Self.password)
-        let outcome = k.authorize(AuthorizationRequest(item: attributes, itemClass: "genp", use: .readSecret, caller: v.caller, options: options))
+        let outcome = k.authorize(
+            AuthorizationRequest(
+                item: attributes, itemClass: "genp", use: .readSecret, caller: v.caller, options: options))
         switch outcome {
-        case .granted: #expect(c.status == 0 || c.answer.hasPrefix("wrong-credential"), "a wrong password is found when the secret is opened")
+        case .granted:
+            #expect(
+                c.status == 0 || c.answer.hasPrefix("wrong-credential"),
+                "a wrong password is found when the secret is opened")
         case .skipped: Issue.record("skipped without UI Skip")
         case .denied(let failure):
             #expect(failure.status == c.status)
@@ -97,13 +115,14 @@ struct AuthenticationCase: Sendable, CustomTestStringConvertible {
 
     private func queue(_ answer: String, on k: Keychain) {
         for part in answer.split(separator: "+") {
-            let a: PromptAnswer? = switch part {
-            case "match": .match
-            case "no-match": .noMatch
-            case "cancel": .cancel
-            case "passcode": .passcode(Self.passcode)
-            default: nil  // "none": nobody answers, the prompt times out; "-": no prompt expected
-            }
+            let a: PromptAnswer? =
+                switch part {
+                case "match": .match
+                case "no-match": .noMatch
+                case "cancel": .cancel
+                case "passcode": .passcode(Self.passcode)
+                default: nil  // "none": nobody answers, the prompt times out; "-": no prompt expected
+                }
             if let a { _ = try? k.prompts.answer(a, next: true) }
         }
     }
@@ -116,10 +135,14 @@ struct AuthenticationCase: Sendable, CustomTestStringConvertible {
         #expect(k.biometryStatus().lockedOut)
     }
 
-    static func evaluate(_ k: Keychain, _ policy: AuthenticationPolicy, options: AuthenticationOptions = .init()) -> Result<Data, AuthenticationFailure> {
+    static func evaluate(_ k: Keychain, _ policy: AuthenticationPolicy, options: AuthenticationOptions = .init())
+        -> Result<Data, AuthenticationFailure>
+    {
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var result: Result<Data, AuthenticationFailure>?
-        k.evaluatePolicy(policy, options: options, caller: Caller()) { r in result = r; done.signal() }
+        k.evaluatePolicy(policy, options: options, caller: Caller()) { r in
+            result = r; done.signal()
+        }
         _ = done.wait(timeout: .now() + 10)
         return result ?? .failure(AuthenticationFailure(-1, nil, "no answer within 10 s"))
     }

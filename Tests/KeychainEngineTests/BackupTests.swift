@@ -14,9 +14,13 @@ import Testing
         let v = try TestVault()
         try v.keychain.setPasscode(Data("1234".utf8))
         for a in migratable + deviceOnly {
-            _ = try v.add(genp("svc", a, ["pdmn": .string(a), "v_Data": data("secret " + a), "labl": .string("label " + a)]))
+            _ = try v.add(
+                genp("svc", a, ["pdmn": .string(a), "v_Data": data("secret " + a), "labl": .string("label " + a)]))
         }
-        _ = try v.add(["class": "inet", "srvr": "example.com", "acct": "u", "ptcl": "htps", "port": .number(8443), "v_Data": data("inet secret")])
+        _ = try v.add([
+            "class": "inet", "srvr": "example.com", "acct": "u", "ptcl": "htps", "port": .number(8443),
+            "v_Data": data("inet secret"),
+        ])
         return v
     }
 
@@ -25,7 +29,9 @@ import Testing
         let (archive, count) = try source.keychain.backup(password: Self.password)
         #expect(count == Self.migratable.count + 1)
         for a in Self.migratable + Self.deviceOnly {
-            #expect(archive.range(of: Data(("secret " + a).utf8)) == nil && archive.range(of: Data(("label " + a).utf8)) == nil, "no plaintext in the file")
+            #expect(
+                archive.range(of: Data(("secret " + a).utf8)) == nil
+                    && archive.range(of: Data(("label " + a).utf8)) == nil, "no plaintext in the file")
         }
         let sourceRef = try source.copy(genp("svc", "ak", ["r_PersistentRef": true]))
         let target = try TestVault()
@@ -33,11 +39,22 @@ import Testing
         #expect(outcome == RestoreOutcome(added: count, replaced: 0, kept: 0))
         for a in Self.migratable {
             let item = try target.copy(genp("svc", a, ["r_Data": true, "r_Attributes": true]))?.dictionaryValue
-            #expect(item?["v_Data"] == data("secret " + a) && item?["labl"] == .string("label " + a) && item?["pdmn"] == .string(a))
+            #expect(
+                item?["v_Data"] == data("secret " + a) && item?["labl"] == .string("label " + a)
+                    && item?["pdmn"] == .string(a))
         }
-        for a in Self.deviceOnly { #expect(target.status { _ = try target.copy(genp("svc", a)) } == SecStatus.itemNotFound, "\(a) stays on its device") }
-        #expect(try target.copy(["class": "inet", "srvr": "example.com", "acct": "u", "ptcl": "htps", "port": .number(8443), "r_Data": true]) == data("inet secret"))
-        #expect(try target.copy(genp("svc", "ak", ["r_PersistentRef": true])) == sourceRef, "persistent references survive")
+        for a in Self.deviceOnly {
+            #expect(
+                target.status { _ = try target.copy(genp("svc", a)) } == SecStatus.itemNotFound,
+                "\(a) stays on its device")
+        }
+        #expect(
+            try target.copy([
+                "class": "inet", "srvr": "example.com", "acct": "u", "ptcl": "htps", "port": .number(8443),
+                "r_Data": true,
+            ]) == data("inet secret"))
+        #expect(
+            try target.copy(genp("svc", "ak", ["r_PersistentRef": true])) == sourceRef, "persistent references survive")
         // Dates come along: the restored item is as old as the original.
         let mdat = { (v: TestVault) in try v.copy(genp("svc", "ck", ["r_Attributes": true]))?.dictionaryValue?["mdat"] }
         #expect(try mdat(target) == mdat(source))
@@ -47,14 +64,23 @@ import Testing
         let source = try Self.populated()
         var (archive, _) = try source.keychain.backup(password: Self.password)
         let target = try TestVault()
-        #expect(target.status { _ = try target.keychain.restore(archive, password: Data("wrong".utf8), merge: false) } == SecStatus.authFailed)
+        #expect(
+            target.status { _ = try target.keychain.restore(archive, password: Data("wrong".utf8), merge: false) }
+                == SecStatus.authFailed)
         archive[archive.count - 5] ^= 0x01
-        #expect(target.status { _ = try target.keychain.restore(archive, password: Self.password, merge: false) } == SecStatus.authFailed)
-        #expect(target.status { _ = try target.keychain.restore(Data("not a backup".utf8), password: Self.password, merge: false) } == SecStatus.decode)
+        #expect(
+            target.status { _ = try target.keychain.restore(archive, password: Self.password, merge: false) }
+                == SecStatus.authFailed)
+        #expect(
+            target.status {
+                _ = try target.keychain.restore(Data("not a backup".utf8), password: Self.password, merge: false)
+            } == SecStatus.decode)
         #expect(try target.keychain.itemCounts().values.reduce(0, +) == 0)
         _ = try target.add(genp("other", "x"))
         archive[archive.count - 5] ^= 0x01
-        #expect(target.status { _ = try target.keychain.restore(archive, password: Self.password, merge: false) } == SecStatus.duplicateItem)
+        #expect(
+            target.status { _ = try target.keychain.restore(archive, password: Self.password, merge: false) }
+                == SecStatus.duplicateItem)
         #expect(try target.keychain.itemCounts().values.reduce(0, +) == 1)
     }
 
@@ -75,6 +101,8 @@ import Testing
     @Test func aLockedDeviceCannotBeBackedUp() throws {
         let source = try Self.populated()
         source.keychain.lockDevice()
-        #expect(source.status { _ = try source.keychain.backup(password: Self.password) } == SecStatus.interactionNotAllowed)
+        #expect(
+            source.status { _ = try source.keychain.backup(password: Self.password) } == SecStatus.interactionNotAllowed
+        )
     }
 }

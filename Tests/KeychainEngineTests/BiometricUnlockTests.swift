@@ -25,20 +25,29 @@ import Testing
 
     @Test func aMatchUnlocksALockedDeviceAfterAPasscodeUnlock() throws {
         k.lockDevice()
-        #expect(v.status { _ = try v.secret("svc", "a").get() } == SecStatus.interactionNotAllowed, "the lock promise holds")
+        #expect(
+            v.status { _ = try v.secret("svc", "a").get() } == SecStatus.interactionNotAllowed, "the lock promise holds"
+        )
         try k.unlockWithBiometry()
         #expect(k.deviceStatus().state == .unlocked)
         #expect(try v.secret("svc", "a").get() == Data("when-unlocked".utf8))
         #expect(k.biometryStatus().lastBiometricUnlock != nil)
         k.lockDevice()
-        #expect(v.status { _ = try v.secret("svc", "a").get() } == SecStatus.interactionNotAllowed, "locked again after a biometric unlock")
+        #expect(
+            v.status { _ = try v.secret("svc", "a").get() } == SecStatus.interactionNotAllowed,
+            "locked again after a biometric unlock")
         try k.unlockWithBiometry()
-        #expect(try v.secret("svc", "a").get() == Data("when-unlocked".utf8), "the copy lasts until a reason to drop it")
+        #expect(
+            try v.secret("svc", "a").get() == Data("when-unlocked".utf8), "the copy lasts until a reason to drop it")
     }
 
     @Test func theCopyIsNeverWritten() throws {
         let files = { try FileManager.default.subpathsOfDirectory(atPath: v.directory).sorted() }
-        let keybags = { try files().filter { !$0.hasPrefix("items.sqlite") }.map { try Data(contentsOf: URL(fileURLWithPath: v.directory + "/" + $0)) } }
+        let keybags = {
+            try files().filter { !$0.hasPrefix("items.sqlite") }.map {
+                try Data(contentsOf: URL(fileURLWithPath: v.directory + "/" + $0))
+            }
+        }
         k.lockDevice()
         let before = (try files(), try keybags())
         try k.unlockDevice(passcode: passcode)

@@ -12,7 +12,9 @@ import Testing
         #expect(cache.value(1, generation: 7) == "a")
         #expect(cache.value(1, generation: 8) == nil, "another generation misses")
         cache.store("b", for: 2, generation: 8)
-        #expect(cache.value(1, generation: 8) == nil && cache.value(2, generation: 8) == "b", "a new generation starts empty")
+        #expect(
+            cache.value(1, generation: 8) == nil && cache.value(2, generation: 8) == "b",
+            "a new generation starts empty")
         for key in 0..<100 {
             cache.store("\(key)", for: key, generation: 8)
             #expect(cache.value(0, generation: 8) == "0" || key == 0, "a working set used all along stays")
@@ -32,9 +34,13 @@ import Testing
         func key(_ i: Int) -> [UInt8] { Array("genp/svc0/acct\(i)".utf8) }
         for i in 0..<200_000 { cache.store(i, for: key(i), generation: 1) }
         #expect(cache.count <= 16384, "at most its capacity is kept (\(cache.count))")
-        #expect(cache.reservedCapacity <= 4 * 16384, "its tables do not grow with the stores seen (\(cache.reservedCapacity))")
+        #expect(
+            cache.reservedCapacity <= 4 * 16384,
+            "its tables do not grow with the stores seen (\(cache.reservedCapacity))")
         #expect(cache.value(key(199_999), generation: 1) == 199_999, "the newest entry is found")
-        #expect((198_000..<200_000).allSatisfy { cache.value(key($0), generation: 1) == $0 }, "the recent working set is whole")
+        #expect(
+            (198_000..<200_000).allSatisfy { cache.value(key($0), generation: 1) == $0 },
+            "the recent working set is whole")
     }
 
     @Test func secretByPersistentReferenceFollowsTheLockAndTheGroups() throws {
@@ -52,7 +58,9 @@ import Testing
         try v.keychain.setPasscode(Data("1234".utf8))
         _ = try v.keychain.read(.data, of: ref, caller: v.caller)  // cached again
         v.keychain.lockDevice()
-        #expect(v.status { _ = try v.keychain.read(.data, of: ref, caller: v.caller) } == SecStatus.interactionNotAllowed)
-        #expect(v.status { _ = try v.keychain.read(.data, of: Data("junk".utf8), caller: v.caller) } != SecStatus.success)
+        #expect(
+            v.status { _ = try v.keychain.read(.data, of: ref, caller: v.caller) } == SecStatus.interactionNotAllowed)
+        #expect(
+            v.status { _ = try v.keychain.read(.data, of: Data("junk".utf8), caller: v.caller) } != SecStatus.success)
     }
 }

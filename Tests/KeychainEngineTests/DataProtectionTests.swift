@@ -39,7 +39,9 @@ import Testing
         #expect(readable("ak") == locked && readable("aku") == locked)
         #expect(readable("ck") == 0 && readable("cku") == 0 && readable("dk") == 0 && readable("dku") == 0)
         #expect(v.status { _ = try v.copy(genp("svc", "ak")) } == locked, "existence queries too")
-        #expect(v.status { _ = try v.copy(["class": "genp", "svce": "svc", "m_Limit": "m_LimitAll"]) } == locked, "a scan that reaches an ak item fails")
+        #expect(
+            v.status { _ = try v.copy(["class": "genp", "svce": "svc", "m_Limit": "m_LimitAll"]) } == locked,
+            "a scan that reaches an ak item fails")
         #expect(v.status { try v.update(genp("svc", "ak"), ["labl": "x"]) } == locked)
         #expect(v.status { _ = try v.add(genp("svc", "new-ak")) } == locked)
         #expect(v.status { _ = try v.add(genp("svc", "new-ck", ["pdmn": "ck"])) } == 0)
@@ -91,7 +93,9 @@ import Testing
         _ = try v.add(genp("svc", "k", ["v_Data": data("y"), "pdmn": "ck"]))
         let reopened = try Keychain(vault: Vault(directory: v.directory))
         #expect(reopened.deviceStatus().state == .beforeFirstUnlock, "a restart is a reboot")
-        #expect(throws: KeychainError.self) { try reopened.copyMatching(genp("svc", "k", ["r_Data": true]), caller: v.caller) }
+        #expect(throws: KeychainError.self) {
+            try reopened.copyMatching(genp("svc", "k", ["r_Data": true]), caller: v.caller)
+        }
         try reopened.unlockDevice(passcode: passcode)
         #expect(try reopened.copyMatching(genp("svc", "k", ["r_Data": true]), caller: v.caller) == data("y"))
     }
@@ -101,7 +105,9 @@ import Testing
         try v.keychain.setAutoLock(seconds: 1)
         #expect(v.keychain.deviceStatus().state == .unlocked)
         let deadline = Date().addingTimeInterval(5)
-        while v.keychain.deviceStatus().state != .locked && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        while v.keychain.deviceStatus().state != .locked && Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         #expect(v.keychain.deviceStatus().state == .locked)
     }
 

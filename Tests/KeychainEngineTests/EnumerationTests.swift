@@ -11,7 +11,8 @@ import Testing
         for account in 0..<300 { _ = try v.add(genp("svc", "a\(account)", ["v_Data": data("secret")])) }
         _ = try v.add(genp("other", "b", ["v_Data": data("secret")]))
         var seen: [String] = []
-        try v.keychain.enumerateAttributes(["class": "genp", "svce": "svc"], caller: v.caller) { attributes, reference in
+        try v.keychain.enumerateAttributes(["class": "genp", "svce": "svc"], caller: v.caller) {
+            attributes, reference in
             #expect(attributes["v_Data"] == nil && !reference.isEmpty)
             seen.append(attributes["acct"]?.stringValue ?? "")
         }
@@ -19,7 +20,10 @@ import Testing
         var none = 0
         try v.keychain.enumerateAttributes(["class": "genp", "svce": "nothing"], caller: v.caller) { _, _ in none += 1 }
         #expect(none == 0)
-        #expect(v.status { try v.keychain.enumerateAttributes(["class": "genp"], caller: Caller(accessGroups: [])) { _, _ in } } != 0)
+        #expect(
+            v.status {
+                try v.keychain.enumerateAttributes(["class": "genp"], caller: Caller(accessGroups: [])) { _, _ in }
+            } != 0)
     }
 
     /// A lock asked for during a long listing takes effect between two chunks (before chunking, it waited for
@@ -34,7 +38,11 @@ import Testing
         let status = v.status {
             try v.keychain.enumerateAttributes(["class": "genp"], caller: v.caller) { _, _ in
                 seen += 1
-                if seen == 1 { Thread.detachNewThread { keychain.lockDevice(); locked.signal() } }
+                if seen == 1 {
+                    Thread.detachNewThread {
+                        keychain.lockDevice(); locked.signal()
+                    }
+                }
             }
         }
         #expect(locked.wait(timeout: .now() + 10) == .success, "the lock completed")

@@ -30,14 +30,17 @@ import Testing
         defer { VaultFormatTests.removeCopy(copy) }
         let keychain = try Keychain(vault: Vault(directory: copy))
         #expect(try Vault(directory: copy).config().format == VaultFormat.current)
-        #expect(try Self.itemTableSQL(copy + "/items.sqlite") == SchemaVersions.v1, "its tables are version 1's, as frozen")
+        #expect(
+            try Self.itemTableSQL(copy + "/items.sqlite") == SchemaVersions.v1, "its tables are version 1's, as frozen")
         try keychain.unlockDevice(passcode: VaultFormatTests.fixturePasscode)
         for (service, account, accessibility, secret) in VaultFormatTests.fixtureItems {
-            let item = try keychain.copyMatching(genp(service, account, ["r_Data": true, "r_Attributes": true]), caller: Caller())?.dictionaryValue
+            let item = try keychain.copyMatching(
+                genp(service, account, ["r_Data": true, "r_Attributes": true]), caller: Caller())?.dictionaryValue
             #expect(item?["v_Data"] == data(secret), "\(release): \(service)/\(account)")
             #expect(item?["pdmn"] == .string(accessibility), "\(release): \(service)/\(account)")
         }
-        let inet = try keychain.copyMatching(["class": "inet", "srvr": "fixture.example.com", "acct": "grace", "r_Data": true], caller: Caller())
+        let inet = try keychain.copyMatching(
+            ["class": "inet", "srvr": "fixture.example.com", "acct": "grace", "r_Data": true], caller: Caller())
         #expect(inet == data("fixture secret inet"), "\(release)")
         keychain.lockDevice()
         #expect(throws: KeychainError.self, "\(release): locked again, the unlocked class is unavailable") {
@@ -47,12 +50,15 @@ import Testing
 
     @Test func todaysSchemaProducesTheLatestFrozenVersion() {
         let live = Schema.storedClasses.flatMap(ItemTable.createStatements).map(SchemaVersions.normalized)
-        #expect(live == SchemaVersions.latest,
-                "the schema's stored attributes changed: freeze a new version in SchemaVersions and add a migration to it")
+        #expect(
+            live == SchemaVersions.latest,
+            "the schema's stored attributes changed: freeze a new version in SchemaVersions and add a migration to it")
     }
 
     @Test func aNewVaultHasTheLatestFrozenTables() throws {
         let v = try TestVault()
-        #expect(try Self.itemTableSQL(v.directory + "/items.sqlite").map(SchemaVersions.normalized) == SchemaVersions.latest)
+        #expect(
+            try Self.itemTableSQL(v.directory + "/items.sqlite").map(SchemaVersions.normalized) == SchemaVersions.latest
+        )
     }
 }

@@ -13,7 +13,9 @@ import Testing
     func failure(_ what: String, fifo: String, _ body: @escaping @Sendable () throws -> Void) -> String? {
         let outcome = Outcome()
         Thread.detachNewThread {
-            do { try body() } catch let error as KeychainError { outcome.message = error.message } catch { outcome.message = "\(error)" }
+            do { try body() } catch let error as KeychainError { outcome.message = error.message } catch {
+                outcome.message = "\(error)"
+            }
             outcome.done.signal()
         }
         if outcome.done.wait(timeout: .now() + 5) == .timedOut {
@@ -32,7 +34,8 @@ import Testing
     }
 
     @Test func aFIFOAtTheAuditLogOrAccessTomlIsAnError() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kc-fifo-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kc-fifo-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fifo = directory + "/fifo"
@@ -61,18 +64,23 @@ import Testing
             try FileManager.default.copyItem(atPath: v.directory, toPath: directory)
             let key = directory + ".device.key"
             try FileManager.default.copyItem(atPath: v.directory + ".device.key", toPath: key)
-            defer { try? FileManager.default.removeItem(atPath: directory); try? FileManager.default.removeItem(atPath: key) }
+            defer {
+                try? FileManager.default.removeItem(atPath: directory); try? FileManager.default.removeItem(atPath: key)
+            }
             let target = name == "device.key" ? key : directory + "/" + name
             unlink(target)
             #expect(mkfifo(target, 0o600) == 0)
-            let refusal = failure(name, fifo: target) { _ = try Keychain(vault: Vault(directory: directory), deviceKeyPath: key) }
+            let refusal = failure(name, fifo: target) {
+                _ = try Keychain(vault: Vault(directory: directory), deviceKeyPath: key)
+            }
             #expect(refusal?.contains("FIFO") == true, "\(name): \(refusal ?? "opened")")
         }
     }
 
     /// An access.toml over 1 MiB is refused (it is read only a byte past that limit).
     @Test func anAccessTomlOverItsLimitIsRefused() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kc-huge-\(UUID().uuidString).toml").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("kc-huge-\(UUID().uuidString).toml")
+            .path
         defer { unlink(path) }
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         #expect(ftruncate(fd, 4 << 20) == 0)

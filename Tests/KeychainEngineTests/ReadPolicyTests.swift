@@ -12,15 +12,24 @@ import TestSupport
 
     @Test func aKeyThatIsNotExtractableKeepsItsBytes() throws {
         let cert = try TestCertificate(commonName: "withheld")
-        let kept = try #require(try v.add(["class": "keys", "kcls": 1, "atag": "kept", "extr": false, "v_Data": .data(cert.privateKeyX963),
-                                           "r_PersistentRef": true])?.dataValue)
+        let kept = try #require(
+            try v.add([
+                "class": "keys", "kcls": 1, "atag": "kept", "extr": false, "v_Data": .data(cert.privateKeyX963),
+                "r_PersistentRef": true,
+            ])?.dataValue)
         #expect(v.status { _ = try v.keychain.read(.data, of: kept, caller: v.caller) } == SecStatus.dataNotAvailable)
-        #expect(v.status { _ = try v.keychain.read(.data, of: kept, caller: v.caller) } == SecStatus.dataNotAvailable, "from the row cache too")
+        #expect(
+            v.status { _ = try v.keychain.read(.data, of: kept, caller: v.caller) } == SecStatus.dataNotAvailable,
+            "from the row cache too")
         // Stored attributes as the engine keeps them (booleans as numbers).
         #expect(Keychain.withholdsSecret(Schema.key, ["kcls": .number(1), "extr": .number(0)]))
         #expect(!Keychain.withholdsSecret(Schema.key, ["kcls": .number(1), "extr": .number(1)]))
-        #expect(Keychain.withholdsSecret(Schema.key, ["kcls": .number(1), "tkid": "com.apple.setoken"]), "a token's private key, whatever extr says")
-        #expect(!Keychain.withholdsSecret(Schema.key, ["kcls": .number(0), "tkid": "com.apple.setoken"]), "its public key is data")
+        #expect(
+            Keychain.withholdsSecret(Schema.key, ["kcls": .number(1), "tkid": "com.apple.setoken"]),
+            "a token's private key, whatever extr says")
+        #expect(
+            !Keychain.withholdsSecret(Schema.key, ["kcls": .number(0), "tkid": "com.apple.setoken"]),
+            "its public key is data")
     }
 
     @Test func anIdentityReadsAsItsCertificateAndItsKeyThroughTheJoin() throws {
@@ -31,7 +40,9 @@ import TestSupport
         #expect(try v.keychain.read(.data, of: identity, caller: v.caller) == cert.der)
         #expect(try v.keychain.read(.identityKey, of: identity, caller: v.caller) == cert.privateKeyX963)
         try v.update(["class": "keys", "atag": "alice"], ["extr": false])
-        #expect(v.status { _ = try v.keychain.read(.identityKey, of: identity, caller: v.caller) } == SecStatus.dataNotAvailable,
-                "the key's own rule holds through the join")
+        #expect(
+            v.status { _ = try v.keychain.read(.identityKey, of: identity, caller: v.caller) }
+                == SecStatus.dataNotAvailable,
+            "the key's own rule holds through the join")
     }
 }

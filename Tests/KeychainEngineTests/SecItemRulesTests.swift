@@ -33,9 +33,12 @@ import Testing
         for account in ["a", "b"] { _ = try v.add(genp("svc", account)) }
         _ = try v.add(genp("kept", "a"))
         try v.delete(["class": "genp", "svce": "svc", "m_Limit": "m_LimitAll"])
-        #expect(v.status { _ = try v.copy(["class": "genp", "svce": "svc"]) } == SecStatus.itemNotFound, "every match went")
+        #expect(
+            v.status { _ = try v.copy(["class": "genp", "svce": "svc"]) } == SecStatus.itemNotFound, "every match went")
         #expect(v.status { _ = try v.copy(["class": "genp", "svce": "kept"]) } == SecStatus.success)
-        #expect(v.status { try v.delete(["class": "genp", "svce": "svc", "m_Limit": "m_LimitAll"]) } == SecStatus.itemNotFound)
+        #expect(
+            v.status { try v.delete(["class": "genp", "svce": "svc", "m_Limit": "m_LimitAll"]) }
+                == SecStatus.itemNotFound)
     }
 
     @Test func plainDeleteLeavesSynchronizableItems() throws {
@@ -60,11 +63,15 @@ import Testing
 
     @Test func matchKeysRefusedInUpdateDeleteAndAdd() throws {
         _ = try v.add(genp("svc", "a"))
-        #expect(v.status { try v.update(genp("svc", "a", ["m_Limit": "m_LimitOne"]), ["labl": "x"]) } == SecStatus.param)
-        #expect(v.status { try v.update(genp("svc", "a", ["m_Limit": "m_LimitAll"]), ["labl": "x"]) } == SecStatus.param)
+        #expect(
+            v.status { try v.update(genp("svc", "a", ["m_Limit": "m_LimitOne"]), ["labl": "x"]) } == SecStatus.param)
+        #expect(
+            v.status { try v.update(genp("svc", "a", ["m_Limit": "m_LimitAll"]), ["labl": "x"]) } == SecStatus.param)
         #expect(v.status { try v.delete(genp("svc", "a", ["m_Limit": "m_LimitOne"])) } == SecStatus.param)
         #expect(v.status { try v.delete(genp("svc", "a", ["m_Limit": 5])) } == SecStatus.param)
-        #expect(v.status { try v.delete(genp("svc", "a", ["m_Limit": "m_LimitAll", "m_CaseInsensitive": true])) } == SecStatus.param)
+        #expect(
+            v.status { try v.delete(genp("svc", "a", ["m_Limit": "m_LimitAll", "m_CaseInsensitive": true])) }
+                == SecStatus.param)
         #expect(v.status { _ = try v.copy(genp("svc", "a")) } == SecStatus.success, "a refused delete deletes nothing")
         #expect(v.status { _ = try v.add(genp("svc", "b", ["m_Limit": "m_LimitOne"])) } == SecStatus.param)
         #expect(v.status { try v.update(genp("svc", "a", ["r_Data": true]), ["labl": "x"]) } == SecStatus.param)
@@ -88,7 +95,9 @@ import Testing
         try v.update(genp("svc", "alice"), ["acct": "carol"])
         #expect(try v.copy(genp("svc", "carol", ["r_Data": true])) == data("A"))
         #expect(try v.copy(genp("svc", "carol", ["r_PersistentRef": true])) == ref, "persistent refs survive updates")
-        #expect(v.status { try v.update(genp("svc", "carol"), ["acct": "bob", "labl": "changed"]) } == SecStatus.duplicateItem)
+        #expect(
+            v.status { try v.update(genp("svc", "carol"), ["acct": "bob", "labl": "changed"]) }
+                == SecStatus.duplicateItem)
         #expect(try v.copy(genp("svc", "carol", ["r_Data": true])) == data("A"))
         #expect(try v.copy(genp("svc", "bob", ["r_Attributes": true]))?.dictionaryValue?["labl"] == nil)
     }
@@ -108,7 +117,8 @@ import Testing
         let q: KeychainDictionary = ["class": "genp", "svce": "svc"]
         #expect(try v.copy(q.merging(["r_Data": true]) { $1 }) == data("1"), "default limit is one, insertion order")
         #expect(try v.copy(q) == nil, "no return key: existence only")
-        #expect(try v.copy(q.merging(["r_Data": true, "m_Limit": 5]) { $1 })?.arrayValue == [data("1"), .data(Data())])
+        #expect(
+            try v.copy(q.merging(["r_Data": true, "m_Limit": 5]) { $1 })?.arrayValue == [data("1"), .data(Data())])
         let one = try v.copy(q.merging(["r_Attributes": true, "m_Limit": "m_LimitAll", "acct": "a"]) { $1 })
         #expect(one?.arrayValue?.count == 1, "limit all gives an array even for one hit")
         let both = try v.copy(genp("svc", "b", ["r_Attributes": true, "r_Data": true]))?.dictionaryValue
@@ -118,7 +128,8 @@ import Testing
         #expect(attrs["class"] == nil)
         #expect(attrs["sync"] == .number(0) && attrs["tomb"] == .number(0))
         #expect(attrs["musr"] == .data(Data()) && attrs["pdmn"] == "ak" && attrs["agrp"] == "default")
-        #expect(try v.copy(genp("svc", "a", ["r_Attributes": true, "r_Ref": true]))?.dictionaryValue?["class"] == "genp")
+        #expect(
+            try v.copy(genp("svc", "a", ["r_Attributes": true, "r_Ref": true]))?.dictionaryValue?["class"] == "genp")
         #expect(try v.copy(genp("svc", "a", ["r_Ref": true])) == nil, "genp has no ref object")
     }
 
@@ -145,10 +156,13 @@ import Testing
     @Test func datesAreSetByTheKeychain() throws {
         let past = Date(timeIntervalSinceReferenceDate: 0)
         let attrs = try v.add(genp("svc", "a", ["cdat": .date(past), "r_Attributes": true]))!.dictionaryValue!
-        guard case .date(let cdat) = attrs["cdat"], case .date(let mdat) = attrs["mdat"] else { Issue.record("no dates"); return }
+        guard case .date(let cdat) = attrs["cdat"], case .date(let mdat) = attrs["mdat"] else {
+            Issue.record("no dates"); return
+        }
         #expect(cdat == mdat && cdat > past)
         for _ in 0..<3 { try v.update(genp("svc", "a"), ["labl": "x", "mdat": .date(past)]) }
-        guard case .date(let later) = try v.copy(genp("svc", "a", ["r_Attributes": true]))?.dictionaryValue?["mdat"] else { return }
+        guard case .date(let later) = try v.copy(genp("svc", "a", ["r_Attributes": true]))?.dictionaryValue?["mdat"]
+        else { return }
         #expect(later > mdat)
     }
 
@@ -157,11 +171,19 @@ import Testing
         let attrs = try v.add(genp("svc", "a", ["r_Attributes": true]), as: caller)?.dictionaryValue
         #expect(attrs?["agrp"] == "TEAM.app", "default group is the caller's first")
         _ = try v.add(genp("svc", "b", ["agrp": "TEAM.shared"]), as: caller)
-        #expect(v.status { _ = try v.add(genp("svc", "c", ["agrp": "OTHER"]), as: caller) } == SecStatus.missingEntitlement)
-        #expect(v.status { _ = try v.copy(genp("svc", "b"), as: caller) } == SecStatus.success, "queries cover every group")
-        #expect(v.status { _ = try v.copy(genp("svc", "b"), as: Caller(accessGroups: ["TEAM.app"])) } == SecStatus.itemNotFound)
-        #expect(v.status { _ = try v.copy(genp("svc", "b", ["agrp": "TEAM.shared"]), as: Caller(accessGroups: ["TEAM.app"])) } == SecStatus.missingEntitlement)
-        #expect(v.status { _ = try v.add(genp("svc", "d"), as: Caller(accessGroups: [])) } == SecStatus.missingEntitlement)
+        #expect(
+            v.status { _ = try v.add(genp("svc", "c", ["agrp": "OTHER"]), as: caller) } == SecStatus.missingEntitlement)
+        #expect(
+            v.status { _ = try v.copy(genp("svc", "b"), as: caller) } == SecStatus.success, "queries cover every group")
+        #expect(
+            v.status { _ = try v.copy(genp("svc", "b"), as: Caller(accessGroups: ["TEAM.app"])) }
+                == SecStatus.itemNotFound)
+        #expect(
+            v.status {
+                _ = try v.copy(genp("svc", "b", ["agrp": "TEAM.shared"]), as: Caller(accessGroups: ["TEAM.app"]))
+            } == SecStatus.missingEntitlement)
+        #expect(
+            v.status { _ = try v.add(genp("svc", "d"), as: Caller(accessGroups: [])) } == SecStatus.missingEntitlement)
     }
 
     @Test func badDictionariesGetApplesCodes() throws {
@@ -178,17 +200,26 @@ import Testing
         #expect(v.status { _ = try v.copy(genp("s", "a", ["r_Data": 1])) } == SecStatus.param, "returns need booleans")
         #expect(v.status { _ = try v.copy(genp("s", "a", ["m_Limit": "lots"])) } == SecStatus.param)
         #expect(v.status { _ = try v.copy(genp("s", "a", ["m_Issuers": .array([])])) } == SecStatus.unimplemented)
-        #expect(v.status { _ = try v.copy(genp("s", "a", ["m_CaseInsensitive": true])) } == SecStatus.itemNotFound, "ignored m_ key")
+        #expect(
+            v.status { _ = try v.copy(genp("s", "a", ["m_CaseInsensitive": true])) } == SecStatus.itemNotFound,
+            "ignored m_ key")
         #expect(v.status { _ = try v.copy(genp("s", "a", ["u_Bogus": true])) } == SecStatus.param)
         #expect(try v.keychain.itemCounts()["genp"] == 0, "nothing was stored")
     }
 
     @Test func matchingIsByteExactAndTypeBlind() throws {
         _ = try v.add(genp("svc", "Alice"))
-        #expect(v.status { _ = try v.copy(genp("svc", "alice", ["m_CaseInsensitive": true])) } == SecStatus.itemNotFound)
-        #expect(v.status { _ = try v.copy(["class": "genp", "svce": data("svc"), "acct": data("Alice")]) } == SecStatus.success)
-        #expect(v.status { _ = try v.add(["class": "genp", "svce": data("svc"), "acct": data("Alice")]) } == SecStatus.duplicateItem)
-        #expect(try v.copy(genp("svc", "Alice", ["r_Attributes": true]))?.dictionaryValue?["acct"] == "Alice", "string in, string out")
+        #expect(
+            v.status { _ = try v.copy(genp("svc", "alice", ["m_CaseInsensitive": true])) } == SecStatus.itemNotFound)
+        #expect(
+            v.status { _ = try v.copy(["class": "genp", "svce": data("svc"), "acct": data("Alice")]) }
+                == SecStatus.success)
+        #expect(
+            v.status { _ = try v.add(["class": "genp", "svce": data("svc"), "acct": data("Alice")]) }
+                == SecStatus.duplicateItem)
+        #expect(
+            try v.copy(genp("svc", "Alice", ["r_Attributes": true]))?.dictionaryValue?["acct"] == "Alice",
+            "string in, string out")
     }
 
     @Test func valueDataInAQueryIsNoFilter() throws {

@@ -12,13 +12,19 @@ import Testing
     }
 
     func generate(_ v: TestVault, _ accessibility: String = "ak") throws -> Data {
-        try #require(try v.keychain.secureEnclave(request("generate", ["accessibility": .string(accessibility)]), caller: v.caller).dataValue)
+        try #require(
+            try v.keychain.secureEnclave(
+                request("generate", ["accessibility": .string(accessibility)]), caller: v.caller
+            ).dataValue)
     }
 
     func sign(_ v: TestVault, _ blob: Data, _ extra: KeychainDictionary = [:]) throws(KeychainError) -> Data {
         let digest = Data(SHA256.hash(data: Data("message".utf8)))
-        return try v.keychain.secureEnclave(request("sign", ["blob": .data(blob), "digest": .data(digest), "accessibility": "ak"].merging(extra) { $1 }),
-                                            caller: v.caller).dataValue ?? Data()
+        return try v.keychain.secureEnclave(
+            request(
+                "sign", ["blob": .data(blob), "digest": .data(digest), "accessibility": "ak"].merging(extra) { $1 }),
+            caller: v.caller
+        ).dataValue ?? Data()
     }
 
     @Test func signsWithAKeyOnlyThisDeviceCanUse() throws {
@@ -54,11 +60,17 @@ import Testing
     @Test func storedKeysAreCheckedAgainstTheirItem() throws {
         let v = try TestVault()
         let blob = try generate(v), other = try generate(v)
-        let added = try v.add(["class": "keys", "kcls": 1, "type": 73, "bsiz": 256, "tkid": "com.apple.setoken", "extr": false,
-                               "atag": .data(Data("se".utf8)), "accc": .number(1 << 30), "v_Data": .data(blob), "r_PersistentRef": true])
+        let added = try v.add([
+            "class": "keys", "kcls": 1, "type": 73, "bsiz": 256, "tkid": "com.apple.setoken", "extr": false,
+            "atag": .data(Data("se".utf8)), "accc": .number(1 << 30), "v_Data": .data(blob), "r_PersistentRef": true,
+        ])
         let reference = try #require(added?.dataValue)
-        #expect(v.status { _ = try sign(v, blob, ["persistentRef": .data(reference)]) } == SecStatus.success, ".privateKeyUsage alone asks for nothing")
-        #expect(v.status { _ = try sign(v, other, ["persistentRef": .data(reference)]) } == SecStatus.itemNotFound, "the item holds another key")
+        #expect(
+            v.status { _ = try sign(v, blob, ["persistentRef": .data(reference)]) } == SecStatus.success,
+            ".privateKeyUsage alone asks for nothing")
+        #expect(
+            v.status { _ = try sign(v, other, ["persistentRef": .data(reference)]) } == SecStatus.itemNotFound,
+            "the item holds another key")
         // Access control applies to its use (docs/authentication-table.md): .userPresence with no passcode set is
         // errSecAuthFailed, and with UI forbidden nothing is asked.
         try v.update(["class": "keys", "atag": .data(Data("se".utf8))], ["accc": .number(1 << 30 | 1)])
@@ -69,9 +81,14 @@ import Testing
         #expect(v.status { _ = try sign(v, blob, ["persistentRef": .data(reference)]) } == SecStatus.itemNotFound)
         // Key exchange agrees with swift-crypto on the other side.
         let peer = P256.KeyAgreement.PrivateKey()
-        let shared = try v.keychain.secureEnclave(request("exchange", ["blob": .data(blob), "peer": .data(peer.publicKey.x963Representation), "accessibility": "ak"]),
-                                                  caller: v.caller).dataValue
-        let expected = try peer.sharedSecretFromKeyAgreement(with: .init(x963Representation: blob.prefix(65))).withUnsafeBytes { Data($0) }
+        let shared = try v.keychain.secureEnclave(
+            request(
+                "exchange",
+                ["blob": .data(blob), "peer": .data(peer.publicKey.x963Representation), "accessibility": "ak"]),
+            caller: v.caller
+        ).dataValue
+        let expected = try peer.sharedSecretFromKeyAgreement(with: .init(x963Representation: blob.prefix(65)))
+            .withUnsafeBytes { Data($0) }
         #expect(shared == expected)
     }
 }
@@ -79,11 +96,18 @@ import Testing
 /// A Secure Enclave key never leaves its device: not in a backup, not in the sync repository (docs/spec.md §10).
 @Suite struct SecureEnclaveStaysHomeTests {
     func storedEnclaveKey(_ v: TestVault, synchronizable: Bool) throws {
-        let blob = try #require(try v.keychain.secureEnclave(["operation": "generate", "accessibility": "ck"], caller: v.caller).dataValue)
-        _ = try v.add(["class": "keys", "kcls": 1, "type": 73, "bsiz": 256, "tkid": "com.apple.setoken", "extr": false, "pdmn": "ck",
-                       "sync": .number(synchronizable ? 1 : 0), "atag": .data(Data("se".utf8)), "v_Data": .data(blob)])
-        _ = try v.add(["class": "keys", "kcls": 2, "pdmn": "ck", "sync": .number(synchronizable ? 1 : 0), "atag": .data(Data("plain".utf8)),
-                       "v_Data": .data(Data(repeating: 7, count: 32))])
+        let blob = try #require(
+            try v.keychain.secureEnclave(["operation": "generate", "accessibility": "ck"], caller: v.caller).dataValue)
+        _ = try v.add([
+            "class": "keys", "kcls": 1, "type": 73, "bsiz": 256, "tkid": "com.apple.setoken", "extr": false,
+            "pdmn": "ck",
+            "sync": .number(synchronizable ? 1 : 0), "atag": .data(Data("se".utf8)), "v_Data": .data(blob),
+        ])
+        _ = try v.add([
+            "class": "keys", "kcls": 2, "pdmn": "ck", "sync": .number(synchronizable ? 1 : 0),
+            "atag": .data(Data("plain".utf8)),
+            "v_Data": .data(Data(repeating: 7, count: 32)),
+        ])
     }
 
     @Test func notInABackup() throws {
@@ -94,8 +118,12 @@ import Testing
         #expect(count == 1, "only the software key")
         let target = try TestVault()
         _ = try target.keychain.restore(archive, password: password, merge: false)
-        #expect(target.status { _ = try target.copy(["class": "keys", "atag": .data(Data("se".utf8))]) } == SecStatus.itemNotFound)
-        #expect(target.status { _ = try target.copy(["class": "keys", "atag": .data(Data("plain".utf8))]) } == SecStatus.success)
+        #expect(
+            target.status { _ = try target.copy(["class": "keys", "atag": .data(Data("se".utf8))]) }
+                == SecStatus.itemNotFound)
+        #expect(
+            target.status { _ = try target.copy(["class": "keys", "atag": .data(Data("plain".utf8))]) }
+                == SecStatus.success)
     }
 
     @Test func notAmongTheItemsThatSync() throws {

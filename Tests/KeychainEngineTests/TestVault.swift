@@ -29,14 +29,22 @@ final class TestVault {
         try? FileManager.default.removeItem(atPath: directory + ".device.key")
     }
 
-    func add(_ d: KeychainDictionary, as c: Caller? = nil) throws(KeychainError) -> KeychainValue? { try keychain.add(d, caller: c ?? caller) }
-    func copy(_ d: KeychainDictionary, as c: Caller? = nil) throws(KeychainError) -> KeychainValue? { try keychain.copyMatching(d, caller: c ?? caller) }
-    func update(_ q: KeychainDictionary, _ a: KeychainDictionary, as c: Caller? = nil) throws(KeychainError) { try keychain.update(q, a, caller: c ?? caller) }
+    func add(_ d: KeychainDictionary, as c: Caller? = nil) throws(KeychainError) -> KeychainValue? {
+        try keychain.add(d, caller: c ?? caller)
+    }
+    func copy(_ d: KeychainDictionary, as c: Caller? = nil) throws(KeychainError) -> KeychainValue? {
+        try keychain.copyMatching(d, caller: c ?? caller)
+    }
+    func update(_ q: KeychainDictionary, _ a: KeychainDictionary, as c: Caller? = nil) throws(KeychainError) {
+        try keychain.update(q, a, caller: c ?? caller)
+    }
     func delete(_ d: KeychainDictionary) throws(KeychainError) { try keychain.delete(d, caller: caller) }
 
     /// The OSStatus a call ends with (0 on success).
     func status(_ body: () throws -> Void) -> OSStatus {
-        do { try body(); return SecStatus.success } catch let error as KeychainError { return error.status } catch { return -1 }
+        do { try body(); return SecStatus.success } catch let error as KeychainError { return error.status } catch {
+            return -1
+        }
     }
 
     /// The secret of genp item (service, account), or the failing status.

@@ -7,7 +7,8 @@ import Testing
 
 /// The vault records its format; a newer one is refused, an older one migrated (docs/spec.md §8).
 @Suite struct VaultFormatTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures").path
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures").path
 
     /// A private copy of the fixture vault made by the release `release` (scripts/make-fixture-vault.sh);
     /// a device key kept beside it (formats 2 on) is copied too and the copy's vault.json points at it.
@@ -21,7 +22,9 @@ import Testing
             try FileManager.default.copyItem(atPath: outsideKey, toPath: copy + ".device.key")
             chmod(copy + ".device.key", 0o600)
             let configPath = copy + "/vault.json"
-            var config = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: configPath))) as? [String: Any] ?? [:]
+            var config =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: configPath)))
+                as? [String: Any] ?? [:]
             config["deviceKeyPath"] = copy + ".device.key"
             try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configPath))
         }
@@ -39,8 +42,10 @@ import Testing
     /// The fixture's items: (service, account, accessibility, secret).
     static let fixtureItems: [(String, String, String, String)] = [
         ("fixture.always", "alice", "dk", "fixture secret dk"), ("fixture.always", "bob", "dku", "fixture secret dku"),
-        ("fixture.afterfirst", "carol", "ck", "fixture secret ck"), ("fixture.afterfirst", "dave", "cku", "fixture secret cku"),
-        ("fixture.unlocked", "erin", "ak", "fixture secret ak"), ("fixture.unlocked", "frank", "aku", "fixture secret aku"),
+        ("fixture.afterfirst", "carol", "ck", "fixture secret ck"),
+        ("fixture.afterfirst", "dave", "cku", "fixture secret cku"),
+        ("fixture.unlocked", "erin", "ak", "fixture secret ak"),
+        ("fixture.unlocked", "frank", "aku", "fixture secret aku"),
         ("fixture.passcode", "heidi", "akpu", "fixture secret akpu"),
     ]
 
@@ -51,22 +56,30 @@ import Testing
         #expect(before.format == 1 && before.deviceKeyPath == nil)
         let keychain = try Keychain(vault: Vault(directory: copy))
         #expect(try Vault(directory: copy).config().format == VaultFormat.current)
-        #expect(!FileManager.default.fileExists(atPath: copy + "/items.sqlite.pre-migration"), "the backup goes once the migration committed")
+        #expect(
+            !FileManager.default.fileExists(atPath: copy + "/items.sqlite.pre-migration"),
+            "the backup goes once the migration committed")
         #expect(try Vault(directory: copy).deviceKeyIsInside())
         try keychain.unlockDevice(passcode: Self.fixturePasscode)
         let caller = Caller()
         for (service, account, accessibility, secret) in Self.fixtureItems {
-            let item = try keychain.copyMatching(genp(service, account, ["r_Data": true, "r_Attributes": true]), caller: caller)?.dictionaryValue
+            let item = try keychain.copyMatching(
+                genp(service, account, ["r_Data": true, "r_Attributes": true]), caller: caller)?.dictionaryValue
             #expect(item?["v_Data"] == data(secret), "\(service)/\(account)")
             #expect(item?["pdmn"] == .string(accessibility))
         }
-        let inet = try keychain.copyMatching(["class": "inet", "srvr": "fixture.example.com", "acct": "grace", "r_Data": true], caller: caller)
+        let inet = try keychain.copyMatching(
+            ["class": "inet", "srvr": "fixture.example.com", "acct": "grace", "r_Data": true], caller: caller)
         #expect(inet == data("fixture secret inet"))
-        let label = try keychain.copyMatching(genp("fixture.always", "alice", ["r_Attributes": true]), caller: caller)?.dictionaryValue?["labl"]
+        let label = try keychain.copyMatching(genp("fixture.always", "alice", ["r_Attributes": true]), caller: caller)?
+            .dictionaryValue?["labl"]
         #expect(label == .string("Fixture label"))
         // The database records what it applied and its format.
         let applied = try DatabaseQueue(path: copy + "/items.sqlite").read { db in
-            (try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier"), try Int.fetchOne(db, sql: "SELECT version FROM vault_format"))
+            (
+                try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier"),
+                try Int.fetchOne(db, sql: "SELECT version FROM vault_format")
+            )
         }
         #expect(applied.0 == ["v1-item-tables", "v2-vault-format", "v3-row-shapes"] && applied.1 == 3)
     }
@@ -79,16 +92,25 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: copy) }
         // The rows as the older release sealed them, to put back afterwards.
         let older = try DatabaseQueue(path: copy + "/items.sqlite").read { db in
-            try Row.fetchAll(db, sql: "SELECT rowid, metadata FROM genp").map { (rowid: $0[0] as Int64, metadata: $0[1] as Data) }
+            try Row.fetchAll(db, sql: "SELECT rowid, metadata FROM genp").map {
+                (rowid: $0[0] as Int64, metadata: $0[1] as Data)
+            }
         }
         let keychain = try Keychain(vault: Vault(directory: copy))
         try keychain.unlockDevice(passcode: Self.fixturePasscode)
-        let pending = try DatabaseQueue(path: copy + "/items.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM row_shapes_pending") }
+        let pending = try DatabaseQueue(path: copy + "/items.sqlite").read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM row_shapes_pending")
+        }
         #expect(pending == 0, "every row was sealed again")
-        try DatabaseQueue(path: copy + "/items.sqlite").write { db in try db.execute(sql: "UPDATE genp SET secret = NULL") }
+        try DatabaseQueue(path: copy + "/items.sqlite").write { db in
+            try db.execute(sql: "UPDATE genp SET secret = NULL")
+        }
         // Half the rows get their older box back: once every row has its shape, the old binding opens nothing.
         try DatabaseQueue(path: copy + "/items.sqlite").write { db in
-            for row in older where row.rowid % 2 == 0 { try db.execute(sql: "UPDATE genp SET metadata = ? WHERE rowid = ?", arguments: [row.metadata, row.rowid]) }
+            for row in older where row.rowid % 2 == 0 {
+                try db.execute(
+                    sql: "UPDATE genp SET metadata = ? WHERE rowid = ?", arguments: [row.metadata, row.rowid])
+            }
         }
         #expect(older.count == Self.fixtureItems.count && older.contains { $0.rowid % 2 == 0 })
         for (service, account, _, _) in Self.fixtureItems {
@@ -105,13 +127,16 @@ import Testing
         let v = try TestVault()
         let config = v.directory + "/vault.json"
         let text = try String(contentsOfFile: config, encoding: .utf8)
-        try text.replacingOccurrences(of: "\"format\" : \(VaultFormat.current)", with: "\"format\" : 99").write(toFile: config, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"format\" : \(VaultFormat.current)", with: "\"format\" : 99").write(
+            toFile: config, atomically: true, encoding: .utf8)
         do {
             _ = try Keychain(vault: Vault(directory: v.directory))
             Issue.record("a vault of format 99 opened")
         } catch {
             #expect(error.status == SecStatus.wrongSecVersion)
-            #expect(error.message.contains("format 99") && error.message.contains("upgrade keychainfs") && error.message.contains("vault.json"), "\(error.message)")
+            #expect(
+                error.message.contains("format 99") && error.message.contains("upgrade keychainfs")
+                    && error.message.contains("vault.json"), "\(error.message)")
         }
     }
 
@@ -124,7 +149,9 @@ import Testing
             _ = try Keychain(vault: Vault(directory: v.directory))
             Issue.record("a database of a newer build opened")
         } catch {
-            #expect(error.status == SecStatus.wrongSecVersion && error.message.contains("newer keychainfs"), "\(error.message)")
+            #expect(
+                error.status == SecStatus.wrongSecVersion && error.message.contains("newer keychainfs"),
+                "\(error.message)")
         }
     }
 
@@ -139,7 +166,9 @@ import Testing
         let mode = try FileManager.default.attributesOfItem(atPath: moved)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         let keychain = try Keychain(vault: Vault(directory: copy))
-        #expect(try keychain.copyMatching(genp("fixture.always", "alice", ["r_Data": true]), caller: Caller()) == data("fixture secret dk"))
+        #expect(
+            try keychain.copyMatching(genp("fixture.always", "alice", ["r_Data": true]), caller: Caller())
+                == data("fixture secret dk"))
         #expect(throws: KeychainError.self) { _ = try Vault(directory: copy).moveDeviceKeyOut() }
     }
 }

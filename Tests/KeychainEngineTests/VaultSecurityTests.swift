@@ -7,9 +7,12 @@ import Testing
 @Suite struct VaultSecurityTests {
     @Test func noPlaintextInAnyVaultFile() throws {
         let v = try TestVault()
-        let markers = ["svc-MARKER-7f3a", "acct-MARKER-91bd", "label-MARKER-c4e2", "secret-MARKER-55aa", "TEAM-MARKER-group"]
+        let markers = [
+            "svc-MARKER-7f3a", "acct-MARKER-91bd", "label-MARKER-c4e2", "secret-MARKER-55aa", "TEAM-MARKER-group",
+        ]
         let caller = Caller(accessGroups: [markers[4]])
-        _ = try v.add(genp(markers[0], markers[1], ["labl": .string(markers[2]), "v_Data": data(markers[3])]), as: caller)
+        _ = try v.add(
+            genp(markers[0], markers[1], ["labl": .string(markers[2]), "v_Data": data(markers[3])]), as: caller)
         try v.update(genp(markers[0], markers[1]), ["v_Data": data(markers[3] + "-2")], as: caller)
         let files = try FileManager.default.contentsOfDirectory(atPath: v.directory)
         #expect(files.contains("items.sqlite"))
@@ -24,11 +27,16 @@ import Testing
         _ = try v.add(genp("svc", "a", ["v_Data": data("A")]))
         _ = try v.add(genp("svc", "b", ["v_Data": data("B")]))
         try v.withDatabase { db in
-            try db.exec("UPDATE genp SET metadata = (SELECT metadata FROM genp WHERE rowid = 2), secret = (SELECT secret FROM genp WHERE rowid = 2) WHERE rowid = 1")
+            try db.exec(
+                "UPDATE genp SET metadata = (SELECT metadata FROM genp WHERE rowid = 2), secret = (SELECT secret FROM genp WHERE rowid = 2) WHERE rowid = 1"
+            )
         }
         #expect(v.status { _ = try v.copy(genp("svc", "a", ["r_Data": true])) } == SecStatus.decode)
-        try v.withDatabase { db in try db.exec("UPDATE genp SET h_acct = (SELECT h_acct FROM genp WHERE rowid = 2) || x'00' WHERE rowid = 1") }
-        #expect(v.status { _ = try v.copy(["class": "genp", "m_Limit": "m_LimitAll", "r_Data": true]) } == SecStatus.decode)
+        try v.withDatabase { db in
+            try db.exec("UPDATE genp SET h_acct = (SELECT h_acct FROM genp WHERE rowid = 2) || x'00' WHERE rowid = 1")
+        }
+        #expect(
+            v.status { _ = try v.copy(["class": "genp", "m_Limit": "m_LimitAll", "r_Data": true]) } == SecStatus.decode)
         #expect(try v.copy(genp("svc", "b", ["r_Data": true])) == data("B"), "the intact item still reads")
     }
 
@@ -38,7 +46,9 @@ import Testing
         let copy = v.directory + "-copy"
         try FileManager.default.copyItem(atPath: v.directory, toPath: copy)
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        #expect(!FileManager.default.fileExists(atPath: copy + "/device.key"), "the device key is not in the vault directory")
+        #expect(
+            !FileManager.default.fileExists(atPath: copy + "/device.key"),
+            "the device key is not in the vault directory")
         // The copy on another machine: the key file its config names is not there.
         try FileManager.default.moveItem(atPath: v.directory + ".device.key", toPath: v.directory + ".moved")
         defer { try? FileManager.default.moveItem(atPath: v.directory + ".moved", toPath: v.directory + ".device.key") }

@@ -31,7 +31,9 @@ import Testing
             prompts.timeout = 60
             let answered = Mutex<PromptAnswer?>(nil)
             Thread.detachNewThread {
-                prompts.raise(kind: .biometry, reason: "r", caller: Caller(), item: nil) { answer in answered.withLock { $0 = answer } }
+                prompts.raise(kind: .biometry, reason: "r", caller: Caller(), item: nil) { answer in
+                    answered.withLock { $0 = answer }
+                }
             }
             let deadline = ContinuousClock.now + .seconds(10)
             while prompts.pending.isEmpty && ContinuousClock.now < deadline { await Task.yield() }
@@ -43,13 +45,17 @@ import Testing
     }
 
     @Test func simulatedDeviceVaultOpensOnlyOnAVirtualClock() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kc-simulated-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kc-simulated-\(UUID().uuidString)"
+        ).path
         defer {
             try? FileManager.default.removeItem(atPath: directory)
             try? FileManager.default.removeItem(atPath: directory + ".device.key")
         }
         let vault = try Vault.create(at: directory, deviceKeyPath: directory + ".device.key", simulatedDevice: true)
-        #expect(throws: KeychainError.self, "a daemon or CLI (wall clock) refuses the minimal derivation") { _ = try Keychain(vault: vault) }
+        #expect(throws: KeychainError.self, "a daemon or CLI (wall clock) refuses the minimal derivation") {
+            _ = try Keychain(vault: vault)
+        }
         let keychain = try Keychain(vault: vault, clock: VirtualClock())
         try keychain.setPasscode(Data("1234".utf8))
         #expect(keychain.deviceStatus().testDevice)

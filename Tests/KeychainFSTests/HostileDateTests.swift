@@ -11,7 +11,10 @@ import Testing
 @Suite struct HostileDateTests {
     static let icuTrap = "2026-1-2T1:42:30.-" + String(repeating: "57", count: 20) + "Z"
 
-    @Test(arguments: [icuTrap, "2026-11-22T11:42:30.-5Z", "2026-11-22T11:42:30.Z", "+2026-11-22T11:42:30.895Z", "2026-11-22T11:42:30.895"])
+    @Test(arguments: [
+        icuTrap, "2026-11-22T11:42:30.-5Z", "2026-11-22T11:42:30.Z", "+2026-11-22T11:42:30.895Z",
+        "2026-11-22T11:42:30.895",
+    ])
     func malformedDatesAreRefused(_ text: String) {
         #expect(XattrFormat.parseDate(text) == nil)
         #expect(XattrFormat.decode(Data(text.utf8), as: Attributes.startDate) == nil)
@@ -22,6 +25,8 @@ import Testing
         let text = XattrFormat.formatDate(date)
         #expect(text == "2026-10-29T20:53:20.895Z")
         #expect(XattrFormat.parseDate(text) == date)
-        #expect(XattrFormat.parseDate("2026-11-22T11:42:30Z") != nil || XattrFormat.parseDate("2026-11-22T11:42:30.000Z") != nil)
+        #expect(
+            XattrFormat.parseDate("2026-11-22T11:42:30Z") != nil
+                || XattrFormat.parseDate("2026-11-22T11:42:30.000Z") != nil)
     }
 }

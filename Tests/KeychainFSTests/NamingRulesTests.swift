@@ -37,7 +37,9 @@ import Testing
         #expect(name == "alice;agrp=TEAM.shared;sync=1")
         #expect(naming.itemName(["acct": "alice", "agrp": "default", "sync": 0]) == "alice")
         let parsed = naming.parseItem(Array(name.utf8))
-        #expect(parsed?["acct"] == "alice" && parsed?["agrp"] == "TEAM.shared" && parsed?["sync"] == 1 && parsed?["vwht"] == "")
+        #expect(
+            parsed?["acct"] == "alice" && parsed?["agrp"] == "TEAM.shared" && parsed?["sync"] == 1
+                && parsed?["vwht"] == "")
         #expect(naming.parseItem(Array("alice".utf8))?["agrp"] == "default")
         #expect(naming.parseItem(Array("alice;sync=1;agrp=x".utf8)) == nil)
     }

@@ -14,7 +14,9 @@ import Testing
         let device = try SimulatedDevice(passcode: "1234", biometryEnrolled: true)
         device.run {
             #expect(TokenCode.save("by-face", account: "face", access: Self.access(.biometryAny)) == errSecSuccess)
-            #expect(TokenCode.save("by-passcode", account: "passcode", access: Self.access(.devicePasscode)) == errSecSuccess)
+            #expect(
+                TokenCode.save("by-passcode", account: "passcode", access: Self.access(.devicePasscode))
+                    == errSecSuccess)
             #expect(TokenCode.save("either", account: "presence", access: Self.access(.userPresence)) == errSecSuccess)
             device.prompts.automatic = .match
             #expect(TokenCode.read(account: "passcode").0 == errSecAuthFailed, "a face cannot answer a passcode prompt")

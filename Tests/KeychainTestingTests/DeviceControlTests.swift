@@ -58,7 +58,9 @@ import Testing
             #expect(TokenCode.save("secret", access: TokenCode.faceIDAccess()) == errSecSuccess)
             async let read = TokenCode.read()
             let deadline = ContinuousClock.now + .seconds(120)  // the parallel suites may keep this task waiting
-            while device.prompts.pending.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            while device.prompts.pending.isEmpty, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             #expect(device.prompts.pending.first?.reason == "Sign in to me")
             try device.prompts.answerPending(.match)
             #expect(await read == (errSecSuccess, "secret"))
@@ -71,15 +73,20 @@ import Testing
             let context = LAContext()
             #expect(context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil))
             device.prompts.answerNext(.match)
-            let matched = try await context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in")
+            let matched = try await context.evaluatePolicy(
+                .deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in")
             #expect(matched)
             await #expect(throws: (any Error).self) {
-                try await LAContext().evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in")
+                try await LAContext().evaluatePolicy(
+                    .deviceOwnerAuthenticationWithBiometrics, localizedReason: "Sign in")
             }
             #expect(device.prompts.raisedCount == 2)
         }
         let bare = try SimulatedDevice(passcode: "1234")
-        bare.run { #expect(!LAContext().canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil), "not enrolled") }
+        bare.run {
+            #expect(
+                !LAContext().canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: nil), "not enrolled")
+        }
     }
 
     @Test func temporaryDirectoryGoesWithTheDevice() throws {

@@ -8,7 +8,9 @@ import Testing
     /// Seed 004's pitfall: an app that deletes its token when a read fails with errSecInteractionNotAllowed.
     static func loadOrReset(deleteOnFailure: Bool) {
         if TokenCode.read().0 != errSecSuccess, deleteOnFailure {
-            let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: TokenCode.service]
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: TokenCode.service,
+            ]
             _ = SecItemDelete(query as CFDictionary)
         }
     }
@@ -27,8 +29,15 @@ import Testing
                 Self.loadOrReset(deleteOnFailure: careless)
             }
             let calls = device.events.compactMap(\.call)
-            #expect(calls.first == SimulatedDevice.Call(operation: .add, itemClass: "genp", status: errSecSuccess, app: "com.example.app"))
-            #expect(calls.contains(SimulatedDevice.Call(operation: .copyMatching, itemClass: "genp", status: errSecInteractionNotAllowed, app: "com.example.app")))
+            #expect(
+                calls.first
+                    == SimulatedDevice.Call(
+                        operation: .add, itemClass: "genp", status: errSecSuccess, app: "com.example.app"))
+            #expect(
+                calls.contains(
+                    SimulatedDevice.Call(
+                        operation: .copyMatching, itemClass: "genp", status: errSecInteractionNotAllowed,
+                        app: "com.example.app")))
             #expect(Self.deletes(device).isEmpty == !careless, "the careless app's delete is seen")
         }
     }
@@ -46,11 +55,17 @@ import Testing
         try device.unlock(passcode: "1234")
         device.reboot()
         let events = device.events
-        #expect(events.contains(.promptRaised(.biometry, reason: "Sign in to me", item: "genp/kit.token/me", app: "default")))
-        #expect(events.filter { if case .promptAnswered = $0 { true } else { false } } ==
-                [.promptAnswered(.biometry, .match), .promptAnswered(.biometry, .cancel)])
-        #expect(events.filter { if case .deviceState = $0 { true } else { false } } ==
-                [.deviceState(.locked), .deviceState(.unlocked), .deviceState(.beforeFirstUnlock)])
+        #expect(
+            events.contains(
+                .promptRaised(.biometry, reason: "Sign in to me", item: "genp/kit.token/me", app: "default")))
+        #expect(
+            events.filter { if case .promptAnswered = $0 { true } else { false } } == [
+                .promptAnswered(.biometry, .match), .promptAnswered(.biometry, .cancel),
+            ])
+        #expect(
+            events.filter { if case .deviceState = $0 { true } else { false } } == [
+                .deviceState(.locked), .deviceState(.unlocked), .deviceState(.beforeFirstUnlock),
+            ])
         #expect(!events.description.contains("face"), "never a secret")
     }
 }

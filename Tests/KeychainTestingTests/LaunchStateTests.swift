@@ -6,9 +6,11 @@ import Testing
 /// Launch states as iOS has them, with the errors the real device gives, every time.
 @Suite struct LaunchStateTests {
     static func save(_ token: String, account: String, _ accessible: CFString) -> OSStatus {
-        let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: TokenCode.service,
-                                  kSecAttrAccount as String: account, kSecValueData as String: Data(token.utf8),
-                                  kSecAttrAccessible as String: accessible]
+        let add: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: TokenCode.service,
+            kSecAttrAccount as String: account, kSecValueData as String: Data(token.utf8),
+            kSecAttrAccessible as String: accessible,
+        ]
         return SecItemAdd(add as CFDictionary, nil)
     }
 
@@ -20,7 +22,8 @@ import Testing
 
             try device.launch(.prewarm)
             #expect(device.status.state == .beforeFirstUnlock)
-            #expect(TokenCode.read(account: "afu").0 == errSecInteractionNotAllowed, "prewarmed before the first unlock")
+            #expect(
+                TokenCode.read(account: "afu").0 == errSecInteractionNotAllowed, "prewarmed before the first unlock")
             #expect(TokenCode.read(account: "wu").0 == errSecInteractionNotAllowed)
 
             try device.launch(.backgroundWhileLocked)

@@ -8,10 +8,16 @@ import Testing
     @Test func permanentKeyStaysOnItsDevice() throws {
         let mine = try SimulatedDevice(), other = try SimulatedDevice()
         let tag = Data("kit.key".utf8)
-        let find: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecReturnRef as String: true]
+        let find: [String: Any] = [
+            kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecReturnRef as String: true,
+        ]
         mine.run {
-            let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
-                                             kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag]]
+            let attributes: [String: Any] = [
+                kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                kSecPrivateKeyAttrs as String: [
+                    kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag,
+                ],
+            ]
             #expect(SecKeyCreateRandomKey(attributes as CFDictionary, nil) != nil)
             #expect(SecItemCopyMatching(find as CFDictionary, nil) == errSecSuccess)
         }
@@ -21,7 +27,8 @@ import Testing
     @Test func reEnrolmentVoidsCurrentSetItems() throws {
         let device = try SimulatedDevice(passcode: "1234", biometryEnrolled: true)
         device.run {
-            let currentSet = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .biometryCurrentSet, nil)
+            let currentSet = SecAccessControlCreateWithFlags(
+                nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .biometryCurrentSet, nil)
             #expect(TokenCode.save("t", access: currentSet) == errSecSuccess)
             device.prompts.answerNext(.match)
             #expect(TokenCode.read() == (errSecSuccess, "t"))
@@ -34,7 +41,9 @@ import Testing
     }
 
     @Test func biometryWithoutPasscodeIsAClearError() {
-        #expect { try SimulatedDevice(biometryEnrolled: true) } throws: { ($0 as? KeychainError)?.status == errSecParam }
+        #expect { try SimulatedDevice(biometryEnrolled: true) } throws: {
+            ($0 as? KeychainError)?.status == errSecParam
+        }
     }
 
     @Test func autoLockSetting() throws {

@@ -60,6 +60,7 @@ import Testing
         b.taskBindingDisabledForTesting.store(true, ordering: .relaxed)
         defer { a.resignCurrent(); b.resignCurrent() }
         let mixed = await Self.interleaved(a, b)
-        #expect(mixed.0 == "B", "without the task-local binding, A's read reaches B's device: the isolation test can fail")
+        #expect(
+            mixed.0 == "B", "without the task-local binding, A's read reaches B's device: the isolation test can fail")
     }
 }

@@ -13,7 +13,8 @@ import Testing
         #expect(TokenCode.read().0 == errSecInteractionNotAllowed)
     }
 
-    @Test(.simulatedDevice(passcode: "1234"), arguments: 0..<8) func eachArgumentHasItsOwnDevice(_ n: Int) async throws {
+    @Test(.simulatedDevice(passcode: "1234"), arguments: 0..<8) func eachArgumentHasItsOwnDevice(_ n: Int) async throws
+    {
         #expect(TokenCode.count() == 0, "no other test's items")
         #expect(TokenCode.save("t\(n)") == errSecSuccess)
         await Task.yield()

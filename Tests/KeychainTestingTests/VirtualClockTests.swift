@@ -13,7 +13,8 @@ import Testing
     /// could spend if it waited. In the full, parallel run the cores are shared with every other suite (a
     /// poll for a pending prompt waited 160 s for a thread there once), so wall time is not checked: the
     /// run alone is the check.
-    static let wallLimit: Duration? = (ProcessInfo.processInfo.environment["KEYCHAINTESTING_WALL_LIMIT_MS"].flatMap { Int($0) })
+    static let wallLimit: Duration? =
+        (ProcessInfo.processInfo.environment["KEYCHAINTESTING_WALL_LIMIT_MS"].flatMap { Int($0) })
         .map { .milliseconds($0) }
 
     /// Runs `body` and, when the suite runs alone, checks that it took less than ``wallLimit`` of wall time.
@@ -49,13 +50,19 @@ import Testing
             let device = try SimulatedDevice(passcode: "1234")
             device.lock()
             for _ in 1...5 { #expect(throws: KeychainError.self) { try device.unlock(passcode: "0000") } }
-            #expect(Self.close(device.status.lockedOutUntil, device.clock.now.addingTimeInterval(60)), "the fifth wrong passcode: one minute")
-            #expect { try device.unlock(passcode: "1234") } throws: { ($0 as? KeychainError)?.message.contains("try again in 60 s") == true }
+            #expect(
+                Self.close(device.status.lockedOutUntil, device.clock.now.addingTimeInterval(60)),
+                "the fifth wrong passcode: one minute")
+            #expect { try device.unlock(passcode: "1234") } throws: {
+                ($0 as? KeychainError)?.message.contains("try again in 60 s") == true
+            }
             device.clock.advance(by: .seconds(59))
             #expect(throws: KeychainError.self) { try device.unlock(passcode: "1234") }
             device.clock.advance(by: .seconds(1))
             #expect(throws: KeychainError.self) { try device.unlock(passcode: "0000") }
-            #expect(Self.close(device.status.lockedOutUntil, device.clock.now.addingTimeInterval(300)), "the sixth: five minutes")
+            #expect(
+                Self.close(device.status.lockedOutUntil, device.clock.now.addingTimeInterval(300)),
+                "the sixth: five minutes")
             device.clock.advance(by: .seconds(300))
             try device.unlock(passcode: "1234")
             #expect(!device.isLocked && device.status.failedAttempts == 0)
@@ -73,7 +80,9 @@ import Testing
             #expect(!device.isLocked, "47 hours after the passcode a face still unlocks")
             device.lock()
             device.clock.advance(by: .seconds(3600 + 1))
-            #expect { try device.unlockWithBiometry() } throws: { ($0 as? KeychainError)?.message.contains("48 hours") == true }
+            #expect { try device.unlockWithBiometry() } throws: {
+                ($0 as? KeychainError)?.message.contains("48 hours") == true
+            }
             try device.unlock(passcode: "1234")
             device.lock()
             try device.unlockWithBiometry()
@@ -93,7 +102,9 @@ import Testing
                 let context = LAContext()
                 context.touchIDAuthenticationAllowableReuseDuration = 10
                 device.clock.advance(by: .seconds(9))
-                #expect(TokenCode.read(context: context) == (errSecSuccess, "secret"), "within the reuse duration: no prompt")
+                #expect(
+                    TokenCode.read(context: context) == (errSecSuccess, "secret"),
+                    "within the reuse duration: no prompt")
                 #expect(device.prompts.raisedCount == 0)
                 device.clock.advance(by: .seconds(2))
                 #expect(TokenCode.read(context: context).0 == errSecUserCanceled, "past it: a prompt, canceled")
@@ -115,9 +126,13 @@ import Testing
             // A thread of its own: a read waiting for its prompt never holds one of the few threads the
             // parallel tests share.
             let read = Mutex<(OSStatus, String?)?>(nil)
-            Thread.detachNewThread { let result = device.run { TokenCode.read() }; read.withLock { $0 = result } }
+            Thread.detachNewThread {
+                let result = device.run { TokenCode.read() }; read.withLock { $0 = result }
+            }
             let deadline = ContinuousClock.now + .seconds(120)
-            while device.prompts.pending.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+            while device.prompts.pending.isEmpty && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(1))
+            }
             #expect(device.prompts.pending.count == 1)
             #expect(Self.close(device.prompts.pending.first?.raised, device.clock.now))
             device.clock.advance(by: .seconds(3599))
@@ -127,7 +142,9 @@ import Testing
             // moves on until it ends, so the thread never outlives the test.
             while read.withLock({ $0 }) == nil && ContinuousClock.now < deadline + .seconds(60) {
                 try await Task.sleep(for: .milliseconds(1))
-                if !device.prompts.pending.isEmpty && ContinuousClock.now > deadline { device.clock.advance(by: .seconds(3600)) }
+                if !device.prompts.pending.isEmpty && ContinuousClock.now > deadline {
+                    device.clock.advance(by: .seconds(3600))
+                }
             }
             #expect(read.withLock { $0 }?.0 == errSecUserCanceled, "the timeout ends it as a user cancel")
             #expect(device.prompts.pending.isEmpty)

@@ -27,7 +27,9 @@ final class XCTestHelperTests: SimulatedDeviceTestCase {
 
 /// A face-enrolled device for each test, by overriding `makeDevice()`.
 final class XCTestHelperOverrideTests: SimulatedDeviceTestCase {
-    override func makeDevice() throws -> SimulatedDevice { try SimulatedDevice(passcode: "9999", biometryEnrolled: true) }
+    override func makeDevice() throws -> SimulatedDevice {
+        try SimulatedDevice(passcode: "9999", biometryEnrolled: true)
+    }
 
     func testTheOverridesDevice() {
         XCTAssertTrue(device.biometry.isEnrolled)

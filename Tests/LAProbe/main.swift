@@ -6,7 +6,9 @@ import Security
 // Every line it prints is one result; the tests answer its prompts with `keychainfs device prompt`.
 
 let arguments = CommandLine.arguments
-let policies: [String: LAPolicy] = ["biometrics": .deviceOwnerAuthenticationWithBiometrics, "owner": .deviceOwnerAuthentication]
+let policies: [String: LAPolicy] = [
+    "biometrics": .deviceOwnerAuthenticationWithBiometrics, "owner": .deviceOwnerAuthentication,
+]
 
 func policy(_ name: String) -> LAPolicy {
     guard let p = policies[name] else { print("unknown policy"); exit(2) }
@@ -31,9 +33,11 @@ func describe(_ error: any Error) -> String {
 }
 
 func read(_ service: String, _ account: String, context: LAContext? = nil) -> String {
-    var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
-                                kSecAttrAccount as String: account, kSecReturnData as String: true,
-                                kSecUseOperationPrompt as String: "Unlock your token"]
+    var query: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+        kSecAttrAccount as String: account, kSecReturnData as String: true,
+        kSecUseOperationPrompt as String: "Unlock your token",
+    ]
     if let context { query[kSecUseAuthenticationContext as String] = context }
     var result: CFTypeRef?
     let status = SecItemCopyMatching(query as CFDictionary, &result)
@@ -56,7 +60,10 @@ case "can" where arguments.count == 3:
     let context = LAContext()
     var error: NSError?
     let ok = context.canEvaluatePolicy(policy(arguments[2]), error: &error)
-    print(ok ? "yes \(context.biometryType == .faceID ? "faceID" : "none")" : "no \(error?.domain ?? "") \(error?.code ?? 0)")
+    print(
+        ok
+            ? "yes \(context.biometryType == .faceID ? "faceID" : "none")"
+            : "no \(error?.domain ?? "") \(error?.code ?? 0)")
     print("domain \(hex(context.evaluatedPolicyDomainState))")
 case "evaluate" where arguments.count >= 3:
     let context = LAContext()
@@ -81,9 +88,11 @@ case "save" where arguments.count == 6:
     var error: Unmanaged<CFError>?
     let flags = SecAccessControlCreateFlags(rawValue: CFOptionFlags(arguments[5]) ?? 0)
     let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, flags, &error)!
-    let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: arguments[2],
-                              kSecAttrAccount as String: arguments[3], kSecValueData as String: Data(arguments[4].utf8),
-                              kSecAttrAccessControl as String: access]
+    let add: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: arguments[2],
+        kSecAttrAccount as String: arguments[3], kSecValueData as String: Data(arguments[4].utf8),
+        kSecAttrAccessControl as String: access,
+    ]
     print("status \(SecItemAdd(add as CFDictionary, nil))")
 case "read" where arguments.count == 4:
     print(read(arguments[2], arguments[3]))
@@ -103,9 +112,11 @@ case "password-save" where arguments.count == 6:
     var error: Unmanaged<CFError>?
     let flags = SecAccessControlCreateFlags(rawValue: CFOptionFlags(arguments[5]) ?? 0)
     let access = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, &error)!
-    let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: arguments[2],
-                              kSecAttrAccount as String: arguments[3], kSecValueData as String: Data(arguments[4].utf8),
-                              kSecAttrAccessControl as String: access, kSecUseAuthenticationContext as String: context]
+    let add: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: arguments[2],
+        kSecAttrAccount as String: arguments[3], kSecValueData as String: Data(arguments[4].utf8),
+        kSecAttrAccessControl as String: access, kSecUseAuthenticationContext as String: context,
+    ]
     print("status \(SecItemAdd(add as CFDictionary, nil))")
 case "password-read" where arguments.count == 4:
     // One line on stdin: the password to set on the context; no line: a context without a credential.
@@ -126,8 +137,10 @@ case "se-context" where arguments.count == 4:
     let attributes: [String: Any] = [
         kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
         kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave, kSecUseAuthenticationContext as String: context,
-        kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag,
-                                        kSecAttrAccessControl as String: access] as [String: Any],
+        kSecPrivateKeyAttrs as String: [
+            kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag,
+            kSecAttrAccessControl as String: access,
+        ] as [String: Any],
     ]
     guard let made = SecKeyCreateRandomKey(attributes as CFDictionary, &error) else {
         print("create \((error!.takeRetainedValue() as Error as NSError).code)")
@@ -139,7 +152,9 @@ case "se-context" where arguments.count == 4:
         return ok ? "signed" : "sign \((error!.takeRetainedValue() as Error as NSError).code)"
     }
     func find(_ context: LAContext?) -> SecKey? {
-        var query: [String: Any] = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecReturnRef as String: true]
+        var query: [String: Any] = [
+            kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag, kSecReturnRef as String: true,
+        ]
         if let context { query[kSecUseAuthenticationContext as String] = context }
         var item: CFTypeRef?
         return SecItemCopyMatching(query as CFDictionary, &item) == errSecSuccess ? (item as! SecKey) : nil
@@ -152,8 +167,12 @@ case "se-context" where arguments.count == 4:
     context.invalidate()
     print("invalidated: " + sign(found))
 default:
-    print("usage: la-probe can|evaluate|evaluate-async POLICY | save SVC ACCT SECRET FLAGS | read SVC ACCT | context-read SVC ACCT")
-    print("       la-probe password-save SVC ACCT SECRET FLAGS | password-read SVC ACCT  (the application password on stdin)")
+    print(
+        "usage: la-probe can|evaluate|evaluate-async POLICY | save SVC ACCT SECRET FLAGS | read SVC ACCT | context-read SVC ACCT"
+    )
+    print(
+        "       la-probe password-save SVC ACCT SECRET FLAGS | password-read SVC ACCT  (the application password on stdin)"
+    )
     print("       la-probe se-context TAG FLAGS  (an application password on stdin, if any)")
     exit(2)
 }

@@ -14,8 +14,11 @@ import TestSupport
         init(mountEnvironment: [String: String]? = nil) throws {
             m = try MountedVault(mountEnvironment: mountEnvironment)
             for group in ["a", "b"] {
-                try expectSuccess(Command.run(MountedVault.binary, ["add-generic-password", "-s", "svc", "-a", "acct", "-w", "secret-\(group)"],
-                                              environment: ["KEYCHAIN_VAULT": m.vault, "KEYCHAIN_ACCESS_GROUPS": group]))
+                try expectSuccess(
+                    Command.run(
+                        MountedVault.binary,
+                        ["add-generic-password", "-s", "svc", "-a", "acct", "-w", "secret-\(group)"],
+                        environment: ["KEYCHAIN_VAULT": m.vault, "KEYCHAIN_ACCESS_GROUPS": group]))
             }
             catA = m.root + "/cat-a"
             catB = m.root + "/cat-b"
@@ -23,7 +26,9 @@ import TestSupport
             try FileManager.default.copyItem(atPath: "/bin/cat", toPath: catB)
         }
 
-        func access(_ arguments: [String]) throws { try expectSuccess(m.cli(["access"] + arguments + ["--vault", m.vault])) }
+        func access(_ arguments: [String]) throws {
+            try expectSuccess(m.cli(["access"] + arguments + ["--vault", m.vault]))
+        }
         func read(_ program: String, _ relative: String) -> CommandResult { Command.run(program, [m.path(relative)]) }
     }
 
@@ -36,7 +41,8 @@ import TestSupport
             #expect(f.read(f.catB, "genp/svc/acct/value").stdout == "secret-b")
         }
         let other = f.read("/bin/cat", "genp/svc/acct/value")
-        #expect(other.status != 0 && other.stderr.contains("No such file"), "the mount's default group holds no such item")
+        #expect(
+            other.status != 0 && other.stderr.contains("No such file"), "the mount's default group holds no such item")
         let listed = f.m.cli(["access", "list", "--vault", f.m.vault]).stdout
         #expect(listed.contains("exe \(f.catA)") && listed.contains("groups: b"))
         // Revoking applies at once, without a remount.
@@ -54,9 +60,15 @@ import TestSupport
         try f.access(["grant", "b", "--exe", clientB])
         // What a client claims is ignored while rules exist: the peer's executable decides.
         let claimed = ["KEYCHAIN_VAULT": f.m.vault, "KEYCHAIN_ACCESS_GROUPS": "a,b"]
-        #expect(Command.run(clientA, ["find-generic-password", "-s", "svc", "-w"], environment: claimed).stdout == "secret-a\n")
-        #expect(Command.run(clientB, ["find-generic-password", "-s", "svc", "-w"], environment: claimed).stdout == "secret-b\n")
-        #expect(Command.run(MountedVault.binary, ["find-generic-password", "-s", "svc", "-w"], environment: claimed).status == 44)
+        #expect(
+            Command.run(clientA, ["find-generic-password", "-s", "svc", "-w"], environment: claimed).stdout
+                == "secret-a\n")
+        #expect(
+            Command.run(clientB, ["find-generic-password", "-s", "svc", "-w"], environment: claimed).stdout
+                == "secret-b\n")
+        #expect(
+            Command.run(MountedVault.binary, ["find-generic-password", "-s", "svc", "-w"], environment: claimed).status
+                == 44)
     }
 
     @Test func catUnderTwoParentsSeesWhatEachParentMay() throws {
@@ -82,7 +94,8 @@ import TestSupport
         init() throws {
             let mounts = try String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)
             let fields: [[Substring]] = mounts.split(separator: "\n").map { $0.split(separator: " ") }
-            let entry = try #require(fields.first { $0.count > 2 && $0[2] == "cgroup2" }, "a cgroup2 hierarchy is mounted")
+            let entry = try #require(
+                fields.first { $0.count > 2 && $0[2] == "cgroup2" }, "a cgroup2 hierarchy is mounted")
             root = String(entry[1])
         }
 
@@ -91,7 +104,11 @@ import TestSupport
             var current = root
             for component in path.split(separator: "/") {
                 current += "/" + component
-                if mkdir(current, 0o755) == 0 { made.append(current) } else if errno != EEXIST { throw CocoaError(.fileWriteNoPermission) }
+                if mkdir(current, 0o755) == 0 {
+                    made.append(current)
+                } else if errno != EEXIST {
+                    throw CocoaError(.fileWriteNoPermission)
+                }
             }
             return current
         }
@@ -128,10 +145,17 @@ import TestSupport
 
     @Test func strictRefusesAnUnknownBinary() throws {
         let m = try MountedVault(mountArguments: ["--strict"])
-        let refusedAdd = Command.run(MountedVault.binary, ["add-generic-password", "-s", "svc", "-a", "acct", "-w", "secret-a"], environment: ["KEYCHAIN_VAULT": m.vault])
-        #expect(refusedAdd.status == 30 && refusedAdd.stderr.contains("strict"), "errSecMissingEntitlement (-34018): exit 30")
+        let refusedAdd = Command.run(
+            MountedVault.binary, ["add-generic-password", "-s", "svc", "-a", "acct", "-w", "secret-a"],
+            environment: ["KEYCHAIN_VAULT": m.vault])
+        #expect(
+            refusedAdd.status == 30 && refusedAdd.stderr.contains("strict"),
+            "errSecMissingEntitlement (-34018): exit 30")
         try expectSuccess(m.cli(["access", "grant", "a", "--exe", MountedVault.binary, "--vault", m.vault]))
-        try expectSuccess(Command.run(MountedVault.binary, ["add-generic-password", "-s", "svc", "-a", "acct", "-w", "secret-a"], environment: ["KEYCHAIN_VAULT": m.vault]))
+        try expectSuccess(
+            Command.run(
+                MountedVault.binary, ["add-generic-password", "-s", "svc", "-a", "acct", "-w", "secret-a"],
+                environment: ["KEYCHAIN_VAULT": m.vault]))
         let catA = m.root + "/cat-a", catB = m.root + "/cat-b"
         try FileManager.default.copyItem(atPath: "/bin/cat", toPath: catA)
         try FileManager.default.copyItem(atPath: "/bin/cat", toPath: catB)

@@ -20,8 +20,12 @@ import TestSupport
 
         /// Runs `keychainfs ARGS` as this user (its device keys in its own state directory).
         func keychainfs(_ arguments: [String], stdin: String? = nil) -> CommandResult {
-            Command.run("/usr/sbin/runuser", ["-u", name, "--", "/usr/bin/env", "HOME=\(home)", "XDG_STATE_HOME=\(home)/state",
-                                              MountedVault.binary] + arguments, stdin: stdin, timeout: 30)
+            Command.run(
+                "/usr/sbin/runuser",
+                [
+                    "-u", name, "--", "/usr/bin/env", "HOME=\(home)", "XDG_STATE_HOME=\(home)/state",
+                    MountedVault.binary,
+                ] + arguments, stdin: stdin, timeout: 30)
         }
 
         var mount: String { home + "/mnt" }
@@ -54,9 +58,10 @@ import TestSupport
 
     /// /etc/fuse.conf with `user_allow_other` for the length of `body`, then exactly as it was.
     func withUserAllowOther(_ body: () throws -> Void) throws {
-        try withFuseConfiguration({ text in
-            (text.isEmpty || text.hasSuffix("\n") ? text : text + "\n") + "user_allow_other\n"
-        }, body)
+        try withFuseConfiguration(
+            { text in
+                (text.isEmpty || text.hasSuffix("\n") ? text : text + "\n") + "user_allow_other\n"
+            }, body)
     }
 
     /// /etc/fuse.conf changed by `change` for the length of `body`, then exactly as it was. Each version
@@ -65,9 +70,14 @@ import TestSupport
         let url = URL(fileURLWithPath: "/etc/fuse.conf")
         let original = FileManager.default.contents(atPath: url.path)
         defer {
-            if let original { try? original.write(to: url, options: .atomic) } else { try? FileManager.default.removeItem(at: url) }
+            if let original {
+                try? original.write(to: url, options: .atomic)
+            } else {
+                try? FileManager.default.removeItem(at: url)
+            }
         }
-        try Data(change(original.map { String(decoding: $0, as: UTF8.self) } ?? "").utf8).write(to: url, options: .atomic)
+        try Data(change(original.map { String(decoding: $0, as: UTF8.self) } ?? "").utf8).write(
+            to: url, options: .atomic)
         try body()
     }
 
@@ -76,21 +86,28 @@ import TestSupport
     @Test func rootReadsAnAllowRootMountAndNobodyElseDoes() throws {
         let user = try User()
         try expectSuccess(user.keychainfs(["init", user.vault, "--test-device"]))
-        try expectSuccess(user.keychainfs(["add-generic-password", "-s", "svc", "-a", "acct", "-w", "s3cret", user.vault]))
-        try withUsableDevFuse { try withUserAllowOther {
-            try expectSuccess(user.keychainfs(["mount", user.vault, user.mount, "--allow-root"]))
-            #expect(FS.read(value(user)) == .success(Data("s3cret".utf8)), "root reads the user's secret")
-            let other = Command.run("/usr/sbin/runuser", ["-u", "nobody", "--", "/bin/cat", value(user)])
-            #expect(!other.succeeded && other.stderr.contains("Permission denied"), "another user does not: \(other.stderr)")
-            let owner = user.keychainfs(["find-generic-password", "-s", "svc", "-a", "acct", "-w", user.vault])
-            #expect(owner.stdout == "s3cret\n", "the owner still reads it through its daemon")
-            user.unmount()
-            #expect(!MountedVault.mountTable().contains(" \(user.mount) "))
+        try expectSuccess(
+            user.keychainfs(["add-generic-password", "-s", "svc", "-a", "acct", "-w", "s3cret", user.vault]))
+        try withUsableDevFuse {
+            try withUserAllowOther {
+                try expectSuccess(user.keychainfs(["mount", user.vault, user.mount, "--allow-root"]))
+                #expect(FS.read(value(user)) == .success(Data("s3cret".utf8)), "root reads the user's secret")
+                let other = Command.run("/usr/sbin/runuser", ["-u", "nobody", "--", "/bin/cat", value(user)])
+                #expect(
+                    !other.succeeded && other.stderr.contains("Permission denied"),
+                    "another user does not: \(other.stderr)")
+                let owner = user.keychainfs(["find-generic-password", "-s", "svc", "-a", "acct", "-w", user.vault])
+                #expect(owner.stdout == "s3cret\n", "the owner still reads it through its daemon")
+                user.unmount()
+                #expect(!MountedVault.mountTable().contains(" \(user.mount) "))
 
-            try expectSuccess(user.keychainfs(["mount", user.vault, user.mount]))
-            #expect(FS.read(value(user)) == .failure(Errno(EACCES)), "without --allow-root, root is refused like anyone else")
-            user.unmount()
-        } }
+                try expectSuccess(user.keychainfs(["mount", user.vault, user.mount]))
+                #expect(
+                    FS.read(value(user)) == .failure(Errno(EACCES)),
+                    "without --allow-root, root is refused like anyone else")
+                user.unmount()
+            }
+        }
     }
 
     @Test func aMissingUserAllowOtherIsAClearError() throws {
@@ -98,7 +115,9 @@ import TestSupport
         try expectSuccess(user.keychainfs(["init", user.vault, "--test-device"]))
         try withFuseConfiguration({ _ in "#user_allow_other\n" }) {
             let refused = user.keychainfs(["mount", user.vault, user.mount, "--allow-root"])
-            #expect(!refused.succeeded && refused.stderr.contains("user_allow_other") && refused.stderr.contains("/etc/fuse.conf"), "\(refused.stderr)")
+            #expect(
+                !refused.succeeded && refused.stderr.contains("user_allow_other")
+                    && refused.stderr.contains("/etc/fuse.conf"), "\(refused.stderr)")
             #expect(!MountedVault.mountTable().contains(" \(user.mount) "))
         }
     }

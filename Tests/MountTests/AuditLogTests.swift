@@ -22,20 +22,28 @@ import TestSupport
         let value = m.makeItem(service: "svc", account: "acct") + "/value"
         #expect(FS.write(value, Self.secret) == 0)
         #expect(FS.text(value) == Self.secret)
-        let found = Command.run(MountedVault.binary, ["find-generic-password", "-s", "svc", "-a", "acct", "-w"],
-                                environment: ["KEYCHAIN_VAULT": m.vault])
+        let found = Command.run(
+            MountedVault.binary, ["find-generic-password", "-s", "svc", "-a", "acct", "-w"],
+            environment: ["KEYCHAIN_VAULT": m.vault])
         #expect(found.stdout == Self.secret + "\n")
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
         try expectSuccess(m.device("lock"))
         #expect(FS.read(value).errno == EACCES)
 
         let recorded = lines(log)
-        let opens = recorded.filter { $0["operation"] as? String == "open" && $0["item"] as? String == "genp/svc/acct/value" }
-        #expect(opens.contains { $0["status"] as? Int == 0 && ($0["executable"] as? String ?? "").hasSuffix("xctest") },
-                "this test's own open, with its executable")
-        #expect(opens.count == 2, "the write's open and the read's; the attempt while locked is refused before any open")
-        #expect(recorded.contains { $0["operation"] as? String == "item.copy-matching" && $0["item"] as? String == "genp/svc/acct"
-            && ($0["executable"] as? String ?? "").hasSuffix("keychainfs") })
+        let opens = recorded.filter {
+            $0["operation"] as? String == "open" && $0["item"] as? String == "genp/svc/acct/value"
+        }
+        #expect(
+            opens.contains { $0["status"] as? Int == 0 && ($0["executable"] as? String ?? "").hasSuffix("xctest") },
+            "this test's own open, with its executable")
+        #expect(
+            opens.count == 2, "the write's open and the read's; the attempt while locked is refused before any open")
+        #expect(
+            recorded.contains {
+                $0["operation"] as? String == "item.copy-matching" && $0["item"] as? String == "genp/svc/acct"
+                    && ($0["executable"] as? String ?? "").hasSuffix("keychainfs")
+            })
         #expect(recorded.contains { $0["operation"] as? String == "device.lock" && $0["status"] as? Int == 0 })
         #expect(recorded.allSatisfy { $0["time"] is String && $0["pid"] is Int && $0["uid"] is Int })
         let raw = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
@@ -84,12 +92,18 @@ import TestSupport
         // the socket refuses too.
         var found: CommandResult?
         for _ in 0..<100 {
-            found = Command.run(MountedVault.binary, ["find-generic-password", "-s", "svc", "-a", "acct", "-w"], environment: ["KEYCHAIN_VAULT": m.vault])
+            found = Command.run(
+                MountedVault.binary, ["find-generic-password", "-s", "svc", "-a", "acct", "-w"],
+                environment: ["KEYCHAIN_VAULT": m.vault])
             if found?.status != 0 { break }
         }
-        #expect(found?.status != 0 && found?.stdout.contains(Self.secret) == false, "the control socket refuses too: \(found?.stdout ?? "")")
+        #expect(
+            found?.status != 0 && found?.stdout.contains(Self.secret) == false,
+            "the control socket refuses too: \(found?.stdout ?? "")")
         let daemonLog = (try? String(contentsOfFile: m.vault + "/daemon.log", encoding: .utf8)) ?? ""
-        #expect(daemonLog.contains("audit log") && daemonLog.contains("cannot be written"), "daemon.log says why: \(daemonLog)")
+        #expect(
+            daemonLog.contains("audit log") && daemonLog.contains("cannot be written"),
+            "daemon.log says why: \(daemonLog)")
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(text.hasSuffix("\n") && lines(log).count == text.split(separator: "\n").count, "only whole lines")
         unlink(root + "/filler")
@@ -110,10 +124,15 @@ import TestSupport
         #expect(mkfifo(log, 0o600) == 0)
         let pid = try #require(m.daemonPID)
         kill(pid, SIGHUP)
-        #expect(m.wait(5) { ((try? String(contentsOfFile: m.vault + "/daemon.log", encoding: .utf8)) ?? "").contains("FIFO") },
-                "daemon.log says the log was not reopened")
+        #expect(
+            m.wait(5) {
+                ((try? String(contentsOfFile: m.vault + "/daemon.log", encoding: .utf8)) ?? "").contains("FIFO")
+            },
+            "daemon.log says the log was not reopened")
         try expectSuccess(m.device("status"))
-        #expect(m.wait(5) { lines(log + ".1").contains { $0["operation"] as? String == "device.status" } }, "lines go on to the old file")
+        #expect(
+            m.wait(5) { lines(log + ".1").contains { $0["operation"] as? String == "device.status" } },
+            "lines go on to the old file")
         kill(pid, SIGTERM)
         #expect(m.wait(10) { !m.isMounted && kill(pid, 0) != 0 }, "SIGTERM still unmounts")
         let again = m.remount(["--audit-log", log])

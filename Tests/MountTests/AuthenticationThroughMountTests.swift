@@ -17,13 +17,17 @@ import TestSupport
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
         try expectSuccess(m.device("biometry", "enroll"))
         let connection = try KeychainConnection(vault: Vault(directory: m.vault), caller: Caller())
-        _ = try connection.add(["class": "genp", "svce": "face", "acct": "token", "v_Data": .data(Data("s3cret".utf8)), "accc": .number(1 << 1)])
+        _ = try connection.add([
+            "class": "genp", "svce": "face", "acct": "token", "v_Data": .data(Data("s3cret".utf8)),
+            "accc": .number(1 << 1),
+        ])
         _ = try connection.add(["class": "genp", "svce": "plain", "acct": "open", "v_Data": .data(Data("open".utf8))])
         value = m.path("genp/face/token/value")
     }
 
     func promptsRaised() throws -> Int64 {
-        try m.control.send(ControlRequest(.biometryStatus)).check()?.dictionaryValue?["promptsRaised"]?.numberValue ?? -1
+        try m.control.send(ControlRequest(.biometryStatus)).check()?.dictionaryValue?["promptsRaised"]?.numberValue
+            ?? -1
     }
 
     func pendingPrompts() -> [String] {
@@ -39,7 +43,8 @@ import TestSupport
         try expectSuccess(m.device("prompt", "no-match", "--next"))
         let refused = Command.run("/bin/cat", [value])
         #expect(!refused.succeeded && refused.stderr.contains("Operation not permitted"), "errSecAuthFailed → EPERM")
-        #expect(FS.read(m.path("genp/plain/open/value")) == .success(Data("open".utf8)), "unprotected values never prompt")
+        #expect(
+            FS.read(m.path("genp/plain/open/value")) == .success(Data("open".utf8)), "unprotected values never prompt")
     }
 
     @Test func writingAProtectedValueAsksOnceAtOpen() throws {
@@ -85,7 +90,8 @@ import TestSupport
         #expect(FS.read(m.path("genp/plain/open/value")) == .success(Data("open".utf8)))
         #expect(Date().timeIntervalSince(started) < 2)
         let listed = pendingPrompts().first ?? ""
-        #expect(listed.contains("biometry") && listed.contains("/cat"), "the prompt names its kind and caller: \(listed)")
+        #expect(
+            listed.contains("biometry") && listed.contains("/cat"), "the prompt names its kind and caller: \(listed)")
         for _ in 0..<20 { try expectSuccess(m.device("prompt", "cancel")) }
         for cat in cats { cat.waitUntilExit() }
         #expect(cats.allSatisfy { $0.terminationStatus != 0 })
@@ -129,7 +135,9 @@ import TestSupport
         try expectSuccess(timed.device("biometry", "enroll"))
         try expectSuccess(timed.device("prompt", "auto", "off"))
         let connection = try KeychainConnection(vault: Vault(directory: timed.vault), caller: Caller())
-        _ = try connection.add(["class": "genp", "svce": "face", "acct": "t", "v_Data": .data(Data("x".utf8)), "accc": .number(1 << 1)])
+        _ = try connection.add([
+            "class": "genp", "svce": "face", "acct": "t", "v_Data": .data(Data("x".utf8)), "accc": .number(1 << 1),
+        ])
         let started = Date()
         #expect(FS.read(timed.path("genp/face/t/value")) == .failure(Errno(ECANCELED)))
         #expect(Date().timeIntervalSince(started) >= 1)
@@ -138,11 +146,15 @@ import TestSupport
 
     @Test func aPasscodeAnswerFromStandardInput() throws {
         let connection = try KeychainConnection(vault: Vault(directory: m.vault), caller: Caller())
-        _ = try connection.add(["class": "genp", "svce": "presence", "acct": "p", "v_Data": .data(Data("pp".utf8)), "accc": .number(1 << 0)])
+        _ = try connection.add([
+            "class": "genp", "svce": "presence", "acct": "p", "v_Data": .data(Data("pp".utf8)), "accc": .number(1 << 0),
+        ])
         let presence = m.path("genp/presence/p/value")
-        try expectSuccess(m.cli(["device", "prompt", "passcode", "--next", "--passcode-stdin", "--mount", m.mount], stdin: "0000\n"))
+        try expectSuccess(
+            m.cli(["device", "prompt", "passcode", "--next", "--passcode-stdin", "--mount", m.mount], stdin: "0000\n"))
         #expect(FS.read(presence) == .failure(Errno(EPERM)), "a wrong passcode: errSecAuthFailed")
-        try expectSuccess(m.cli(["device", "prompt", "passcode", "--next", "--passcode-stdin", "--mount", m.mount], stdin: "1234\n"))
+        try expectSuccess(
+            m.cli(["device", "prompt", "passcode", "--next", "--passcode-stdin", "--mount", m.mount], stdin: "1234\n"))
         #expect(FS.read(presence) == .success(Data("pp".utf8)), "userPresence accepts the passcode")
         try expectSuccess(m.device("prompt", "passcode", "--next", passcode: "1234"))
         #expect(FS.read(value) == .failure(Errno(EPERM)), ".biometryAny takes no passcode (userFallback)")
@@ -152,7 +164,9 @@ import TestSupport
 
     @Test func biometryCommandsAndTheLockoutFromAScript() throws {
         let status = m.device("biometry", "status")
-        #expect(status.stdout.contains("enrolled (Face ID)") && status.stdout.contains("prompts answered automatically: cancel"))
+        #expect(
+            status.stdout.contains("enrolled (Face ID)")
+                && status.stdout.contains("prompts answered automatically: cancel"))
         try expectSuccess(m.device("prompt", "auto", "no-match"))
         for _ in 0..<5 { #expect(FS.read(value) == .failure(Errno(EPERM))) }
         #expect(m.device("biometry", "status").stdout.contains("locked out: yes"))

@@ -12,8 +12,10 @@ import TestSupport
         .appendingPathComponent("Fixtures/vault-2026-11-23").path
 
     static func add(_ m: MountedVault, _ account: String, _ accessibility: String) throws {
-        let query: KeychainDictionary = ["class": "genp", "svce": "svc", "acct": .string(account), "pdmn": .string(accessibility),
-                                         "v_Data": .data(Data("secret-\(account)".utf8))]
+        let query: KeychainDictionary = [
+            "class": "genp", "svce": "svc", "acct": .string(account), "pdmn": .string(accessibility),
+            "v_Data": .data(Data("secret-\(account)".utf8)),
+        ]
         _ = try m.control.send(ControlRequest(.itemAdd, ["query": .dictionary(query)])).check()
     }
 
@@ -23,14 +25,18 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: m.vault + "/device.key"))
         let keys = try FileManager.default.contentsOfDirectory(atPath: m.root + "/state/keychainfs")
         #expect(keys.count == 1 && keys[0].hasSuffix(".device.key"), "\(keys)")
-        let mode = try FileManager.default.attributesOfItem(atPath: m.root + "/state/keychainfs/" + keys[0])[.posixPermissions] as? Int
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: m.root + "/state/keychainfs/" + keys[0])[.posixPermissions]
+            as? Int
         #expect(mode == 0o600)
     }
 
     @Test func backupOnOneVaultRestoresIntoAnotherWithItsOwnDeviceKey() throws {
         let source = try MountedVault()
         defer { source.close() }
-        for (account, accessibility) in [("one", "ak"), ("two", "ck"), ("three", "dk"), ("local", "cku")] { try Self.add(source, account, accessibility) }
+        for (account, accessibility) in [("one", "ak"), ("two", "ck"), ("three", "dk"), ("local", "cku")] {
+            try Self.add(source, account, accessibility)
+        }
         let file = source.root + "/backup.kcfs"
         let made = source.cli(["backup", file, "--mount", source.mount, "--password-stdin"], stdin: "hunter2 backup\n")
         #expect(made.succeeded && made.stdout.contains("backed up 3 item(s)"), "\(made.stderr)\(made.stdout)")
@@ -42,13 +48,18 @@ import TestSupport
         defer { target.close() }
         let wrong = target.cli(["restore", file, "--mount", target.mount, "--password-stdin"], stdin: "wrong\n")
         #expect(!wrong.succeeded && wrong.stderr.contains("password"), "\(wrong.stderr)")
-        let restored = target.cli(["restore", file, "--mount", target.mount, "--password-stdin"], stdin: "hunter2 backup\n")
+        let restored = target.cli(
+            ["restore", file, "--mount", target.mount, "--password-stdin"], stdin: "hunter2 backup\n")
         #expect(restored.succeeded && restored.stdout.contains("3 added"), "\(restored.stderr)\(restored.stdout)")
-        for account in ["one", "two", "three"] { #expect(FS.text(target.path("genp/svc/\(account)/value")) == "secret-\(account)") }
+        for account in ["one", "two", "three"] {
+            #expect(FS.text(target.path("genp/svc/\(account)/value")) == "secret-\(account)")
+        }
         #expect(FS.read(target.path("genp/svc/local/value")).errno == ENOENT, "ThisDeviceOnly items stay behind")
-        let again = target.cli(["restore", file, "--mount", target.mount, "--password-stdin"], stdin: "hunter2 backup\n")
+        let again = target.cli(
+            ["restore", file, "--mount", target.mount, "--password-stdin"], stdin: "hunter2 backup\n")
         #expect(!again.succeeded && again.stderr.contains("--merge"), "\(again.stderr)")
-        let merged = target.cli(["restore", file, "--mount", target.mount, "--merge", "--password-stdin"], stdin: "hunter2 backup\n")
+        let merged = target.cli(
+            ["restore", file, "--mount", target.mount, "--merge", "--password-stdin"], stdin: "hunter2 backup\n")
         #expect(merged.succeeded && merged.stdout.contains("3 kept"), "\(merged.stderr)\(merged.stdout)")
     }
 
@@ -62,17 +73,27 @@ import TestSupport
         for name in try FileManager.default.contentsOfDirectory(atPath: old) { chmod(old + "/" + name, 0o600) }
         let mount = m.root + "/old-mnt"
         let mounted = Command.run(MountedVault.binary, ["mount", old, mount], timeout: 30)
-        defer { _ = Command.run(MountedVault.binary, ["unmount", mount], timeout: 15); _ = Command.run("/bin/fusermount3", ["-u", "-z", mount], timeout: 5) }
+        defer {
+            _ = Command.run(MountedVault.binary, ["unmount", mount], timeout: 15);
+            _ = Command.run("/bin/fusermount3", ["-u", "-z", mount], timeout: 5)
+        }
         #expect(mounted.succeeded, "\(mounted.stderr)")
-        #expect(mounted.stderr.components(separatedBy: "move-device-key").count == 2, "one warning naming the command: \(mounted.stderr)")
-        let unlocked = Command.run(MountedVault.binary, ["device", "unlock", "--mount", mount, "--passcode-stdin"], stdin: "fixture-1234\n", timeout: 30)
+        #expect(
+            mounted.stderr.components(separatedBy: "move-device-key").count == 2,
+            "one warning naming the command: \(mounted.stderr)")
+        let unlocked = Command.run(
+            MountedVault.binary, ["device", "unlock", "--mount", mount, "--passcode-stdin"], stdin: "fixture-1234\n",
+            timeout: 30)
         #expect(unlocked.succeeded, "\(unlocked.stderr)")
         #expect(FS.text(mount + "/genp/fixture.unlocked/erin/value") == "fixture secret ak")
         #expect(FS.text(mount + "/genp/fixture.passcode/heidi/value") == "fixture secret akpu")
         try expectSuccess(Command.run(MountedVault.binary, ["unmount", mount], timeout: 15))
 
-        let moved = Command.run(MountedVault.binary, ["move-device-key", old], environment: ["XDG_STATE_HOME": m.root + "/state"], timeout: 30)
-        #expect(moved.succeeded && moved.stdout.contains(m.root + "/state/keychainfs/"), "\(moved.stderr)\(moved.stdout)")
+        let moved = Command.run(
+            MountedVault.binary, ["move-device-key", old], environment: ["XDG_STATE_HOME": m.root + "/state"],
+            timeout: 30)
+        #expect(
+            moved.succeeded && moved.stdout.contains(m.root + "/state/keychainfs/"), "\(moved.stderr)\(moved.stdout)")
         #expect(!FileManager.default.fileExists(atPath: old + "/device.key"))
         let remounted = Command.run(MountedVault.binary, ["mount", old, mount], timeout: 30)
         #expect(remounted.succeeded && !remounted.stderr.contains("move-device-key"), "\(remounted.stderr)")

@@ -16,12 +16,14 @@ import TestSupport
     /// Everything the fixture stored, to compare before and after.
     func snapshot() -> [String] {
         let items = (try? FS.list(m.path("genp/svc")).get()) ?? []
-        return items + [FS.text(item + "/value") ?? "?"] + FS.listxattr(item).map { "\($0)=\(FS.xattrText(item, $0) ?? "")" }
+        return items + [FS.text(item + "/value") ?? "?"]
+            + FS.listxattr(item).map { "\($0)=\(FS.xattrText(item, $0) ?? "")" }
     }
 
     @Test func xattrsOutsideTheSchema() throws {
         let before = snapshot()
-        #expect(FS.setxattr(item, "user.kSecAttrApplicationTag", "x") == ENOTSUP, "not a genp attribute: errSecNoSuchAttr")
+        #expect(
+            FS.setxattr(item, "user.kSecAttrApplicationTag", "x") == ENOTSUP, "not a genp attribute: errSecNoSuchAttr")
         #expect(FS.setxattr(item, "user.whatever", "x") == ENOTSUP)
         #expect(FS.setxattr(item, "trusted.kSecAttrLabel", "x") != 0)
         #expect(FS.getxattr(item, "user.kSecAttrComment").errno == ENODATA, "an attribute the item lacks")
@@ -30,7 +32,8 @@ import TestSupport
         #expect(FS.setxattr(item, "user.kSecAttrAccessible", "sometimes") == EINVAL)
         #expect(FS.setxattr(item, "user.kSecAttrSynchronizable", "maybe") == EINVAL)
         #expect(FS.setxattr(item, "user.kSecAttrAccessGroup", "not-mine") == EACCES, "errSecMissingEntitlement")
-        #expect(FS.setxattr(item + "/value", "user.kSecAttrLabel", "x") == ENOTSUP, "attributes live on the item directory")
+        #expect(
+            FS.setxattr(item + "/value", "user.kSecAttrLabel", "x") == ENOTSUP, "attributes live on the item directory")
         #expect(snapshot() == before)
     }
 
@@ -60,7 +63,10 @@ import TestSupport
         #expect(FS.mkdir(m.path("genp/svc/bob;sync=1;agrp=x")) == EINVAL, "qualifiers in alphabetical order")
         let invalidUTF8 = m.path("genp/svc/") + String(decoding: [0x62], as: UTF8.self)
         let raw = Array(invalidUTF8.utf8) + [0xFF, 0xFE, 0]
-        #expect(raw.withUnsafeBufferPointer { Glibc.mkdir(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), 0o700) } != 0)
+        #expect(
+            raw.withUnsafeBufferPointer {
+                Glibc.mkdir(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), 0o700)
+            } != 0)
         #expect(errno == EINVAL, "invalid UTF-8 must be written as %XX")
         let long = String(repeating: "x", count: 300)
         #expect(FS.mkdir(m.path("genp/svc/\(long)")) == ENAMETOOLONG)

@@ -15,7 +15,9 @@ import TestSupport
         for file in [big, "/dev/zero"] {
             let start = Date()
             let refused = Command.run(MountedVault.binary, ["import", file], environment: environment, timeout: 20)
-            #expect(refused.status == 206 && refused.stderr.contains("larger than 16 MiB"), "\(file): \(refused.status) \(refused.stderr.prefix(200))")
+            #expect(
+                refused.status == 206 && refused.stderr.contains("larger than 16 MiB"),
+                "\(file): \(refused.status) \(refused.stderr.prefix(200))")
             #expect(Date().timeIntervalSince(start) < 10)
         }
     }
@@ -23,7 +25,9 @@ import TestSupport
     @Test func passcodesOnStandardInputAreBounded() throws {
         let m = try MountedVault()
         let refused = m.device("passcode", "set", passcode: String(repeating: "1", count: 64 << 10))
-        #expect(refused.status != 0 && refused.stderr.contains("larger than 65536 bytes"), "\(refused.status) \(refused.stderr.prefix(200))")
+        #expect(
+            refused.status != 0 && refused.stderr.contains("larger than 65536 bytes"),
+            "\(refused.status) \(refused.stderr.prefix(200))")
         #expect(m.device("status").stdout.contains("passcode: not set"))
     }
 
@@ -33,10 +37,16 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let ours = root + "/ours", theirs = root + "/theirs"
-        #expect(FileManager.default.createFile(atPath: ours, contents: Data("x".utf8)) && FileManager.default.createFile(atPath: theirs, contents: nil))
+        #expect(
+            FileManager.default.createFile(atPath: ours, contents: Data("x".utf8))
+                && FileManager.default.createFile(atPath: theirs, contents: nil))
         #expect(truncate(theirs, (16 << 20) + 1) == 0)
-        let refused = Command.run(MountedVault.binary, ["sync", "merge-driver", ours, ours, theirs, "items/x", "--vault", root + "/vault"], timeout: 20)
-        #expect(refused.status != 0 && refused.stderr.contains("larger than 16 MiB"), "\(refused.status) \(refused.stderr.prefix(200))")
+        let refused = Command.run(
+            MountedVault.binary, ["sync", "merge-driver", ours, ours, theirs, "items/x", "--vault", root + "/vault"],
+            timeout: 20)
+        #expect(
+            refused.status != 0 && refused.stderr.contains("larger than 16 MiB"),
+            "\(refused.status) \(refused.stderr.prefix(200))")
         #expect(FS.text(ours) == "x", "ours is left as it was")
     }
 }

@@ -8,8 +8,8 @@ import TestSupport
     let m: MountedVault
     init() throws { m = try MountedVault() }
 
-    static let composed = "caf\u{E9}"          // NFC: 63 61 66 c3 a9
-    static let decomposed = "cafe\u{301}"      // NFD: 63 61 66 65 cc 81
+    static let composed = "caf\u{E9}"  // NFC: 63 61 66 c3 a9
+    static let decomposed = "cafe\u{301}"  // NFD: 63 61 66 65 cc 81
 
     /// Directory entries as raw bytes (Foundation would hand back Strings, which compare equal).
     func entries(_ path: String) -> [[UInt8]] {
@@ -25,9 +25,12 @@ import TestSupport
 
     @Test func equivalentServicesAreBothListedAndRemovedApart() throws {
         #expect(Self.composed == Self.decomposed && Array(Self.composed.utf8) != Array(Self.decomposed.utf8))
-        let first = m.makeItem(service: Self.composed, account: "a"), second = m.makeItem(service: Self.decomposed, account: "a")
+        let first = m.makeItem(service: Self.composed, account: "a"),
+            second = m.makeItem(service: Self.decomposed, account: "a")
         #expect(FS.write(first + "/value", "nfc") == 0 && FS.write(second + "/value", "nfd") == 0)
-        #expect(entries(m.path("genp")) == [Array(Self.composed.utf8), Array(Self.decomposed.utf8)].sorted { $0.lexicographicallyPrecedes($1) })
+        #expect(
+            entries(m.path("genp"))
+                == [Array(Self.composed.utf8), Array(Self.decomposed.utf8)].sorted { $0.lexicographicallyPrecedes($1) })
         let found = Command.run("/usr/bin/find", [m.path("genp"), "-name", "value"])
         #expect(found.stdout.split(separator: "\n").count == 2, "find visits both: \(found.stdout)")
         #expect(Command.run("/bin/rm", ["-r", m.path("genp/\(Self.decomposed)")]).succeeded)

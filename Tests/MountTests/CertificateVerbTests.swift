@@ -34,13 +34,15 @@ import TestSupport
 
     func fingerprint(_ der: Data, _ digest: String) throws -> String {
         let line = try openssl(der, ["-noout", "-fingerprint", "-" + digest])
-        return String(line.split(separator: "=").last ?? "").replacingOccurrences(of: ":", with: "").trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(line.split(separator: "=").last ?? "").replacingOccurrences(of: ":", with: "").trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     @Test func findCertificateByNameAsPEMWithHashes() throws {
         let found = m.cli(["find-certificate", "-c", "Bob", "-p", "-Z", m.vault])
         #expect(found.succeeded, "\(found.stderr)")
-        let expected = "SHA-256 hash: \(try fingerprint(bob.der, "sha256"))\nSHA-1 hash: \(try fingerprint(bob.der, "sha1"))\n"
+        let expected =
+            "SHA-256 hash: \(try fingerprint(bob.der, "sha256"))\nSHA-1 hash: \(try fingerprint(bob.der, "sha1"))\n"
             + (try openssl(bob.der, ["-outform", "PEM"]))
         #expect(found.stdout == expected)
     }
@@ -49,12 +51,18 @@ import TestSupport
         let all = m.cli(["find-certificate", "-a", m.vault])
         #expect(all.succeeded)
         #expect(all.stdout.components(separatedBy: "class: 0x80001000 \n").count == 3, "two certificates")
-        #expect(all.stdout.contains("    \"labl\"<blob>=\"Alice Example\"") && all.stdout.contains("    \"labl\"<blob>=\"Bob Example\""))
+        #expect(
+            all.stdout.contains("    \"labl\"<blob>=\"Alice Example\"")
+                && all.stdout.contains("    \"labl\"<blob>=\"Bob Example\""))
         #expect(all.stdout.contains("    \"cenc\"<uint32>=0x00000003 "))
         let first = m.cli(["find-certificate", m.vault])
         #expect(first.stdout.components(separatedBy: "class: 0x80001000 \n").count == 2, "one without -a")
         let none = m.cli(["find-certificate", "-c", "Carol", m.vault])
-        #expect(none.status == 44 && none.stderr.contains("security: SecKeychainSearchCopyNext: The specified item could not be found in the keychain."))
+        #expect(
+            none.status == 44
+                && none.stderr.contains(
+                    "security: SecKeychainSearchCopyNext: The specified item could not be found in the keychain.")
+        )
         let email = m.cli(["find-certificate", "-e", "nobody@example.com", m.vault])
         #expect(email.status == 44)
     }
@@ -63,9 +71,13 @@ import TestSupport
         let sha1 = try fingerprint(alice.der, "sha1")
         let valid = m.cli(["find-identity", "-v", m.vault])
         #expect(valid.succeeded)
-        #expect(valid.stdout == "  1) \(sha1) \"Alice Example\"\n     1 valid identities found\n", "Bob has no key: not an identity")
+        #expect(
+            valid.stdout == "  1) \(sha1) \"Alice Example\"\n     1 valid identities found\n",
+            "Bob has no key: not an identity")
         let policy = m.cli(["find-identity", "-p", "codesigning", m.vault])
-        #expect(policy.stdout == "\nPolicy: Code Signing\n  Matching identities\n  1) \(sha1) \"Alice Example\"\n     1 identities found\n\n"
+        #expect(
+            policy.stdout
+                == "\nPolicy: Code Signing\n  Matching identities\n  1) \(sha1) \"Alice Example\"\n     1 identities found\n\n"
                 + "  Valid identities only\n  1) \(sha1) \"Alice Example\"\n     1 valid identities found\n")
         #expect(m.cli(["find-identity", "-p", "nonsense", m.vault]).status != 0)
     }
@@ -75,7 +87,9 @@ import TestSupport
     @Test func whileLockedTheVerbsMeetTheLock() throws {
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
         try expectSuccess(m.device("lock"))
-        #expect(m.cli(["find-certificate", "-c", "Bob", m.vault]).succeeded, "an Always certificate is readable while locked")
+        #expect(
+            m.cli(["find-certificate", "-c", "Bob", m.vault]).succeeded,
+            "an Always certificate is readable while locked")
         #expect(m.cli(["find-identity", "-v", m.vault]).status == 36, "errSecInteractionNotAllowed's low byte")
         try expectSuccess(m.device("unlock", passcode: "1234"))
         let carol = try TestCertificate(commonName: "Carol Example", serial: "03")

@@ -10,27 +10,42 @@ import TestSupport
 /// and the control server is bounded in connections, time and memory.
 @Suite struct ControlBoundsTests {
     static func item(_ service: String, _ account: String, _ bytes: Int) -> KeychainDictionary {
-        ["class": "genp", "svce": .string(service), "acct": .string(account), "v_Data": .data(Data(repeating: UInt8(bytes % 251), count: bytes))]
+        [
+            "class": "genp", "svce": .string(service), "acct": .string(account),
+            "v_Data": .data(Data(repeating: UInt8(bytes % 251), count: bytes)),
+        ]
     }
 
     static func status(_ body: () throws -> Void) -> OSStatus {
-        do { try body(); return SecStatus.success } catch let error as KeychainError { return error.status } catch { return 1 }
+        do { try body(); return SecStatus.success } catch let error as KeychainError { return error.status } catch {
+            return 1
+        }
     }
 
     @Test func resultsOverFourMiBAndValueLimitsAreTheSameThroughTheDaemonAndInProcess() throws {
         let m = try MountedVault()
         let daemon = try KeychainConnection(vault: Vault(directory: m.vault), caller: Caller())
         #expect(daemon.viaDaemon)
-        for i in 0..<5 { #expect(Self.status { _ = try daemon.add(Self.item("big", "a\(i)", Keychain.maxValueBytes)) } == SecStatus.success) }
+        for i in 0..<5 {
+            #expect(
+                Self.status { _ = try daemon.add(Self.item("big", "a\(i)", Keychain.maxValueBytes)) }
+                    == SecStatus.success)
+        }
         let all: KeychainDictionary = ["class": "genp", "svce": "big", "m_Limit": "m_LimitAll", "r_Data": true]
         let viaDaemon = try daemon.copyMatching(all)?.arrayValue
-        #expect(viaDaemon?.count == 5 && viaDaemon?.allSatisfy { $0.dataValue?.count == Keychain.maxValueBytes } == true)
+        #expect(
+            viaDaemon?.count == 5 && viaDaemon?.allSatisfy { $0.dataValue?.count == Keychain.maxValueBytes } == true)
         let w = m.cli(["find-generic-password", "-s", "big", "-a", "a0", "-w", m.vault])
-        #expect(w.succeeded && w.stdout.count == 2 * Keychain.maxValueBytes + 1, "hex of 1 MiB and a newline: \(w.stderr)")
+        #expect(
+            w.succeeded && w.stdout.count == 2 * Keychain.maxValueBytes + 1, "hex of 1 MiB and a newline: \(w.stderr)")
         let overLimit = Self.status { _ = try daemon.add(Self.item("big", "over", Keychain.maxValueBytes + 1)) }
         let tenMiB = Self.status { _ = try daemon.add(Self.item("big", "ten", 10 << 20)) }
         #expect(overLimit == SecStatus.param && tenMiB == SecStatus.param, "\(overLimit) \(tenMiB)")
-        #expect(Self.status { try daemon.update(["class": "genp", "svce": "big", "acct": "a0"], ["v_Data": .data(Data(count: 10 << 20))]) } == SecStatus.param)
+        #expect(
+            Self.status {
+                try daemon.update(
+                    ["class": "genp", "svce": "big", "acct": "a0"], ["v_Data": .data(Data(count: 10 << 20))])
+            } == SecStatus.param)
 
         m.unmount()
         let local = try KeychainConnection(vault: Vault(directory: m.vault), caller: Caller())
@@ -38,7 +53,11 @@ import TestSupport
         #expect(try local.copyMatching(all)?.arrayValue?.count == 5)
         #expect(Self.status { _ = try local.add(Self.item("big", "over", Keychain.maxValueBytes + 1)) } == overLimit)
         #expect(Self.status { _ = try local.add(Self.item("big", "ten", 10 << 20)) } == tenMiB)
-        #expect(Self.status { try local.update(["class": "genp", "svce": "big", "acct": "a0"], ["v_Data": .data(Data(count: 10 << 20))]) } == SecStatus.param)
+        #expect(
+            Self.status {
+                try local.update(
+                    ["class": "genp", "svce": "big", "acct": "a0"], ["v_Data": .data(Data(count: 10 << 20))])
+            } == SecStatus.param)
     }
 
     /// A request that trickles in is cut off at the request deadline, however steadily it trickles.
@@ -65,8 +84,14 @@ import TestSupport
         let pid = try #require(m.daemonPID)
         let socketPath = ControlSocket.path(for: Vault(directory: m.vault))
         let baseline = Self.openSockets(pid)
-        for i in 0..<3 { _ = try m.control.send(ControlRequest(.itemAdd, ["query": .dictionary(Self.item("big", "a\(i)", Keychain.maxValueBytes))])).check() }
-        let request = RawControl.frame("item.copy-matching", ["query": .dictionary(["class": "genp", "svce": "big", "m_Limit": "m_LimitAll", "r_Data": true])])
+        for i in 0..<3 {
+            _ = try m.control.send(
+                ControlRequest(.itemAdd, ["query": .dictionary(Self.item("big", "a\(i)", Keychain.maxValueBytes))])
+            ).check()
+        }
+        let request = RawControl.frame(
+            "item.copy-matching",
+            ["query": .dictionary(["class": "genp", "svce": "big", "m_Limit": "m_LimitAll", "r_Data": true])])
 
         var connections: [RawControl] = []
         defer { connections.forEach { $0.close() } }
@@ -86,7 +111,9 @@ import TestSupport
             connections.append(c)
         }
         usleep(1_500_000)
-        #expect(Self.openSockets(pid) - baseline <= ControlServer.maxConnectionsPerUser + 1, "\(Self.openSockets(pid) - baseline) held")
+        #expect(
+            Self.openSockets(pid) - baseline <= ControlServer.maxConnectionsPerUser + 1,
+            "\(Self.openSockets(pid) - baseline) held")
         #expect(Self.residentMiB(pid) < 800, "replies nobody reads do not pile up: \(Self.residentMiB(pid)) MiB")
         let rss = Self.residentMiB(pid)
         #expect(rss < 600, "resident memory stays bounded: \(rss) MiB")
@@ -100,7 +127,10 @@ import TestSupport
 
     static func openSockets(_ pid: Int32) -> Int {
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-        return fds.filter { ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? "").hasPrefix("socket:") }.count
+        return fds.filter {
+            ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? "").hasPrefix(
+                "socket:")
+        }.count
     }
 
     static func residentMiB(_ pid: Int32) -> Int {

@@ -19,8 +19,10 @@ import TestSupport
 
         init() throws {
             m = try MountedVault()
-            try expectSuccess(Command.run(MountedVault.binary, ["add-generic-password", "-s", "svc", "-a", "acct", "-w", "borrowed-secret"],
-                                          environment: ["KEYCHAIN_VAULT": m.vault]))
+            try expectSuccess(
+                Command.run(
+                    MountedVault.binary, ["add-generic-password", "-s", "svc", "-a", "acct", "-w", "borrowed-secret"],
+                    environment: ["KEYCHAIN_VAULT": m.vault]))
             m.unmount()
             try expectSuccess(m.remount(["--strict"]))
             allowed = m.root + "/allowed-sleep"
@@ -35,7 +37,9 @@ import TestSupport
 
         /// Runs `script` (Python) with the socket, the allowed program and a copy-matching request frame.
         func attack(_ script: String) -> CommandResult {
-            let request = RawControl.frame("item.copy-matching", ["query": .dictionary(["class": "genp", "svce": "svc", "acct": "acct", "r_Data": true])])
+            let request = RawControl.frame(
+                "item.copy-matching",
+                ["query": .dictionary(["class": "genp", "svce": "svc", "acct": "acct", "r_Data": true])])
             let file = m.root + "/attack.py"
             _ = FileManager.default.createFile(atPath: file, contents: Data((Self.prelude + script).utf8))
             return Command.run("/usr/bin/python3", [file, socket, allowed, request.base64EncodedString()], timeout: 30)
@@ -58,7 +62,8 @@ import TestSupport
     /// The probe's attack: connect, hand the socket to a child, exec an allowed binary; the child asks.
     @Test(.timeLimit(.minutes(1))) func aChildGivenTheSocketIsNotTheProcessThatConnected() throws {
         let f = try Fixture()
-        let out = f.attack("""
+        let out = f.attack(
+            """
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(path)
             if os.fork() == 0:
                 time.sleep(0.5)            # the parent is the allowed binary by now
@@ -73,7 +78,8 @@ import TestSupport
     /// The same with the descriptor passed to an unrelated process over a Unix socket (SCM_RIGHTS).
     @Test(.timeLimit(.minutes(1))) func aPassedDescriptorIsNotTheProcessThatConnected() throws {
         let f = try Fixture()
-        let out = f.attack("""
+        let out = f.attack(
+            """
             a, b = socket.socketpair()
             if os.fork() == 0:
                 msg, fds, _, _ = socket.recv_fds(b, 1, 1)
@@ -93,7 +99,8 @@ import TestSupport
     @Test(.timeLimit(.minutes(1))) func execAfterTheRequestBorrowsNothing() throws {
         let f = try Fixture()
         for _ in 0..<5 {
-            let out = f.attack("""
+            let out = f.attack(
+                """
                 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(path)
                 time.sleep(0.2)
                 r, w = os.pipe()
@@ -106,9 +113,12 @@ import TestSupport
             #expect(!out.stdout.contains("borrowed-secret"))
         }
         // An allowed client of its own is served: the refusals above are about borrowing, not the rule.
-        let own = Command.run(f.allowedClient, ["find-generic-password", "-s", "svc", "-w"], environment: ["KEYCHAIN_VAULT": f.m.vault])
+        let own = Command.run(
+            f.allowedClient, ["find-generic-password", "-s", "svc", "-w"], environment: ["KEYCHAIN_VAULT": f.m.vault])
         #expect(own.stdout == "borrowed-secret\n", "\(own.stdout)\(own.stderr)")
-        let other = Command.run(MountedVault.binary, ["find-generic-password", "-s", "svc", "-w"], environment: ["KEYCHAIN_VAULT": f.m.vault])
+        let other = Command.run(
+            MountedVault.binary, ["find-generic-password", "-s", "svc", "-w"],
+            environment: ["KEYCHAIN_VAULT": f.m.vault])
         #expect(other.status != 0 && !other.stdout.contains("borrowed-secret"), "an unmatched program is refused")
     }
 
@@ -126,7 +136,9 @@ import TestSupport
         let took = Date().timeIntervalSince(started)
         #expect(took < 3, "device lock took \(took) s behind \(idle.count) idle connections")
         #expect(FS.read(m.path("genp/svc/acct/value")) == .failure(Errno(EACCES)))
-        #expect(ControlBoundsTests.openSockets(try #require(m.daemonPID)) <= ControlServer.maxWaitingPerUser + 8, "connections per user are capped")
+        #expect(
+            ControlBoundsTests.openSockets(try #require(m.daemonPID)) <= ControlServer.maxWaitingPerUser + 8,
+            "connections per user are capped")
     }
 
     /// Defect 5: a client killed while its request waits for a prompt takes its prompt with it; the next
@@ -135,10 +147,22 @@ import TestSupport
         let m = try MountedVault()
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
         try expectSuccess(m.device("biometry", "enroll"))
-        _ = try m.control.send(ControlRequest(.itemAdd, ["query": .dictionary(["class": "genp", "svce": "face", "acct": "token",
-                                                                                 "v_Data": .data(Data("s3cret".utf8)), "accc": .number(1 << 1)])])).check()
+        _ = try m.control.send(
+            ControlRequest(
+                .itemAdd,
+                [
+                    "query": .dictionary([
+                        "class": "genp", "svce": "face", "acct": "token",
+                        "v_Data": .data(Data("s3cret".utf8)), "accc": .number(1 << 1),
+                    ])
+                ])
+        ).check()
         try expectSuccess(m.device("prompt", "auto", "off"))
-        let pending = { m.cli(["device", "prompts", "--mount", m.mount]).stdout.split(separator: "\n").filter { $0.contains("pid") || $0.contains("face") } }
+        let pending = {
+            m.cli(["device", "prompts", "--mount", m.mount]).stdout.split(separator: "\n").filter {
+                $0.contains("pid") || $0.contains("face")
+            }
+        }
         let dead = Process()
         dead.executableURL = URL(fileURLWithPath: MountedVault.binary)
         dead.arguments = ["find-generic-password", "-s", "face", "-w", m.vault]
@@ -153,7 +177,9 @@ import TestSupport
         let live = DispatchQueue(label: "live")
         let result = Results<CommandResult>(count: 1)
         let vault = m.vault
-        live.async { result.set(0, Command.run(MountedVault.binary, ["find-generic-password", "-s", "face", "-w", vault])) }
+        live.async {
+            result.set(0, Command.run(MountedVault.binary, ["find-generic-password", "-s", "face", "-w", vault]))
+        }
         #expect(m.wait(10) { pending().count == 1 })
         try expectSuccess(m.device("prompt", "match"))
         #expect(m.wait(10) { result.values[0] != nil })
@@ -171,7 +197,10 @@ import TestSupport
         #expect(truncate(big, off_t(Keychain.maxBackupBytes + 1)) == 0)
         let link = m.root + "/link"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: big)
-        for (path, says) in [(fifo, "not a regular file"), ("/dev/zero", "not a regular file"), (big, "at most"), (link, "symlink"), (m.root, "not a regular file")] {
+        for (path, says) in [
+            (fifo, "not a regular file"), ("/dev/zero", "not a regular file"), (big, "at most"), (link, "symlink"),
+            (m.root, "not a regular file"),
+        ] {
             let started = Date()
             let r = m.cli(["restore", path, "--mount", m.mount, "--password-stdin"], stdin: "pw\n")
             #expect(!r.succeeded && r.stderr.contains(says), "\(path): \(r.stderr)")
@@ -182,7 +211,8 @@ import TestSupport
         raw.send(RawControl.frame("vault.restore", ["path": .string(big), "password": .data(Data("pw".utf8))]))
         shutdown(raw.fd, Int32(SHUT_WR))
         let byPath = raw.reply()
-        #expect(byPath?.status == SecStatus.param, "the daemon takes bytes, never a path: \(String(describing: byPath))")
+        #expect(
+            byPath?.status == SecStatus.param, "the daemon takes bytes, never a path: \(String(describing: byPath))")
         let daemon = try #require(m.daemonPID)
         #expect(ControlBoundsTests.residentMiB(daemon) < 200)
         #expect(m.control.isDaemonRunning)

@@ -26,7 +26,10 @@ import TestSupport
     }
 
     static func add(_ m: MountedVault, _ account: String, _ secret: String, _ accessibility: String = "ck") throws {
-        let query: KeychainDictionary = ["class": "genp", "svce": "svc", "acct": .string(account), "pdmn": .string(accessibility), "v_Data": .data(Data(secret.utf8))]
+        let query: KeychainDictionary = [
+            "class": "genp", "svce": "svc", "acct": .string(account), "pdmn": .string(accessibility),
+            "v_Data": .data(Data(secret.utf8)),
+        ]
         _ = try m.control.send(ControlRequest(.itemAdd, ["query": .dictionary(query)])).check()
     }
 
@@ -65,7 +68,9 @@ import TestSupport
         #expect(FS.text(m.path("genp/svc/a/value")) == "secret-a")
     }
 
-    @Test(arguments: ["passcode.remove.beforeKeybagRename", "passcode.remove.afterKeybagWrite", "passcode.remove.beforeItemsCommit"])
+    @Test(arguments: [
+        "passcode.remove.beforeKeybagRename", "passcode.remove.afterKeybagWrite", "passcode.remove.beforeItemsCommit",
+    ])
     func passcodeRemove(point: String) throws {
         let (m, report) = try Self.vaultDying(at: point)
         defer { m.close() }

@@ -23,7 +23,8 @@ import TestSupport
         for i in 0..<30 {
             let found = m.cli(["find-generic-password", "-s", "svc", "-a", "made\(i)", "-w", m.vault])
             #expect(found.status == 0, "made\(i) survived kill -9")
-            #expect(found.stdout == (i % 2 == 0 ? "v\(i)\n" : "\n"), "made\(i)'s value: \(found.stdout.debugDescription)")
+            #expect(
+                found.stdout == (i % 2 == 0 ? "v\(i)\n" : "\n"), "made\(i)'s value: \(found.stdout.debugDescription)")
         }
     }
 }

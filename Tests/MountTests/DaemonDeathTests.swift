@@ -14,22 +14,22 @@ import TestSupport
     /// Without the watchdog about one kill in ten left the mount behind (1 of 12 in each of two runs).
     static let rounds = 20
     static let writer = """
-    import os, sys, time
-    base, log, stop, role, ident = sys.argv[1:6]
-    n = 0
-    with open(log, "a") as out:
-        deadline = time.monotonic() + 60
-        while not os.path.exists(stop) and time.monotonic() < deadline:
-            n += 1
-            try:
-                if role == "mkdir":
-                    os.mkdir("%s/d%s" % (base, ident)); os.rmdir("%s/d%s" % (base, ident))
-                else:
-                    with open("%s/w%s/value" % (base, ident), "w") as f: f.write("%d" % n)
-                    out.write("%s %d\\n" % (ident, n)); out.flush()
-            except OSError:
-                time.sleep(0.005)
-    """
+        import os, sys, time
+        base, log, stop, role, ident = sys.argv[1:6]
+        n = 0
+        with open(log, "a") as out:
+            deadline = time.monotonic() + 60
+            while not os.path.exists(stop) and time.monotonic() < deadline:
+                n += 1
+                try:
+                    if role == "mkdir":
+                        os.mkdir("%s/d%s" % (base, ident)); os.rmdir("%s/d%s" % (base, ident))
+                    else:
+                        with open("%s/w%s/value" % (base, ident), "w") as f: f.write("%d" % n)
+                        out.write("%s %d\\n" % (ident, n)); out.flush()
+                except OSError:
+                    time.sleep(0.005)
+        """
 
     /// Starts the loops in other processes; returns them.
     func startWriters(_ m: MountedVault, log: String, stop: String) throws -> [Process] {
@@ -102,7 +102,9 @@ import TestSupport
         let pid = try #require(m.daemonPID)
         let mkdir = Process()
         mkdir.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        mkdir.arguments = ["-c", "import os, sys\ntry: os.mkdir(sys.argv[1])\nexcept OSError: pass", m.path("genp/svc")]
+        mkdir.arguments = [
+            "-c", "import os, sys\ntry: os.mkdir(sys.argv[1])\nexcept OSError: pass", m.path("genp/svc"),
+        ]
         try mkdir.run()
         let gone = m.wait(5) { !m.isMounted }
         if !gone {

@@ -33,7 +33,8 @@ import TestSupport
         .unenroll, .answerNext("match"), .read("face"), .enroll,
         .autoLock(1), .elapse(1.5), .read("plain"), .unlock("5678"), .autoLock(nil),
         .removePasscode("5678"), .read("passcode"), .lock, .read("plain"),
-        .setPasscode("1111"), .lock, .unlock("0000"), .unlock("0000"), .unlock("0000"), .unlock("0000"), .unlock("0000"),
+        .setPasscode("1111"), .lock, .unlock("0000"), .unlock("0000"), .unlock("0000"), .unlock("0000"),
+        .unlock("0000"),
         .unlock("1111"),
     ]
 
@@ -59,8 +60,10 @@ import TestSupport
 /// Items as both drivers add and read them: through the connection the Security module uses.
 enum TableItems {
     static func add(_ account: String, _ accessControl: Int64?) -> KeychainDictionary {
-        var item: KeychainDictionary = ["class": "genp", "svce": "table", "acct": .string(account), "v_Data": .data(Data(account.utf8)),
-                                        "pdmn": "ak"]
+        var item: KeychainDictionary = [
+            "class": "genp", "svce": "table", "acct": .string(account), "v_Data": .data(Data(account.utf8)),
+            "pdmn": "ak",
+        ]
         if let accessControl { item["accc"] = .number(accessControl); item["pdmn"] = "aku" }
         return item
     }
@@ -99,20 +102,26 @@ final class KitDevice {
             case .enroll: try device.biometry.enroll()
             case .unenroll: device.biometry.unenroll()
             case .answerNext(let answer):
-                let typed: SimulatedDevice.Prompts.Answer = switch answer {
-                case "match": .match
-                case "no-match": .noMatch
-                case "passcode": .passcode(passcode)
-                default: .cancel
-                }
+                let typed: SimulatedDevice.Prompts.Answer =
+                    switch answer {
+                    case "match": .match
+                    case "no-match": .noMatch
+                    case "passcode": .passcode(passcode)
+                    default: .cancel
+                    }
                 device.prompts.answerNext(typed)
-            case .auto(let mode): device.prompts.automatic = [.match, .noMatch, .cancel, .accept].first { "\($0)" == mode } ?? .cancel
+            case .auto(let mode):
+                device.prompts.automatic = [.match, .noMatch, .cancel, .accept].first { "\($0)" == mode } ?? .cancel
             case .autoLock(let seconds): try device.setAutoLock(seconds.map { .seconds($0) })
             case .elapse(let seconds): device.clock.advance(by: .milliseconds(Int(seconds * 1000)))
             case .add(let account, let accessControl):
-                try onDevice { () throws(KeychainError) in _ = try KeychainBinding.current!.connection.add(TableItems.add(account, accessControl)) }
+                try onDevice { () throws(KeychainError) in
+                    _ = try KeychainBinding.current!.connection.add(TableItems.add(account, accessControl))
+                }
             case .read(let account):
-                try onDevice { () throws(KeychainError) in _ = try KeychainBinding.current!.connection.copyMatching(TableItems.read(account)) }
+                try onDevice { () throws(KeychainError) in
+                    _ = try KeychainBinding.current!.connection.copyMatching(TableItems.read(account))
+                }
             }
         }
         let outcome = DeviceCommandTableTests.Outcome(status: status, state: device.status.state.rawValue)
@@ -143,7 +152,8 @@ final class DaemonDevice {
             case .unlock(let p): try send(.deviceUnlock, ["passcode": .data(Data(p.utf8))])
             case .lock: try send(.deviceLock)
             case .reboot: try send(.deviceReboot)
-            case .changePasscode(let old, let new): try send(.passcodeChange, ["old": .data(Data(old.utf8)), "new": .data(Data(new.utf8))])
+            case .changePasscode(let old, let new):
+                try send(.passcodeChange, ["old": .data(Data(old.utf8)), "new": .data(Data(new.utf8))])
             case .removePasscode(let p): try send(.passcodeRemove, ["passcode": .data(Data(p.utf8))])
             case .enroll: try send(.biometryEnroll)
             case .unenroll: try send(.biometryUnenroll)
@@ -158,7 +168,8 @@ final class DaemonDevice {
             case .read(let account): _ = try connection.copyMatching(TableItems.read(account))
             }
         }
-        let state = (try? m.control.send(ControlRequest(.deviceStatus)).check())??.dictionaryValue?["state"]?.stringValue ?? "?"
+        let state =
+            (try? m.control.send(ControlRequest(.deviceStatus)).check())??.dictionaryValue?["state"]?.stringValue ?? "?"
         return DeviceCommandTableTests.Outcome(status: status, state: state)
     }
 }

@@ -19,17 +19,25 @@ import TestSupport
         var header: [String] = []
         var ids: [String] = []
         for line in doc.split(separator: "\n") where line.hasPrefix("|") {
-            let cells = line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast().map { $0.trimmingCharacters(in: .whitespaces) }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast().map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             if cells.first == "id" { header = cells; continue }
-            guard let idCell = cells.first, idCell.hasPrefix("`"), let column = header.firstIndex(of: "unmatched, --strict"), column < cells.count else { continue }
-            if cells[column].hasPrefix("refused") { ids.append(idCell.trimmingCharacters(in: CharacterSet(charactersIn: "`"))) }
+            guard let idCell = cells.first, idCell.hasPrefix("`"),
+                let column = header.firstIndex(of: "unmatched, --strict"), column < cells.count
+            else { continue }
+            if cells[column].hasPrefix("refused") {
+                ids.append(idCell.trimmingCharacters(in: CharacterSet(charactersIn: "`")))
+            }
         }
         return ids
     }
 
     static let repository: String = {
         var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while directory.path != "/" && !FileManager.default.fileExists(atPath: directory.path + "/Package.swift") { directory.deleteLastPathComponent() }
+        while directory.path != "/" && !FileManager.default.fileExists(atPath: directory.path + "/Package.swift") {
+            directory.deleteLastPathComponent()
+        }
         return directory.path
     }()
 
@@ -38,23 +46,37 @@ import TestSupport
     static func strictVault(mountEnvironment: [String: String]? = nil) throws -> MountedVault {
         let m = try MountedVault()  // no passcode: always unlocked, so the remounted daemon serves at once
         let env = ["KEYCHAIN_VAULT": m.vault]
-        try expectSuccess(Command.run(MountedVault.binary, ["add-generic-password", "-s", "svc", "-a", "acct", "-w", secret], environment: env))
-        try expectSuccess(Command.run(MountedVault.builtProgram("git-credential-keychainfs"), ["store"],
-                                      stdin: "protocol=https\nhost=git.example\nusername=u\npassword=\(secret)\n\n", environment: env))
-        try expectSuccess(Command.run(MountedVault.builtProgram("docker-credential-keychainfs"), ["store"],
-                                      stdin: "{\"ServerURL\":\"https://reg.example\",\"Username\":\"u\",\"Secret\":\"\(secret)\"}", environment: env))
+        try expectSuccess(
+            Command.run(
+                MountedVault.binary, ["add-generic-password", "-s", "svc", "-a", "acct", "-w", secret], environment: env
+            ))
+        try expectSuccess(
+            Command.run(
+                MountedVault.builtProgram("git-credential-keychainfs"), ["store"],
+                stdin: "protocol=https\nhost=git.example\nusername=u\npassword=\(secret)\n\n", environment: env))
+        try expectSuccess(
+            Command.run(
+                MountedVault.builtProgram("docker-credential-keychainfs"), ["store"],
+                stdin: "{\"ServerURL\":\"https://reg.example\",\"Username\":\"u\",\"Secret\":\"\(secret)\"}",
+                environment: env))
         m.unmount()
         try expectSuccess(m.remount(["--strict"], environment: mountEnvironment))
         let other = m.root + "/other-program"
         try FileManager.default.copyItem(atPath: "/bin/true", toPath: other)
-        try expectSuccess(m.cli(["access", "grant", "default", "--exe", other, "--allow", "device", "--allow", "prompts", "--allow", "vault", "--vault", m.vault]))
+        try expectSuccess(
+            m.cli([
+                "access", "grant", "default", "--exe", other, "--allow", "device", "--allow", "prompts", "--allow",
+                "vault", "--vault", m.vault,
+            ]))
         return m
     }
 
     /// One probe per row: true when the entry point refused (or gave nothing), with what it said.
     typealias Probe = @Sendable (MountedVault) -> (refused: Bool, detail: String)
 
-    static func control(_ command: ControlCommand, _ arguments: KeychainDictionary = [:], attachment: Data? = nil) -> Probe {
+    static func control(_ command: ControlCommand, _ arguments: KeychainDictionary = [:], attachment: Data? = nil)
+        -> Probe
+    {
         { m in
             do {
                 let response = try m.control.send(ControlRequest(command, arguments, attachment: attachment))
@@ -63,7 +85,9 @@ import TestSupport
         }
     }
 
-    static func cli(_ arguments: [String], stdin: String? = nil) -> Probe { cli(MountedVault.binary, arguments, stdin: stdin) }
+    static func cli(_ arguments: [String], stdin: String? = nil) -> Probe {
+        cli(MountedVault.binary, arguments, stdin: stdin)
+    }
 
     static func cli(_ program: String, _ arguments: [String], stdin: String? = nil) -> Probe {
         { m in
@@ -87,12 +111,19 @@ import TestSupport
             let listed = (try? FileManager.default.contentsOfDirectory(atPath: m.path("genp/svc"))) ?? []
             return (listed.isEmpty, "\(listed)")
         },
-        "item.add": control(.itemAdd, ["query": .dictionary(query.merging(["acct": "other", "v_Data": .data(Data("x".utf8))]) { $1 })]),
-        "item.copy-matching": control(.itemCopyMatching, ["query": .dictionary(query.merging(["r_Data": true]) { $1 })]),
-        "item.update": control(.itemUpdate, ["query": .dictionary(query), "attributes": .dictionary(["v_Data": .data(Data("y".utf8))])]),
+        "item.add": control(
+            .itemAdd, ["query": .dictionary(query.merging(["acct": "other", "v_Data": .data(Data("x".utf8))]) { $1 })]),
+        "item.copy-matching": control(
+            .itemCopyMatching, ["query": .dictionary(query.merging(["r_Data": true]) { $1 })]),
+        "item.update": control(
+            .itemUpdate, ["query": .dictionary(query), "attributes": .dictionary(["v_Data": .data(Data("y".utf8))])]),
         "item.delete": control(.itemDelete, ["query": .dictionary(query)]),
-        "item.add-identity": control(.itemAddIdentity, ["certificate": .dictionary(["class": "cert", "v_Data": .data(Data("not DER".utf8))]),
-                                                        "key": .dictionary(["class": "keys", "kcls": 1, "v_Data": .data(Data("k".utf8))])]),
+        "item.add-identity": control(
+            .itemAddIdentity,
+            [
+                "certificate": .dictionary(["class": "cert", "v_Data": .data(Data("not DER".utf8))]),
+                "key": .dictionary(["class": "keys", "kcls": 1, "v_Data": .data(Data("k".utf8))]),
+            ]),
         "key.secure-enclave": control(.keySecureEnclave, ["request": .dictionary(["operation": "sign"])]),
         "la.evaluate": control(.laEvaluate, ["policy": .number(1)]),
         "la.invalidate": control(.laInvalidate, ["token": .data(Data(count: 16))]),
@@ -107,7 +138,8 @@ import TestSupport
         "device.prompts": control(.prompts),
         "device.prompt": control(.promptAuto, ["mode": "match"]),
         "vault.backup": control(.backup, ["password": .data(Data("pw".utf8))]),
-        "vault.restore": control(.restore, ["password": .data(Data("pw".utf8)), "merge": true], attachment: Data("KCFSBAK1".utf8)),
+        "vault.restore": control(
+            .restore, ["password": .data(Data("pw".utf8)), "merge": true], attachment: Data("KCFSBAK1".utf8)),
         "sync.init": control(.syncInit, ["remote": "/nonexistent/remote.git"]),
         "sync.join": control(.syncJoin, ["remote": "/nonexistent/remote.git", "code": "x"]),
         "sync.invite": control(.syncInvite),
@@ -118,9 +150,12 @@ import TestSupport
         "sync.leave": control(.syncLeave),
         "api.secitem": { m in
             do {
-                _ = try KeychainConnection(vault: Vault(directory: m.vault), caller: Caller()).copyMatching(query.merging(["r_Data": true]) { $1 })
+                _ = try KeychainConnection(vault: Vault(directory: m.vault), caller: Caller()).copyMatching(
+                    query.merging(["r_Data": true]) { $1 })
                 return (false, "read")
-            } catch let error as KeychainError { return (error.status == SecStatus.missingEntitlement, "\(error)") } catch { return (false, "\(error)") }
+            } catch let error as KeychainError {
+                return (error.status == SecStatus.missingEntitlement, "\(error)")
+            } catch { return (false, "\(error)") }
         },
         "cli.find": cli(["find-generic-password", "-s", "svc", "-a", "acct", "-w"]),
         "cli.dump": cli(["dump-keychain", "-d"]),
@@ -129,8 +164,11 @@ import TestSupport
         "cli.delete": cli(["delete-generic-password", "-s", "svc", "-a", "acct"]),
         "cli.run": cli(["run", "--env", "X=kc://genp/svc/acct", "--", "/usr/bin/printenv", "X"]),
         "cli.inject": cli(["inject", "-i", "/dev/stdin"], stdin: "{{ kc://genp/svc/acct }}"),
-        "helper.git": cli(MountedVault.builtProgram("git-credential-keychainfs"), ["get"], stdin: "protocol=https\nhost=git.example\n\n"),
-        "helper.docker": cli(MountedVault.builtProgram("docker-credential-keychainfs"), ["get"], stdin: "https://reg.example"),
+        "helper.git": cli(
+            MountedVault.builtProgram("git-credential-keychainfs"), ["get"],
+            stdin: "protocol=https\nhost=git.example\n\n"),
+        "helper.docker": cli(
+            MountedVault.builtProgram("docker-credential-keychainfs"), ["get"], stdin: "https://reg.example"),
     ]
 
     @Test(.timeLimit(.minutes(3))) func everyRowThatReachesASecretRefusesAnUnmatchedProcessUnderStrict() throws {
@@ -158,11 +196,18 @@ import TestSupport
     /// The same probes succeed for a process a rule matches and allows: the refusals above are the rules'.
     @Test(.timeLimit(.minutes(3))) func aMatchingRuleWithItsPermissionOpensTheSameEntryPoints() throws {
         let m = try Self.strictVault()
-        try expectSuccess(m.cli(["access", "grant", "default", "--uid", "\(getuid())", "--allow", "device", "--allow", "vault", "--vault", m.vault]))
+        try expectSuccess(
+            m.cli([
+                "access", "grant", "default", "--uid", "\(getuid())", "--allow", "device", "--allow", "vault",
+                "--vault", m.vault,
+            ]))
         #expect(FS.read(m.path("genp/svc/acct/value")) == .success(Data(Self.secret.utf8)))
-        let find = Command.run(MountedVault.binary, ["find-generic-password", "-s", "svc", "-a", "acct", "-w"], environment: ["KEYCHAIN_VAULT": m.vault])
+        let find = Command.run(
+            MountedVault.binary, ["find-generic-password", "-s", "svc", "-a", "acct", "-w"],
+            environment: ["KEYCHAIN_VAULT": m.vault])
         #expect(find.stdout == Self.secret + "\n", "\(find.stderr)")
-        let backup = m.cli(["backup", m.root + "/b.kcfs", "--mount", m.mount, "--password-stdin"], stdin: "backup pw\n")
+        let backup = m.cli(
+            ["backup", m.root + "/b.kcfs", "--mount", m.mount, "--password-stdin"], stdin: "backup pw\n")
         #expect(backup.succeeded, "\(backup.stderr)")
         #expect(m.device("lock").succeeded)
         // `prompts` was not allowed: a rule's permissions are exactly its own.
@@ -174,7 +219,9 @@ import TestSupport
     /// reads secrets and changes the device through the socket: the test above can fail.
     @Test(.timeLimit(.minutes(3))) func theWalkFailsWithTheControlChecksSwitchedOff() throws {
         let m = try Self.strictVault(mountEnvironment: [LockGuardsName.variable: "control-access"])
-        for id in ["item.copy-matching", "api.secitem", "cli.find", "cli.run", "vault.backup", "device.prompts", "device.lock"] {
+        for id in [
+            "item.copy-matching", "api.secitem", "cli.find", "cli.run", "vault.backup", "device.prompts", "device.lock",
+        ] {
             let probe = try #require(Self.probes[id])
             let (refused, detail) = probe(m)
             #expect(!refused, "\(id) is refused even with the checks off: \(detail)")

@@ -13,14 +13,17 @@ import TestSupport
     /// (what any user can do where unprivileged user namespaces are allowed); as root without them,
     /// `unshare -m`, a mount namespace alone (the daemon refuses both alike).
     static let unshare: [String] = {
-        if Command.run("/usr/bin/unshare", ["-Urm", "/bin/true"], timeout: 10).status == 0 { return ["/usr/bin/unshare", "-Urm"] }
+        if Command.run("/usr/bin/unshare", ["-Urm", "/bin/true"], timeout: 10).status == 0 {
+            return ["/usr/bin/unshare", "-Urm"]
+        }
         return ["/usr/bin/unshare", "-m"]
     }()
 
     /// A C compiler: the system's, else the clang that comes with the Swift toolchain.
     static let compiler: String = {
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/cc") { return "/usr/bin/cc" }
-        let swift = Command.run("/bin/sh", ["-c", "readlink -f \"$(command -v swift)\""]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let swift = Command.run("/bin/sh", ["-c", "readlink -f \"$(command -v swift)\""]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         return URL(fileURLWithPath: swift).deletingLastPathComponent().appendingPathComponent("clang").path
     }()
 
@@ -37,7 +40,9 @@ import TestSupport
         // The attacker's program (catB) at the allowed path, in a namespace of its own.
         let attack = Self.inOwnNamespace("mount --bind \(f.catB) \(f.catA) && exec \(f.catA) \(value)")
         #expect(attack.stdout != "secret-a")
-        #expect(attack.stderr.contains("No such file"), "cat ran and the item of group a did not exist for it: \(attack.stderr)")
+        #expect(
+            attack.stderr.contains("No such file"),
+            "cat ran and the item of group a did not exist for it: \(attack.stderr)")
 
         // The same through the control socket, with a copy of the CLI.
         let clientA = f.m.root + "/client-a", clientB = f.m.root + "/client-b"
@@ -45,9 +50,12 @@ import TestSupport
         try FileManager.default.copyItem(atPath: MountedVault.binary, toPath: clientB)
         try f.access(["grant", "a", "--exe", clientA])
         let environment = ["KEYCHAIN_VAULT": f.m.vault, "KEYCHAIN_ACCESS_GROUPS": "a"]
-        #expect(Command.run(clientA, ["find-generic-password", "-s", "svc", "-w"], environment: environment).stdout == "secret-a\n")
-        let overSocket = Self.inOwnNamespace("mount --bind \(clientB) \(clientA) && exec \(clientA) find-generic-password -s svc -w",
-                                             environment: environment)
+        #expect(
+            Command.run(clientA, ["find-generic-password", "-s", "svc", "-w"], environment: environment).stdout
+                == "secret-a\n")
+        let overSocket = Self.inOwnNamespace(
+            "mount --bind \(clientB) \(clientA) && exec \(clientA) find-generic-password -s svc -w",
+            environment: environment)
         #expect(overSocket.stdout != "secret-a\n")
         #expect(overSocket.status == 44, "errSecItemNotFound: the default groups: \(overSocket.stderr)")
     }
@@ -65,11 +73,15 @@ import TestSupport
             #expect(f.read(program, value).stdout == "secret-a", "\(program) alone reads (by exe, by sha256)")
             for variable in ["LD_PRELOAD": library, "LD_LIBRARY_PATH": f.m.root, "LD_AUDIT": library] {
                 let injected = Command.run(program, [f.m.path(value)], environment: [variable.key: variable.value])
-                #expect(injected.stdout != "secret-a" && injected.stderr.contains("No such file"), "\(program) with \(variable.key): \(injected.stderr)")
+                #expect(
+                    injected.stdout != "secret-a" && injected.stderr.contains("No such file"),
+                    "\(program) with \(variable.key): \(injected.stderr)")
             }
         }
         let daemonLog = (try? String(contentsOfFile: f.m.vault + "/daemon.log", encoding: .utf8)) ?? ""
-        #expect(daemonLog.contains("access rule 'exe:\(f.catA)' not applied") && daemonLog.contains("LD_PRELOAD"), "flagged in daemon.log: \(daemonLog)")
+        #expect(
+            daemonLog.contains("access rule 'exe:\(f.catA)' not applied") && daemonLog.contains("LD_PRELOAD"),
+            "flagged in daemon.log: \(daemonLog)")
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") {
             let traced = Command.run("/usr/bin/strace", ["-o", "/dev/null", f.catA, f.m.path(value)])
             #expect(traced.stdout != "secret-a" && traced.stderr.contains("No such file"), "traced: \(traced.stderr)")

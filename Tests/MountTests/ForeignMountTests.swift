@@ -12,7 +12,10 @@ import TestSupport
     @Test(.enabled(if: foreign != nil, "run by Tests/Scripts/test-sh-leaves-other-mounts.sh"))
     func aMountOutsideTheRunAppearsDuringIt() throws {
         let root = try #require(Self.foreign)
-        try expectSuccess(Command.run(MountedVault.binary, ["init", root + "/vault", "--test-device"], environment: ["XDG_STATE_HOME": root + "/state"]))
+        try expectSuccess(
+            Command.run(
+                MountedVault.binary, ["init", root + "/vault", "--test-device"],
+                environment: ["XDG_STATE_HOME": root + "/state"]))
         try expectSuccess(Command.run(MountedVault.binary, ["mount", root + "/vault", root + "/mnt"]))
         #expect(MountedVault.mountTable().contains(" \(root)/mnt "))
     }

@@ -48,7 +48,8 @@ import TestSupport
         #expect(Glibc.pwrite(writer, "newer", 5, 0) < 0 && errno == EACCES)
         #expect(close(reader) == 0)
         #expect(close(both) == 0, "it wrote nothing")
-        #expect(close(writer) < 0 && errno == EACCES, "what it wrote before the lock is not committed, and close says so")
+        #expect(
+            close(writer) < 0 && errno == EACCES, "what it wrote before the lock is not committed, and close says so")
         try expectSuccess(m.device("unlock", passcode: "1234"))
         #expect(FS.text(value) == Self.secret, "nothing stored changed")
     }

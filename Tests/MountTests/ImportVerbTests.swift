@@ -14,12 +14,17 @@ import TestSupport
     @Test func importCertificateAndKeyMakesAnIdentity() throws {
         let m = try MountedVault()
         let environment = ["KEYCHAIN_VAULT": m.vault, "KEYCHAIN_ACCESS_GROUPS": ""]
-        func security(_ arguments: [String]) -> CommandResult { Command.run(MountedVault.binary, arguments, stdin: nil, environment: environment) }
+        func security(_ arguments: [String]) -> CommandResult {
+            Command.run(MountedVault.binary, arguments, stdin: nil, environment: environment)
+        }
         let directory = m.root + "/import"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let key = directory + "/key.pem", cert = directory + "/cert.pem", junk = directory + "/junk"
-        _ = try Self.openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert,
-                              "-subj", "/CN=Alice Example/O=keychainfs tests", "-days", "2"])
+        _ = try Self.openssl([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out",
+            cert,
+            "-subj", "/CN=Alice Example/O=keychainfs tests", "-days", "2",
+        ])
         try "not a certificate".write(toFile: junk, atomically: true, encoding: .utf8)
         let bad = security(["import", junk])
         #expect(bad.status != 0 && bad.stderr.contains("SecKeychainItemImport"))
@@ -29,8 +34,13 @@ import TestSupport
         #expect(imported.succeeded && imported.stdout == "1 certificate imported.\n")
         #expect(security(["import", cert]).status == 45, "errSecDuplicateItem")
         #expect(security(["import", key, "-k", m.vault]).stdout == "1 key imported.\n")
-        #expect(m.wait(3) { (try? FS.list(m.path("idnt/Alice Example")).get().count) == 1 }, "the identity appears under idnt/")
-        #expect(security(["find-certificate", "-p"]).stdout == (try Self.openssl(["x509", "-in", cert])), "PEM as openssl prints it")
-        #expect(security(["find-identity", "-v"]).stdout.hasSuffix("\"Alice Example\"\n     1 valid identities found\n"))
+        #expect(
+            m.wait(3) { (try? FS.list(m.path("idnt/Alice Example")).get().count) == 1 },
+            "the identity appears under idnt/")
+        #expect(
+            security(["find-certificate", "-p"]).stdout == (try Self.openssl(["x509", "-in", cert])),
+            "PEM as openssl prints it")
+        #expect(
+            security(["find-identity", "-v"]).stdout.hasSuffix("\"Alice Example\"\n     1 valid identities found\n"))
     }
 }

@@ -7,8 +7,10 @@ import TestSupport
 /// that call): their calls wait for each other instead of failing with errSecNotAvailable.
 @Suite struct InProcessSharingTests {
     @Test func concurrentInProcessCallsWaitForEachOther() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("kcfs-shared-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("kcfs-shared-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(
+            atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: root) }
         let vault = root + "/vault"
         let environment = ["KEYCHAIN_VAULT": vault, "XDG_STATE_HOME": root + "/state", "KEYCHAIN_ACCESS_GROUPS": ""]
@@ -26,7 +28,8 @@ import TestSupport
         for worker in 0..<6 {
             group.enter()
             Thread.detachNewThread {
-                let result = Command.run("/bin/bash", ["-c", script, binary, "\(worker)"], environment: environment, timeout: 120)
+                let result = Command.run(
+                    "/bin/bash", ["-c", script, binary, "\(worker)"], environment: environment, timeout: 120)
                 results.withLock { $0.append(result) }
                 group.leave()
             }

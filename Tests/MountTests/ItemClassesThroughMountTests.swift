@@ -19,29 +19,42 @@ import TestSupport
     }
 
     @Test func internetPasswordsWithQualifiers() throws {
-        try add(["class": "inet", "srvr": "example.com", "acct": "alice", "port": 8443, "ptcl": "htps", "v_Data": .data(Data("pw".utf8))])
+        try add([
+            "class": "inet", "srvr": "example.com", "acct": "alice", "port": 8443, "ptcl": "htps",
+            "v_Data": .data(Data("pw".utf8)),
+        ])
         let item = m.path("inet/example.com/alice;port=8443;ptcl=htps")
         #expect(FS.text(item + "/value") == "pw")
         #expect(FS.xattrText(item, "user.kSecAttrProtocol") == "kSecAttrProtocolHTTPS")
         #expect(FS.xattrText(item, "user.kSecAttrPort") == "8443")
         #expect(FS.mkdir(m.path("inet/example.com/alice;port=443;ptcl=htps")) == 0, "differs only in port: coexists")
-        #expect(FS.setxattr(m.path("inet/example.com/alice;port=443;ptcl=htps"), "user.kSecAttrAuthenticationType", "kSecAttrAuthenticationTypeHTMLForm") == 0)
-        #expect(FS.list(m.path("inet/example.com")) == .success(["alice;atyp=form;port=443;ptcl=htps", "alice;port=8443;ptcl=htps"]))
+        #expect(
+            FS.setxattr(
+                m.path("inet/example.com/alice;port=443;ptcl=htps"), "user.kSecAttrAuthenticationType",
+                "kSecAttrAuthenticationTypeHTMLForm") == 0)
+        #expect(
+            FS.list(m.path("inet/example.com"))
+                == .success(["alice;atyp=form;port=443;ptcl=htps", "alice;port=8443;ptcl=htps"]))
         #expect(FS.mkdir(m.path("inet/example.com/bob;ptcl=0443")) == EINVAL, "not canonical")
         #expect(FS.setxattr(item, "user.kSecAttrApplicationTag", "x") == ENOTSUP, "not an inet attribute")
     }
 
     @Test func keysAppearByTagAndClass() throws {
         let cert = try TestCertificate(commonName: "Key owner")
-        try add(["class": "keys", "kcls": "1", "type": "73", "bsiz": 256, "atag": .data(Data("com.example.signing".utf8)),
-                 "v_Data": .data(cert.privateKeyX963)])
+        try add([
+            "class": "keys", "kcls": "1", "type": "73", "bsiz": 256, "atag": .data(Data("com.example.signing".utf8)),
+            "v_Data": .data(cert.privateKeyX963),
+        ])
         let key = m.path("keys/com.example.signing/private")
         #expect(FS.read(key + "/value") == .success(cert.privateKeyX963))
         #expect(FS.xattrText(key, "user.kSecAttrKeyClass") == "kSecAttrKeyClassPrivate")
         #expect(FS.xattrText(key, "user.kSecAttrKeyType") == "kSecAttrKeyTypeECSECPrimeRandom")
         #expect(FS.getxattr(key, "user.kSecAttrApplicationLabel") == .success(cert.publicKeyHash))
         // A second private key under the same tag: both get their value-describing qualifiers.
-        try add(["class": "keys", "kcls": 1, "type": 42, "bsiz": 2048, "atag": "com.example.signing", "v_Data": .data(Data("rsa".utf8))])
+        try add([
+            "class": "keys", "kcls": 1, "type": 42, "bsiz": 2048, "atag": "com.example.signing",
+            "v_Data": .data(Data("rsa".utf8)),
+        ])
         let listed = try FS.list(m.path("keys/com.example.signing")).get()
         #expect(listed.count == 2 && listed.allSatisfy { $0.hasPrefix("private;") }, "\(listed)")
         #expect(FS.text(key + "/value") == nil, "the short name is ambiguous now")
@@ -50,7 +63,10 @@ import TestSupport
     }
 
     @Test func nonExtractableKeysKeepTheirAttributesButNotTheirValue() throws {
-        try add(["class": "keys", "kcls": 2, "atag": "vault-key", "extr": false, "v_Data": .data(Data(repeating: 7, count: 32))])
+        try add([
+            "class": "keys", "kcls": 2, "atag": "vault-key", "extr": false,
+            "v_Data": .data(Data(repeating: 7, count: 32)),
+        ])
         let key = m.path("keys/vault-key/symmetric")
         #expect(FS.read(key + "/value").errno == EPERM)
         #expect(FS.xattrText(key, "user.kSecAttrIsExtractable") == "0")
@@ -103,8 +119,10 @@ import TestSupport
         try add(["class": "inet", "srvr": "example.com", "acct": "a", "v_Data": .data(Data("i".utf8))])
         try add(["class": "keys", "kcls": 1, "atag": "t", "v_Data": .data(cert.privateKeyX963)])
         try add(["class": "cert", "v_Data": .data(cert.der), "pdmn": "ak"])
-        let files = ["genp/s/a/value", "inet/example.com/a/value", "keys/t/private/value", "cert/Locked/\(cert.serialHex)/value",
-                     "idnt/Locked/\(cert.serialHex)/key"]
+        let files = [
+            "genp/s/a/value", "inet/example.com/a/value", "keys/t/private/value", "cert/Locked/\(cert.serialHex)/value",
+            "idnt/Locked/\(cert.serialHex)/key",
+        ]
         for file in files { #expect(FS.read(m.path(file)).errno == 0, "\(file)") }
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
         try expectSuccess(m.device("lock"))
@@ -121,10 +139,17 @@ import TestSupport
     init() throws { m = try MountedVault() }
 
     func addKey(startingAt seconds: Double, tag: String) throws -> KeychainValue? {
-        try m.control.send(ControlRequest(.itemAdd, ["query": .dictionary([
-            "class": "keys", "kcls": 2, "atag": .string(tag), "sdat": .date(Date(timeIntervalSinceReferenceDate: seconds)),
-            "v_Data": .data(Data("k".utf8)),
-        ])])).check()
+        try m.control.send(
+            ControlRequest(
+                .itemAdd,
+                [
+                    "query": .dictionary([
+                        "class": "keys", "kcls": 2, "atag": .string(tag),
+                        "sdat": .date(Date(timeIntervalSinceReferenceDate: seconds)),
+                        "v_Data": .data(Data("k".utf8)),
+                    ])
+                ])
+        ).check()
     }
 
     @Test func everyListedNameResolves() throws {
@@ -145,13 +170,17 @@ import TestSupport
 
     @Test func datesOutsideTheRangeAreRefused() throws {
         for seconds in [Double.nan, .infinity, -.infinity, 1e18, -1e12] {
-            let error = #expect(throws: KeychainError.self, "\(seconds)") { _ = try addKey(startingAt: seconds, tag: "bad") }
+            let error = #expect(throws: KeychainError.self, "\(seconds)") {
+                _ = try addKey(startingAt: seconds, tag: "bad")
+            }
             #expect(error?.status == SecStatus.param, "\(seconds)")
         }
         #expect(FS.list(m.path("keys")) == .success([]), "nothing was stored")
         #expect(FS.mkdir(m.path("keys/t")) == 0)
         #expect(FS.mkdir(m.path("keys/t/symmetric;sdat=nan")) == EINVAL)
-        #expect(FS.mkdir(m.path("keys/t/symmetric;sdat=0.5")) == EINVAL, "0.5 s has an exact ISO spelling, which is the only one")
+        #expect(
+            FS.mkdir(m.path("keys/t/symmetric;sdat=0.5")) == EINVAL,
+            "0.5 s has an exact ISO spelling, which is the only one")
         #expect(FS.mkdir(m.path("keys/t/symmetric;sdat=0.0004")) == 0)
     }
 }

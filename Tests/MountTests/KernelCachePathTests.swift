@@ -16,14 +16,18 @@ import TestSupport
         m = try MountedVault()
         let connection = try KeychainConnection(vault: Vault(directory: m.vault), caller: Caller())
         _ = try connection.add(["class": "genp", "svce": "plain", "acct": "open", "v_Data": .data(Data("open".utf8))])
-        _ = try connection.add(["class": "genp", "svce": "face", "acct": "token", "v_Data": .data(Data("s3cret".utf8)), "accc": .number(1 << 1)])
+        _ = try connection.add([
+            "class": "genp", "svce": "face", "acct": "token", "v_Data": .data(Data("s3cret".utf8)),
+            "accc": .number(1 << 1),
+        ])
         m.unmount()
         try expectSuccess(m.remount(["--kernel-cache"]))
     }
 
     @Test func servesValuesReadOnlyAndRefusesProtectedOnes() throws {
         #expect(FS.read(m.path("genp/plain/open/value")) == .success(Data("open".utf8)))
-        #expect(FS.read(m.path("genp/face/token/value")) == .failure(Errno(EACCES)), "no prompt can be attributed: EACCES")
+        #expect(
+            FS.read(m.path("genp/face/token/value")) == .failure(Errno(EACCES)), "no prompt can be attributed: EACCES")
         #expect(FS.write(m.path("genp/plain/open/value"), "changed") == EROFS)
         #expect(FS.mkdir(m.path("genp/plain/new")) == EROFS)
         #expect(FS.read(m.path("genp/plain/open/value")) == .success(Data("open".utf8)))
@@ -45,11 +49,14 @@ import TestSupport
         // value read here is in the page cache) and stops serving files.
         #expect(FS.read(m.path("genp/plain/open/value")) == .success(Data("open".utf8)))
         try expectSuccess(m.cli(["access", "grant", "tools", "--exe", "/usr/bin/cat", "--vault", m.vault]))
-        #expect(m.wait { FS.read(m.path("genp/plain/open/value")) == .failure(Errno(EACCES)) },
-                "the kernel would serve one caller's pages to another: every read is refused")
+        #expect(
+            m.wait { FS.read(m.path("genp/plain/open/value")) == .failure(Errno(EACCES)) },
+            "the kernel would serve one caller's pages to another: every read is refused")
         m.unmount()
         let remount = m.remount(["--kernel-cache"])
-        #expect(!remount.succeeded && remount.stderr.contains("--kernel-cache cannot be used while the vault's access.toml has rules"))
+        #expect(
+            !remount.succeeded
+                && remount.stderr.contains("--kernel-cache cannot be used while the vault's access.toml has rules"))
         #expect(!m.isMounted)
     }
 }

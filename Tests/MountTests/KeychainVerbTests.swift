@@ -14,7 +14,9 @@ import TestSupport
         try expectSuccess(security(["add-internet-password", "-s", "example.com", "-a", "bob", "-w", "pw-internet"]))
         let dump = security(["dump-keychain"])
         #expect(dump.succeeded && dump.stdout.contains("class: \"genp\"") && dump.stdout.contains("class: \"inet\""))
-        #expect(dump.stdout.contains("\"srvr\"<blob>=\"example.com\"") && !dump.stdout.contains("pw-"), "no data without -d")
+        #expect(
+            dump.stdout.contains("\"srvr\"<blob>=\"example.com\"") && !dump.stdout.contains("pw-"), "no data without -d"
+        )
         let withData = security(["dump-keychain", "-d"])
         #expect(withData.stdout.contains("data:\n\"pw-generic\"") && withData.stdout.contains("data:\n\"pw-internet\""))
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))

@@ -29,19 +29,19 @@ import TestSupport
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
         let log = m.root + "/reads.log", stop = m.root + "/stop"
         let reader = """
-        import os, sys, time
-        value, log, stop, secret = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].encode()
-        with open(log, "w") as out:
-            deadline = time.monotonic() + 120
-            while not os.path.exists(stop) and time.monotonic() < deadline:
-                start = time.monotonic()
-                try:
-                    with open(value, "rb") as f: data = f.read()
-                    outcome = "secret" if data == secret else "other"
-                except OSError as e:
-                    outcome = "errno%d" % e.errno
-                out.write("%.6f %.6f %s\\n" % (start, time.monotonic(), outcome))
-        """
+            import os, sys, time
+            value, log, stop, secret = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].encode()
+            with open(log, "w") as out:
+                deadline = time.monotonic() + 120
+                while not os.path.exists(stop) and time.monotonic() < deadline:
+                    start = time.monotonic()
+                    try:
+                        with open(value, "rb") as f: data = f.read()
+                        outcome = "secret" if data == secret else "other"
+                    except OSError as e:
+                        outcome = "errno%d" % e.errno
+                    out.write("%.6f %.6f %s\\n" % (start, time.monotonic(), outcome))
+            """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", reader, value, log, stop, Self.secret]
@@ -51,7 +51,9 @@ import TestSupport
         for _ in 0..<25 { lockedWindows.append(try m.lockWindow(lockedFor: 20_000, settle: 10_000)) }
         _ = FileManager.default.createFile(atPath: stop, contents: nil)
         #expect(m.wait(10) { !process.isRunning })
-        let reads = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map { $0.split(separator: " ") }
+        let reads = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map {
+            $0.split(separator: " ")
+        }
         #expect(reads.count > 100, "the reader ran flat out: \(reads.count) reads")
         var leaks = 0, refused = 0
         for read in reads where read.count == 3 {
@@ -68,13 +70,13 @@ import TestSupport
     /// Maps `value` (MAP_PRIVATE, read-only) before the lock and touches it after: the bytes, or a signal.
     func mappedReadAfterLock(_ m: MountedVault, _ value: String) throws -> (status: Int32, stdout: String) {
         let script = """
-        import mmap, os, sys
-        with open(sys.argv[1], "rb") as f:
-            mapping = mmap.mmap(f.fileno(), 0, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ)
-        print(mapping[:].decode(), flush=True)
-        sys.stdin.readline()
-        print(mapping[:].decode(), flush=True)
-        """
+            import mmap, os, sys
+            with open(sys.argv[1], "rb") as f:
+                mapping = mmap.mmap(f.fileno(), 0, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ)
+            print(mapping[:].decode(), flush=True)
+            sys.stdin.readline()
+            print(mapping[:].decode(), flush=True)
+            """
         // The script waits on stdin between its two reads; the lock happens in between.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")

@@ -13,12 +13,16 @@ import TestSupport
     static let readPaths = ["gatekeeper", "kernel-cache"]
     /// "direct-private": a value longer than a page, which the default path reads with direct_io; a private
     /// mapping of it still fills the page cache through READ.
-    static let modes = ["shared", "private", "fresh-shared", "fresh-private", "splice", "sendfile", "pread", "direct-private"]
+    static let modes = [
+        "shared", "private", "fresh-shared", "fresh-private", "splice", "sendfile", "pread", "direct-private",
+    ]
     /// Every secret has this prefix and the same length, so the mappings cover all of a rotated value.
     static func secret(_ version: Int) -> String { String(format: "secret-%03d", version) }
     static let directBytes = 5000
     static func value(_ version: Int, of mode: String) -> String {
-        mode == "direct-private" ? secret(version) + String(repeating: "x", count: directBytes - secret(version).utf8.count) : secret(version)
+        mode == "direct-private"
+            ? secret(version) + String(repeating: "x", count: directBytes - secret(version).utf8.count)
+            : secret(version)
     }
 
     struct Read { let start: Double, mode: String, outcome: String }
@@ -28,78 +32,79 @@ import TestSupport
     /// turn, flat out. Mappings are made with libc's mmap (Python's calls fstat) and touched in a forked
     /// child, since a fault (SIGBUS) kills the toucher.
     static let reader = """
-    import ctypes, mmap, os, select, signal, socket, sys, time
-    items, log, stop, size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mmap.restype = ctypes.c_void_p
-    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
-    fds = {mode: os.open(items + "/" + mode + "/value", os.O_RDONLY) for mode in sys.argv[5:]}
-    def mapped(fd, flags, length=size):
-        address = libc.mmap(None, length, mmap.PROT_READ, flags, fd, 0)
-        if address is None or address == 2**64 - 1: raise OSError(ctypes.get_errno(), "mmap")
-        return address
-    shared = mapped(fds["shared"], mmap.MAP_SHARED)
-    private = mapped(fds["private"], mmap.MAP_PRIVATE)
-    direct = mapped(fds["direct-private"], mmap.MAP_PRIVATE, \(directBytes))
-    def outcome(body):
-        try: return body()
-        except OSError as e: return b"errno%d" % e.errno
-        except Exception as e: return type(e).__name__.encode()
-    def in_child(body):
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(r); os.write(w, outcome(body)); os._exit(0)
-        os.close(w)
-        if not select.select([r], [], [], 10)[0]: os.kill(pid, signal.SIGKILL)
-        data = b""
-        while True:
-            chunk = os.read(r, 4096)
-            if not chunk: break
-            data += chunk
-        os.close(r)
-        status = os.waitpid(pid, 0)[1]
-        return b"signal%d" % os.WTERMSIG(status) if os.WIFSIGNALED(status) else data
-    def spliced():
-        r, w = os.pipe()
-        try:
-            n = os.splice(fds["splice"], w, size, offset_src=0)
-            return os.read(r, n) if n else b"empty"
-        finally: os.close(r); os.close(w)
-    def sent():
-        a, b = socket.socketpair()
-        try:
-            n = os.sendfile(a.fileno(), fds["sendfile"], 0, size)
-            return b.recv(n) if n else b"empty"
-        finally: a.close(); b.close()
-    def fresh(mode, flags):
-        return lambda: ctypes.string_at(mapped(fds[mode], flags), size)
-    modes = {
-        "shared": lambda: in_child(lambda: ctypes.string_at(shared, size)),
-        "private": lambda: in_child(lambda: ctypes.string_at(private, size)),
-        "fresh-shared": lambda: in_child(fresh("fresh-shared", mmap.MAP_SHARED)),
-        "fresh-private": lambda: in_child(fresh("fresh-private", mmap.MAP_PRIVATE)),
-        "splice": lambda: outcome(spliced),
-        "sendfile": lambda: outcome(sent),
-        "pread": lambda: outcome(lambda: os.pread(fds["pread"], size, 0) or b"empty"),
-        "direct-private": lambda: in_child(lambda: ctypes.string_at(direct, \(directBytes))),
-    }
-    with open(log, "w") as out:
-        deadline = time.monotonic() + 120
-        while not os.path.exists(stop) and time.monotonic() < deadline:
-            for mode, body in modes.items():
-                start = time.monotonic()
-                got = body()[:40].decode(errors="replace").replace("\\n", " ")
-                out.write("%.6f %s %s\\n" % (start, mode, got))
-                out.flush()
-    """
+        import ctypes, mmap, os, select, signal, socket, sys, time
+        items, log, stop, size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+        fds = {mode: os.open(items + "/" + mode + "/value", os.O_RDONLY) for mode in sys.argv[5:]}
+        def mapped(fd, flags, length=size):
+            address = libc.mmap(None, length, mmap.PROT_READ, flags, fd, 0)
+            if address is None or address == 2**64 - 1: raise OSError(ctypes.get_errno(), "mmap")
+            return address
+        shared = mapped(fds["shared"], mmap.MAP_SHARED)
+        private = mapped(fds["private"], mmap.MAP_PRIVATE)
+        direct = mapped(fds["direct-private"], mmap.MAP_PRIVATE, \(directBytes))
+        def outcome(body):
+            try: return body()
+            except OSError as e: return b"errno%d" % e.errno
+            except Exception as e: return type(e).__name__.encode()
+        def in_child(body):
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(r); os.write(w, outcome(body)); os._exit(0)
+            os.close(w)
+            if not select.select([r], [], [], 10)[0]: os.kill(pid, signal.SIGKILL)
+            data = b""
+            while True:
+                chunk = os.read(r, 4096)
+                if not chunk: break
+                data += chunk
+            os.close(r)
+            status = os.waitpid(pid, 0)[1]
+            return b"signal%d" % os.WTERMSIG(status) if os.WIFSIGNALED(status) else data
+        def spliced():
+            r, w = os.pipe()
+            try:
+                n = os.splice(fds["splice"], w, size, offset_src=0)
+                return os.read(r, n) if n else b"empty"
+            finally: os.close(r); os.close(w)
+        def sent():
+            a, b = socket.socketpair()
+            try:
+                n = os.sendfile(a.fileno(), fds["sendfile"], 0, size)
+                return b.recv(n) if n else b"empty"
+            finally: a.close(); b.close()
+        def fresh(mode, flags):
+            return lambda: ctypes.string_at(mapped(fds[mode], flags), size)
+        modes = {
+            "shared": lambda: in_child(lambda: ctypes.string_at(shared, size)),
+            "private": lambda: in_child(lambda: ctypes.string_at(private, size)),
+            "fresh-shared": lambda: in_child(fresh("fresh-shared", mmap.MAP_SHARED)),
+            "fresh-private": lambda: in_child(fresh("fresh-private", mmap.MAP_PRIVATE)),
+            "splice": lambda: outcome(spliced),
+            "sendfile": lambda: outcome(sent),
+            "pread": lambda: outcome(lambda: os.pread(fds["pread"], size, 0) or b"empty"),
+            "direct-private": lambda: in_child(lambda: ctypes.string_at(direct, \(directBytes))),
+        }
+        with open(log, "w") as out:
+            deadline = time.monotonic() + 120
+            while not os.path.exists(stop) and time.monotonic() < deadline:
+                for mode, body in modes.items():
+                    start = time.monotonic()
+                    got = body()[:40].decode(errors="replace").replace("\\n", " ")
+                    out.write("%.6f %s %s\\n" % (start, mode, got))
+                    out.flush()
+        """
 
     /// A vault holding genp/svc/<mode> = secret 0 for every mode (unprotected, so page-cached on the
     /// default path), passcode 1234, unlocked, mounted on `readPath` (items are made on a gatekeeper mount:
     /// a kernel-cache mount is read-only).
     func mounted(_ readPath: String, environment: [String: String]? = nil) throws -> MountedVault {
-        let m = try MountedVault(mountArguments: ["--default-accessible", "ak"],
-                                 mountEnvironment: readPath == "gatekeeper" ? environment : nil)
+        let m = try MountedVault(
+            mountArguments: ["--default-accessible", "ak"],
+            mountEnvironment: readPath == "gatekeeper" ? environment : nil)
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
         #expect(FS.mkdir(m.path("genp/svc")) == 0)
         for mode in Self.modes {
@@ -116,13 +121,16 @@ import TestSupport
 
     /// Runs the reader on `value` while `cycles` events run, each returning a window in which no read may
     /// start and get a secret; returns the reads and the reads that did.
-    func reads(_ m: MountedVault, cycles: Int,
-               event: (Int) throws -> (Double, Double)) throws -> (reads: [Read], leaks: [Read]) {
+    func reads(
+        _ m: MountedVault, cycles: Int,
+        event: (Int) throws -> (Double, Double)
+    ) throws -> (reads: [Read], leaks: [Read]) {
         let log = m.root + "/mapped-reads.log", stop = m.root + "/mapped-stop"
         try? FileManager.default.removeItem(atPath: stop)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", Self.reader, m.path("genp/svc"), log, stop, String(Self.secret(0).utf8.count)] + Self.modes
+        process.arguments =
+            ["-c", Self.reader, m.path("genp/svc"), log, stop, String(Self.secret(0).utf8.count)] + Self.modes
         try process.run()
         defer { if process.isRunning { process.terminate() } }
         usleep(300_000)
@@ -148,7 +156,9 @@ import TestSupport
 
     func expectEveryModeRan(_ reads: [Read]) {
         for mode in Self.modes {
-            #expect(reads.contains { $0.mode == mode && $0.outcome.hasPrefix("secret-") }, "\(mode) read the secret while unlocked")
+            #expect(
+                reads.contains { $0.mode == mode && $0.outcome.hasPrefix("secret-") },
+                "\(mode) read the secret while unlocked")
         }
     }
 
@@ -167,7 +177,11 @@ import TestSupport
         let m = try mounted(readPath)
         let result = try reads(m, cycles: 6) { cycle in
             for mode in Self.modes {
-                try expectSuccess(m.cli(["add-generic-password", "-U", "-s", "svc", "-a", mode, "-w", Self.value(cycle + 1, of: mode), m.vault]))
+                try expectSuccess(
+                    m.cli([
+                        "add-generic-password", "-U", "-s", "svc", "-a", mode, "-w", Self.value(cycle + 1, of: mode),
+                        m.vault,
+                    ]))
             }
             usleep(60_000)
             return try lockCycle(m)
@@ -182,7 +196,8 @@ import TestSupport
     @Test func withoutInvalidationTheMappingsReadTheSecretWhileLocked() throws {
         let m = try mounted("gatekeeper", environment: [LockGuardsName.variable: "invalidate-kernel-cache"])
         let result = try reads(m, cycles: 4) { _ in try lockCycle(m) }
-        #expect(result.leaks.contains { $0.mode == "shared" } && result.leaks.contains { $0.mode == "private" },
-                "without invalidation, the mappings read the secret while locked: \(report(result.leaks))")
+        #expect(
+            result.leaks.contains { $0.mode == "shared" } && result.leaks.contains { $0.mode == "private" },
+            "without invalidation, the mappings read the secret while locked: \(report(result.leaks))")
     }
 }

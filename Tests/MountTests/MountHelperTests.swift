@@ -19,22 +19,28 @@ import TestSupport
             echo "$KEYCHAIN_VAULT $keychainfs_out"
             exit 3
             """
-        let result = Command.run(Self.helpers + "/with-keychain", ["--passcode-stdin", "--", "/bin/bash", "-c", script],
-                                 stdin: "1234\n", environment: environment, timeout: 60)
+        let result = Command.run(
+            Self.helpers + "/with-keychain", ["--passcode-stdin", "--", "/bin/bash", "-c", script],
+            stdin: "1234\n", environment: environment, timeout: 60)
         #expect(result.status == 3, "the command's own status: \(result.stderr)")
         let words = result.stdout.split(separator: " ")
         #expect(words.count == 2 && words[1].hasPrefix("s3cret"))
         let vault = String(words.first ?? "")
         #expect(!vault.isEmpty && !FileManager.default.fileExists(atPath: vault), "the vault is removed")
-        #expect(!((try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? "").contains(vault.replacingOccurrences(of: "/vault", with: "/mnt")))
+        #expect(
+            !((try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? "").contains(
+                vault.replacingOccurrences(of: "/vault", with: "/mnt")))
     }
 
     @Test func withKeychainCleansUpWhenTheCommandFails() throws {
-        let result = Command.run(Self.helpers + "/with-keychain", ["/bin/sh", "-c", "echo $KEYCHAIN_MOUNT; exit 7"],
-                                 environment: environment, timeout: 60)
+        let result = Command.run(
+            Self.helpers + "/with-keychain", ["/bin/sh", "-c", "echo $KEYCHAIN_MOUNT; exit 7"],
+            environment: environment, timeout: 60)
         #expect(result.status == 7)
         let mount = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(!mount.isEmpty && !((try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? "").contains(mount))
+        #expect(
+            !mount.isEmpty
+                && !((try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? "").contains(mount))
     }
 
     /// Issue 16 #16: only the passcode line is consumed; the command reads the rest, so a lock test can
@@ -48,12 +54,14 @@ import TestSupport
             "$KEYCHAINFS" device status | grep -q 'state: unlocked'
             cat
             """
-        let result = Command.run(Self.helpers + "/with-keychain", ["--passcode-stdin", "--", "/bin/bash", "-c", script],
-                                 stdin: "1234\n1234\nline3\nline4\n", environment: environment, timeout: 60)
+        let result = Command.run(
+            Self.helpers + "/with-keychain", ["--passcode-stdin", "--", "/bin/bash", "-c", script],
+            stdin: "1234\n1234\nline3\nline4\n", environment: environment, timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "line3\nline4\n")
-        let plain = Command.run(Self.helpers + "/with-keychain", ["--passcode-stdin", "--", "/bin/sh", "-c", "cat"],
-                                stdin: "1234\nline2\n", environment: environment, timeout: 60)
+        let plain = Command.run(
+            Self.helpers + "/with-keychain", ["--passcode-stdin", "--", "/bin/sh", "-c", "cat"],
+            stdin: "1234\nline2\n", environment: environment, timeout: 60)
         #expect(plain.status == 0 && plain.stdout == "line2\n", "\(plain.stderr)")
     }
 
@@ -65,8 +73,11 @@ import TestSupport
             try? FileManager.default.removeItem(atPath: root)
         }
         try expectSuccess(Command.run(MountedVault.binary, ["init", root + "/vault", "--test-device"]))
-        let options = "rw,noatime,relatime,nodiratime,lazytime,async,nosuid,nodev,noexec,user,comment=systemd.automount,x-systemd.idle-timeout=60"
-        let mounted = Command.run(Self.helpers + "/mount.fuse.keychainfs", [root + "/vault", root + "/mnt", "-o", options], environment: environment)
+        let options =
+            "rw,noatime,relatime,nodiratime,lazytime,async,nosuid,nodev,noexec,user,comment=systemd.automount,x-systemd.idle-timeout=60"
+        let mounted = Command.run(
+            Self.helpers + "/mount.fuse.keychainfs", [root + "/vault", root + "/mnt", "-o", options],
+            environment: environment)
         #expect(mounted.succeeded, "\(mounted.stderr)")
         #expect(FS.mkdir(root + "/mnt/genp/svc") == 0)
     }
@@ -78,15 +89,23 @@ import TestSupport
             try? FileManager.default.removeItem(atPath: root)
         }
         try expectSuccess(Command.run(MountedVault.binary, ["init", root + "/vault", "--test-device"]))
-        let mounted = Command.run(Self.helpers + "/mount.fuse.keychainfs",
-                                  [root + "/vault", root + "/mnt", "-o", "defaults,noauto,access-group=TEAM.a,access-group=TEAM.b,default-accessible=ck"],
-                                  environment: environment)
+        let mounted = Command.run(
+            Self.helpers + "/mount.fuse.keychainfs",
+            [
+                root + "/vault", root + "/mnt", "-o",
+                "defaults,noauto,access-group=TEAM.a,access-group=TEAM.b,default-accessible=ck",
+            ],
+            environment: environment)
         try expectSuccess(mounted)
         #expect(FS.mkdir(root + "/mnt/genp/svc") == 0 && FS.mkdir(root + "/mnt/genp/svc/alice") == 0)
         #expect(FS.xattrText(root + "/mnt/genp/svc/alice", "user.kSecAttrAccessGroup") == "TEAM.a")
-        #expect(FS.xattrText(root + "/mnt/genp/svc/alice", "user.kSecAttrAccessible") == "kSecAttrAccessibleAfterFirstUnlock")
+        #expect(
+            FS.xattrText(root + "/mnt/genp/svc/alice", "user.kSecAttrAccessible")
+                == "kSecAttrAccessibleAfterFirstUnlock")
         #expect(FS.mkdir(root + "/mnt/genp/svc/bob;agrp=TEAM.b") == 0)
-        let bad = Command.run(Self.helpers + "/mount.fuse.keychainfs", [root + "/vault", root + "/mnt2", "-o", "frobnicate"], environment: environment)
+        let bad = Command.run(
+            Self.helpers + "/mount.fuse.keychainfs", [root + "/vault", root + "/mnt2", "-o", "frobnicate"],
+            environment: environment)
         #expect(!bad.succeeded && bad.stderr.contains("unknown option"))
     }
 }

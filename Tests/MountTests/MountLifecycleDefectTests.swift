@@ -4,7 +4,9 @@ import TestSupport
 
 /// Issue 16 #4, #10 and #19: mounting on a host with many mounts, dead mounts, and what the CLI says.
 @Suite struct MountLifecycleDefectTests {
-    static func cli(_ arguments: [String], stdin: String? = nil) -> CommandResult { Command.run(MountedVault.binary, arguments, stdin: stdin) }
+    static func cli(_ arguments: [String], stdin: String? = nil) -> CommandResult {
+        Command.run(MountedVault.binary, arguments, stdin: stdin)
+    }
 
     /// 200 tmpfs mounts in a private mount namespace (nothing reaches the host's table), then a real
     /// keychainfs mount there, `device … --mount`, and unmount.
@@ -25,11 +27,14 @@ import TestSupport
             grep -q " $root/mnt fuse.keychainfs " /proc/self/mounts && exit 95
             exit 0
             """
-        let result = Command.run("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/bash", "-c", script, "many-mounts", MountedVault.binary, root],
-                                 timeout: 90)
+        let result = Command.run(
+            "/usr/bin/unshare",
+            ["-m", "--propagation", "private", "/bin/bash", "-c", script, "many-mounts", MountedVault.binary, root],
+            timeout: 90)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("state: no-passcode"))
-        let bytes = Int(result.stdout.split(separator: "\n").first { $0.hasPrefix("table bytes: ") }?.dropFirst(13) ?? "") ?? 0
+        let bytes =
+            Int(result.stdout.split(separator: "\n").first { $0.hasPrefix("table bytes: ") }?.dropFirst(13) ?? "") ?? 0
         #expect(bytes > 8192, "the table is several pages long (\(bytes) bytes)")
         #expect(!MountedVault.mountTable().contains(root), "nothing leaked into this namespace")
     }
@@ -57,20 +62,24 @@ import TestSupport
         let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap(Int32.init) ?? []
         return pids.filter { pid in
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
+                let close = stat.lastIndex(of: ")")
+            else { return false }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             return fields.count > 1 && Int32(fields[1]) == parent
         }
     }
 
     static func command(of pid: Int32) -> String {
-        ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "").trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     @Test func unmountOfAMountTheCallerCannotReachFailsAtOnceAndSaysSo() throws {
         let m = try MountedVault()
         let started = Date()
-        let result = Command.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", MountedVault.binary, "unmount", m.mount])
+        let result = Command.run(
+            "/usr/bin/setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", MountedVault.binary, "unmount", m.mount])
         #expect(!result.succeeded)
         #expect(Date().timeIntervalSince(started) < 5, "no 10 s wait")
         #expect(!result.stderr.contains("detached it") && result.stderr.contains("cannot unmount"), "\(result.stderr)")
@@ -84,7 +93,9 @@ import TestSupport
         m.unmount()
         let result = Self.cli(["mount", m.vault, m.mount, "--device-key", other + "/device.key"])
         #expect(!result.succeeded)
-        #expect(result.stderr.contains("device key") && !result.stderr.contains("passcode is not correct"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("device key") && !result.stderr.contains("passcode is not correct"),
+            "\(result.stderr)")
         #expect(!m.isMounted)
     }
 
@@ -101,9 +112,14 @@ import TestSupport
 
     @Test func securityVerbsReportAVaultThatCannotBeOpenedTheirWay() throws {
         let missing = TestDirectory.root + "/kcfs-missing-" + UUID().uuidString.prefix(8)
-        for verb in [["find-generic-password", "-s", "x"], ["delete-internet-password", "-s", "x"], ["add-generic-password", "-s", "x", "-a", "y", "-w", "z"]] {
+        for verb in [
+            ["find-generic-password", "-s", "x"], ["delete-internet-password", "-s", "x"],
+            ["add-generic-password", "-s", "x", "-a", "y", "-w", "z"],
+        ] {
             let result = Self.cli(verb + [missing])
-            #expect(result.status == Int32(UInt8(truncatingIfNeeded: -25291)), "errSecNotAvailable's exit code for \(verb[0]): \(result.status)")
+            #expect(
+                result.status == Int32(UInt8(truncatingIfNeeded: -25291)),
+                "errSecNotAvailable's exit code for \(verb[0]): \(result.status)")
             #expect(result.stderr.hasPrefix("security: ") && result.stderr.contains("no vault at"), "\(result.stderr)")
         }
     }

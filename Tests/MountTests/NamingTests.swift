@@ -12,7 +12,9 @@ import TestSupport
         #expect(FS.mkdir(m.path("genp/svc")) == 0)
         #expect(FS.mkdir(m.path("genp/svc/deploy")) == 0)
         #expect(FS.write(m.path("genp/svc/deploy/value"), "v") == 0)
-        #expect(FS.xattrText(m.path("genp/svc/deploy"), "user.kSecAttrAccessGroup") == "TEAM.app", "the mount's first group")
+        #expect(
+            FS.xattrText(m.path("genp/svc/deploy"), "user.kSecAttrAccessGroup") == "TEAM.app", "the mount's first group"
+        )
         let inode = FS.inode(m.path("genp/svc/deploy"))
         #expect(FS.setxattr(m.path("genp/svc/deploy"), "user.kSecAttrSynchronizable", "1") == 0)
         #expect(m.wait(3) { FS.list(m.path("genp/svc")) == .success(["deploy;sync=1"]) })
@@ -29,8 +31,16 @@ import TestSupport
         let m = try MountedVault()
         let names = ["a/b", "100%", "x;y", ".", "..", "", "tab\there", "café ☕"]
         for (i, account) in names.enumerated() {
-            _ = try m.control.send(ControlRequest(.itemAdd, ["query": .dictionary([
-                "class": "genp", "svce": "weird", "acct": .string(account), "v_Data": .data(Data("secret\(i)".utf8))])])).check()
+            _ = try m.control.send(
+                ControlRequest(
+                    .itemAdd,
+                    [
+                        "query": .dictionary([
+                            "class": "genp", "svce": "weird", "acct": .string(account),
+                            "v_Data": .data(Data("secret\(i)".utf8)),
+                        ])
+                    ])
+            ).check()
         }
         let listed = try FS.list(m.path("genp/weird")).get()
         #expect(Set(listed) == ["a%2Fb", "100%25", "x%3By", "%2E", "%2E%2E", "%", "tab%09here", "café ☕"])
@@ -46,12 +56,21 @@ import TestSupport
     @Test func longNamesAreShortenedAndStillFound() throws {
         let m = try MountedVault()
         let account = String(repeating: "long-account-", count: 25)
-        _ = try m.control.send(ControlRequest(.itemAdd, ["query": .dictionary([
-            "class": "genp", "svce": "svc", "acct": .string(account), "v_Data": .data(Data("deep".utf8))])])).check()
+        _ = try m.control.send(
+            ControlRequest(
+                .itemAdd,
+                [
+                    "query": .dictionary([
+                        "class": "genp", "svce": "svc", "acct": .string(account), "v_Data": .data(Data("deep".utf8)),
+                    ])
+                ])
+        ).check()
         let listed = try FS.list(m.path("genp/svc")).get()
         #expect(listed.count == 1 && listed[0].utf8.count == 255)
         #expect(FS.text(m.path("genp/svc/\(listed[0])/value")) == "deep")
-        #expect(FS.xattrText(m.path("genp/svc/\(listed[0])"), "user.kSecAttrAccount") == account, "the full value is in the xattr")
+        #expect(
+            FS.xattrText(m.path("genp/svc/\(listed[0])"), "user.kSecAttrAccount") == account,
+            "the full value is in the xattr")
     }
 
     @Test func renamingItemsAndServices() throws {
@@ -82,7 +101,9 @@ import TestSupport
         let rm = Command.run("/bin/rm", ["-r", m.path("genp/svc")])
         #expect(rm.succeeded, "rm -r: \(rm.stderr)")
         #expect(FS.list(m.path("genp")) == .success([]))
-        #expect(try m.control.send(ControlRequest(.status)).check()?.dictionaryValue?["items"]?.dictionaryValue?["genp"] == .number(0))
+        #expect(
+            try m.control.send(ControlRequest(.status)).check()?.dictionaryValue?["items"]?.dictionaryValue?["genp"]
+                == .number(0))
     }
 
     @Test func attributesAsXattrs() throws {
@@ -95,10 +116,14 @@ import TestSupport
         #expect(FS.xattrText(item, "user.kSecAttrIsInvisible") == "1")
         #expect(FS.xattrText(item, "user.kSecAttrAccessible") == "kSecAttrAccessibleWhenUnlocked")
         let date = FS.xattrText(item, "user.kSecAttrCreationDate") ?? ""
-        #expect(date.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"#, options: .regularExpression) != nil, "ISO 8601 with ms: \(date)")
+        #expect(
+            date.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"#, options: .regularExpression) != nil,
+            "ISO 8601 with ms: \(date)")
         #expect(FS.getxattr(item, "user.kSecValuePersistentRef").map(\.count) == .success(20))
         let names = FS.listxattr(item)
-        #expect(names.contains("user.kSecAttrLabel") && names.contains("user.kSecAttrAccount") && !names.contains("user.kSecAttrComment"))
+        #expect(
+            names.contains("user.kSecAttrLabel") && names.contains("user.kSecAttrAccount")
+                && !names.contains("user.kSecAttrComment"))
         #expect(FS.removexattr(item, "user.kSecAttrLabel") == 0)
         #expect(FS.getxattr(item, "user.kSecAttrLabel").errno == ENODATA)
         #expect(FS.setxattr(item, "user.kSecAttrAccessible", "ck") == 0)

@@ -9,17 +9,17 @@ import TestSupport
     /// Opens `count` descriptors of `path` in another process (raising its descriptor limit as needed),
     /// reports how many opened and the errno that stopped it, holds them until told, then exits.
     static let holder = """
-    import os, resource, sys
-    path, count, flags = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    try: resource.setrlimit(resource.RLIMIT_NOFILE, (count + 100, count + 100))
-    except (ValueError, OSError): pass
-    fds, stopped = [], 0
-    for _ in range(count):
-        try: fds.append(os.open(path, flags))
-        except OSError as e: stopped = e.errno; break
-    print(len(fds), stopped, flush=True)
-    sys.stdin.readline()
-    """
+        import os, resource, sys
+        path, count, flags = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+        try: resource.setrlimit(resource.RLIMIT_NOFILE, (count + 100, count + 100))
+        except (ValueError, OSError): pass
+        fds, stopped = [], 0
+        for _ in range(count):
+            try: fds.append(os.open(path, flags))
+            except OSError as e: stopped = e.errno; break
+        print(len(fds), stopped, flush=True)
+        sys.stdin.readline()
+        """
 
     final class Holder {
         let process = Process(), input = Pipe(), output = Pipe()
@@ -33,7 +33,9 @@ import TestSupport
             try process.run()
             var line = Data()
             let deadline = Date().addingTimeInterval(120)
-            while !line.contains(0x0A) && Date() < deadline && process.isRunning { line.append(output.fileHandleForReading.availableData) }
+            while !line.contains(0x0A) && Date() < deadline && process.isRunning {
+                line.append(output.fileHandleForReading.availableData)
+            }
             let fields = String(decoding: line, as: UTF8.self).split(whereSeparator: \.isWhitespace)
             opened = fields.count == 2 ? Int(fields[0]) ?? -1 : -1
             stopped = fields.count == 2 ? Int32(fields[1]) ?? -1 : -1
@@ -70,7 +72,9 @@ import TestSupport
         let held = residentMiB(pid)
         #expect(held - before < 100, "400 readers of a 1 MiB value: \(before) MiB before, \(held) MiB with them open")
         holder.close()
-        #expect(m.wait(12) { residentMiB(pid) - before < 48 }, "the memory comes back: \(before) MiB before, \(residentMiB(pid)) MiB after")
+        #expect(
+            m.wait(12) { residentMiB(pid) - before < 48 },
+            "the memory comes back: \(before) MiB before, \(residentMiB(pid)) MiB after")
     }
 
     @Test func aUsersOpenFilesAreCappedWithENFILE() throws {
@@ -80,7 +84,9 @@ import TestSupport
         #expect(FS.write(value, "s") == 0)
         let cap = 16_384
         let holder = try Holder(value, count: cap + 10)
-        #expect(holder.opened == cap && holder.stopped == ENFILE, "opened \(holder.opened), stopped by errno \(holder.stopped)")
+        #expect(
+            holder.opened == cap && holder.stopped == ENFILE,
+            "opened \(holder.opened), stopped by errno \(holder.stopped)")
         #expect(FS.read(value) == .failure(Errno(ENFILE)), "the cap holds for every process of the user")
         holder.close()
         #expect(m.wait(10) { FS.read(value) == .success(Data("s".utf8)) }, "closing gives the handles back")
@@ -93,7 +99,9 @@ import TestSupport
         let value = m.makeItem(service: "svc", account: "w") + "/value"
         #expect(FS.write(value, "s") == 0)
         let holder = try Holder(value, count: 300, flags: O_WRONLY)
-        #expect(holder.opened == 256 && holder.stopped == ENFILE, "opened \(holder.opened), stopped by errno \(holder.stopped)")
+        #expect(
+            holder.opened == 256 && holder.stopped == ENFILE,
+            "opened \(holder.opened), stopped by errno \(holder.stopped)")
         #expect(FS.read(value) == .success(Data("s".utf8)), "readers still open")
         holder.close()
         #expect(m.wait(10) { FS.write(value, "t") == 0 }, "closing gives the writers back")

@@ -24,7 +24,9 @@ import TestSupport
         let tasks: [@Sendable () -> Outcome] = passcodes.enumerated().map { i, passcode in
             if i % 2 == 0 {
                 return {
-                    let r = Command.run(binary, ["device", "unlock", "--mount", mount, "--passcode-stdin"], stdin: passcode + "\n", timeout: 120)
+                    let r = Command.run(
+                        binary, ["device", "unlock", "--mount", mount, "--passcode-stdin"], stdin: passcode + "\n",
+                        timeout: 120)
                     return outcome(r.stderr, succeeded: r.succeeded)
                 }
             }
@@ -74,15 +76,27 @@ import TestSupport
         let control = m.control
         for round in 0..<8 {
             try expectSuccess(m.device("passcode", "set", passcode: "1111"))
-            let statuses = RawControl.together([
-                { (try? control.send(ControlRequest(.passcodeChange, ["old": .data(Data("1111".utf8)), "new": .data(Data("2222".utf8))])))?.status ?? 1 },
-                { (try? control.send(ControlRequest(.passcodeRemove, ["passcode": .data(Data("1111".utf8))])))?.status ?? 1 },
-            ] as [@Sendable () -> Int32])
+            let statuses = RawControl.together(
+                [
+                    {
+                        (try? control.send(
+                            ControlRequest(
+                                .passcodeChange, ["old": .data(Data("1111".utf8)), "new": .data(Data("2222".utf8))])))?
+                            .status ?? 1
+                    },
+                    {
+                        (try? control.send(ControlRequest(.passcodeRemove, ["passcode": .data(Data("1111".utf8))])))?
+                            .status ?? 1
+                    },
+                ] as [@Sendable () -> Int32])
             let allowed: Set<Int32> = [SecStatus.success, SecStatus.param, SecStatus.authFailed]
             #expect(statuses.allSatisfy { $0.map(allowed.contains) == true }, "round \(round): \(statuses)")
-            #expect(statuses.filter { $0 == SecStatus.success }.count == 1, "exactly one wins, round \(round): \(statuses)")
-            let passcodeSet = (try? control.send(ControlRequest(.deviceStatus)).check())??.dictionaryValue?["passcodeSet"] == true
-            #expect(passcodeSet == (statuses.first == SecStatus.success), "the change won exactly when a passcode remains")
+            #expect(
+                statuses.filter { $0 == SecStatus.success }.count == 1, "exactly one wins, round \(round): \(statuses)")
+            let passcodeSet =
+                (try? control.send(ControlRequest(.deviceStatus)).check())??.dictionaryValue?["passcodeSet"] == true
+            #expect(
+                passcodeSet == (statuses.first == SecStatus.success), "the change won exactly when a passcode remains")
             if passcodeSet { try expectSuccess(m.device("passcode", "remove", passcode: "2222")) }
             #expect(m.device("status").stdout.contains("state: no-passcode"), "round \(round)")
         }
@@ -93,7 +107,8 @@ import TestSupport
         try expectSuccess(m.device("auto-lock", "30"))
         let socketPath = ControlSocket.path(for: Vault(directory: m.vault))
         let malformed: [KeychainDictionary] = [
-            ["seconds": "5"], ["seconds": .date(Date())], ["seconds": true], ["secnds": 5], ["seconds": 5, "extra": 1], ["seconds": .array([5])],
+            ["seconds": "5"], ["seconds": .date(Date())], ["seconds": true], ["secnds": 5], ["seconds": 5, "extra": 1],
+            ["seconds": .array([5])],
         ]
         for arguments in malformed {
             let c = try #require(RawControl(path: socketPath))

@@ -14,9 +14,14 @@ import TestSupport
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
         try expectSuccess(m.device("biometry", "enroll"))
         let connection = try KeychainConnection(vault: Vault(directory: m.vault), caller: Caller())
-        for (account, bit) in [("face", AccessConstraint.Bit.biometryAny), ("passcode", AccessConstraint.Bit.devicePasscode),
-                               ("presence", AccessConstraint.Bit.userPresence)] {
-            _ = try connection.add(["class": "genp", "svce": "s", "acct": .string(account), "v_Data": .data(Data(account.utf8)), "accc": .number(bit)])
+        for (account, bit) in [
+            ("face", AccessConstraint.Bit.biometryAny), ("passcode", AccessConstraint.Bit.devicePasscode),
+            ("presence", AccessConstraint.Bit.userPresence),
+        ] {
+            _ = try connection.add([
+                "class": "genp", "svce": "s", "acct": .string(account), "v_Data": .data(Data(account.utf8)),
+                "accc": .number(bit),
+            ])
         }
         try expectSuccess(m.device("prompt", "auto", "match"))
         #expect(FS.read(m.path("genp/s/passcode/value")) == .failure(Errno(EPERM)), "no face answers a passcode prompt")

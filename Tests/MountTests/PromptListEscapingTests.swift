@@ -14,7 +14,10 @@ import TestSupport
         try expectSuccess(m.device("biometry", "enroll"))
         do {  // closed before the daemon serves the reads
             let connection = try KeychainConnection(vault: Vault(directory: m.vault), caller: Caller())
-            _ = try connection.add(["class": "genp", "svce": "face", "acct": "token", "v_Data": .data(Data("s3cret".utf8)), "accc": .number(1 << 1)])
+            _ = try connection.add([
+                "class": "genp", "svce": "face", "acct": "token", "v_Data": .data(Data("s3cret".utf8)),
+                "accc": .number(1 << 1),
+            ])
         }
         try expectSuccess(m.device("prompt", "auto", "off"))
         let hostile = m.root + "/cat\u{1B}[2J\nfake line"

@@ -13,10 +13,13 @@ import TestSupport
 
     /// A vault holding genp/svc/loop = `secret` (accessibility `accessible`), passcode 1234, unlocked,
     /// mounted on `readPath`. Items are made on a gatekeeper mount: a kernel-cache mount is read-only.
-    func mounted(_ readPath: String, accessible: String = "ak", secret: String = "v0",
-                 environment: [String: String]? = nil) throws -> (m: MountedVault, value: String) {
-        let m = try MountedVault(mountArguments: ["--default-accessible", accessible],
-                                 mountEnvironment: readPath == "gatekeeper" ? environment : nil)
+    func mounted(
+        _ readPath: String, accessible: String = "ak", secret: String = "v0",
+        environment: [String: String]? = nil
+    ) throws -> (m: MountedVault, value: String) {
+        let m = try MountedVault(
+            mountArguments: ["--default-accessible", accessible],
+            mountEnvironment: readPath == "gatekeeper" ? environment : nil)
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))  // before the item: akpu needs one
         let value = m.makeItem(service: "svc", account: "loop") + "/value"
         #expect(FS.write(value, secret) == 0)
@@ -36,18 +39,18 @@ import TestSupport
     func readFlatOut(_ m: MountedVault, _ value: String, during events: () throws -> Void) throws -> [Read] {
         let log = m.root + "/reads.log", stop = m.root + "/stop"
         let reader = """
-        import os, sys, time
-        value, log, stop = sys.argv[1], sys.argv[2], sys.argv[3]
-        with open(log, "w") as out:
-            deadline = time.monotonic() + 120
-            while not os.path.exists(stop) and time.monotonic() < deadline:
-                start = time.monotonic()
-                try:
-                    with open(value, "rb") as f: outcome = f.read().decode()
-                except OSError as e:
-                    outcome = "errno%d" % e.errno
-                out.write("%.6f %.6f %s\\n" % (start, time.monotonic(), outcome))
-        """
+            import os, sys, time
+            value, log, stop = sys.argv[1], sys.argv[2], sys.argv[3]
+            with open(log, "w") as out:
+                deadline = time.monotonic() + 120
+                while not os.path.exists(stop) and time.monotonic() < deadline:
+                    start = time.monotonic()
+                    try:
+                        with open(value, "rb") as f: outcome = f.read().decode()
+                    except OSError as e:
+                        outcome = "errno%d" % e.errno
+                    out.write("%.6f %.6f %s\\n" % (start, time.monotonic(), outcome))
+            """
         try? FileManager.default.removeItem(atPath: stop)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -68,8 +71,10 @@ import TestSupport
 
     /// `events` repeated `cycles` times, each returning the window (from its return to the end of the
     /// danger) in which no read may start and get `forbidden`; returns the reads that did, and all reads.
-    func leaks(_ m: MountedVault, _ value: String, cycles: Int, forbidden: (Int) -> Set<String>,
-               event: (Int) throws -> (Double, Double)) throws -> (leaks: [Read], reads: [Read], windows: [(Double, Double, Int)]) {
+    func leaks(
+        _ m: MountedVault, _ value: String, cycles: Int, forbidden: (Int) -> Set<String>,
+        event: (Int) throws -> (Double, Double)
+    ) throws -> (leaks: [Read], reads: [Read], windows: [(Double, Double, Int)]) {
         var windows: [(Double, Double, Int)] = []
         let reads = try readFlatOut(m, value) {
             for cycle in 0..<cycles { let (from, to) = try event(cycle); windows.append((from, to, cycle)) }
@@ -83,8 +88,12 @@ import TestSupport
     static func now() -> Double { LockReaderLoopTests.now() }
 
     /// 25 lock/unlock cycles: no read that started while locked gets the secret.
-    func lockCycles(_ m: MountedVault, _ value: String) throws -> (leaks: [Read], reads: [Read], windows: [(Double, Double, Int)]) {
-        try leaks(m, value, cycles: 25, forbidden: { _ in ["v0"] }) { _ in try m.lockWindow(lockedFor: 20_000, settle: 10_000) }
+    func lockCycles(_ m: MountedVault, _ value: String) throws -> (
+        leaks: [Read], reads: [Read], windows: [(Double, Double, Int)]
+    ) {
+        try leaks(m, value, cycles: 25, forbidden: { _ in ["v0"] }) { _ in
+            try m.lockWindow(lockedFor: 20_000, settle: 10_000)
+        }
     }
 
     @Test(arguments: readPaths) func lockEndsEveryRead(readPath: String) throws {
@@ -92,7 +101,9 @@ import TestSupport
         let result = try lockCycles(m, value)
         #expect(result.reads.count > 100, "the reader ran flat out: \(result.reads.count) reads")
         #expect(result.leaks.isEmpty, "\(result.leaks.count) reads that started while locked got the secret")
-        let refused = result.reads.filter { r in result.windows.contains { r.start > $0.0 && r.start < $0.1 } && r.outcome == "errno\(EACCES)" }
+        let refused = result.reads.filter { r in
+            result.windows.contains { r.start > $0.0 && r.start < $0.1 } && r.outcome == "errno\(EACCES)"
+        }
         #expect(!refused.isEmpty, "the reader did run while locked")
         #expect(result.reads.allSatisfy { $0.outcome == "v0" || $0.outcome == "errno\(EACCES)" })
     }
@@ -109,24 +120,31 @@ import TestSupport
             return (rebooted, unlocking)
         }
         #expect(result.leaks.isEmpty, "\(result.leaks.count) reads that started before the first unlock got the secret")
-        #expect(result.reads.contains { $0.outcome == "v0" } && result.reads.contains { $0.outcome == "errno\(EACCES)" })
+        #expect(
+            result.reads.contains { $0.outcome == "v0" } && result.reads.contains { $0.outcome == "errno\(EACCES)" })
     }
 
     /// Each update i writes v(i+1); a read that started after it returned gets v(i+1) or later.
     @Test(arguments: readPaths) func anUpdateEndsReadsOfTheOldValue(readPath: String) throws {
         let (m, value) = try mounted(readPath)
-        let result = try leaks(m, value, cycles: 25, forbidden: { cycle in Set((0...cycle).map { "v\($0)" }) }) { cycle in
-            try expectSuccess(m.cli(["add-generic-password", "-U", "-s", "svc", "-a", "loop", "-w", "v\(cycle + 1)", m.vault]))
+        let result = try leaks(m, value, cycles: 25, forbidden: { cycle in Set((0...cycle).map { "v\($0)" }) }) {
+            cycle in
+            try expectSuccess(
+                m.cli(["add-generic-password", "-U", "-s", "svc", "-a", "loop", "-w", "v\(cycle + 1)", m.vault]))
             let updated = Self.now()
             usleep(15_000)
             return (updated, .infinity)
         }
-        #expect(result.leaks.isEmpty, "reads that started after an update got an older value: \(result.leaks.prefix(3).map(\.outcome))")
+        #expect(
+            result.leaks.isEmpty,
+            "reads that started after an update got an older value: \(result.leaks.prefix(3).map(\.outcome))")
         #expect(result.reads.contains { $0.outcome == "v25" }, "the last value was read")
     }
 
     /// One event after which the item is gone (ENOENT): no read that started after it returned gets the secret.
-    func readsEnd(_ readPath: String, accessible: String = "ak", after what: String, _ event: (MountedVault) throws -> Void) throws {
+    func readsEnd(
+        _ readPath: String, accessible: String = "ak", after what: String, _ event: (MountedVault) throws -> Void
+    ) throws {
         let (m, value) = try mounted(readPath, accessible: accessible)
         let result = try leaks(m, value, cycles: 1, forbidden: { _ in ["v0"] }) { _ in
             usleep(50_000)
@@ -136,7 +154,8 @@ import TestSupport
             return (done, .infinity)
         }
         #expect(result.leaks.isEmpty, "\(result.leaks.count) reads that started after \(what) got the secret")
-        #expect(result.reads.contains { $0.outcome == "v0" } && result.reads.contains { $0.outcome == "errno\(ENOENT)" })
+        #expect(
+            result.reads.contains { $0.outcome == "v0" } && result.reads.contains { $0.outcome == "errno\(ENOENT)" })
     }
 
     @Test(arguments: readPaths) func aDeleteEndsReads(readPath: String) throws {

@@ -11,7 +11,8 @@ import TestSupport
 
     /// `rename(path, path)` from a separate process, so a hang is seen, ended and reported.
     func selfRename(_ path: String) -> Int32? {
-        let script = "import os, sys\ntry:\n    os.rename(sys.argv[1], sys.argv[1])\nexcept OSError as e:\n    sys.exit(e.errno)\n"
+        let script =
+            "import os, sys\ntry:\n    os.rename(sys.argv[1], sys.argv[1])\nexcept OSError as e:\n    sys.exit(e.errno)\n"
         return ConnectionAbort.runOrAbort("/usr/bin/python3", ["-c", script, path], mount: m.mount)
     }
 
@@ -49,17 +50,18 @@ import TestSupport
         #expect(FS.mkdir(m.path("genp/svc")) == 0)
         for account in ["a", "b", "c", "d"] { #expect(FS.mkdir(m.path("genp/svc/\(account)")) == 0) }
         let script = """
-        import os, sys
-        base, name = sys.argv[1], sys.argv[2]
-        for i in range(300):
-            os.rename(f"{base}/{name}", f"{base}/{name}-x")
-            os.rename(f"{base}/{name}-x", f"{base}/{name}")
-        """
+            import os, sys
+            base, name = sys.argv[1], sys.argv[2]
+            for i in range(300):
+                os.rename(f"{base}/{name}", f"{base}/{name}-x")
+                os.rename(f"{base}/{name}-x", f"{base}/{name}")
+            """
         let statuses = Mutex<[Int32?]>([])
         let service = m.path("genp/svc"), mount = m.mount
         DispatchQueue.concurrentPerform(iterations: 4) { i in
-            let status = ConnectionAbort.runOrAbort("/usr/bin/python3", ["-c", script, service, ["a", "b", "c", "d"][i]],
-                                                    mount: mount, seconds: 60)
+            let status = ConnectionAbort.runOrAbort(
+                "/usr/bin/python3", ["-c", script, service, ["a", "b", "c", "d"][i]],
+                mount: mount, seconds: 60)
             statuses.withLock { $0.append(status) }
         }
         #expect(statuses.withLock { $0 } == [0, 0, 0, 0], "every rename loop ended (nil: hung)")

@@ -9,7 +9,8 @@ import TestSupport
 @Suite struct VaultAndLifecycleTests {
     @Test func noPlaintextInTheVaultAfterUnmount() throws {
         let m = try MountedVault()
-        let service = "svc-PLAIN-9c1f", account = "acct-PLAIN-77ab", label = "label-PLAIN-3e0d", secret = "secret-PLAIN-b2f4"
+        let service = "svc-PLAIN-9c1f", account = "acct-PLAIN-77ab", label = "label-PLAIN-3e0d",
+            secret = "secret-PLAIN-b2f4"
         #expect(FS.mkdir(m.path("genp/\(service)")) == 0)
         #expect(FS.mkdir(m.path("genp/\(service)/\(account)")) == 0)
         #expect(FS.setxattr(m.path("genp/\(service)/\(account)"), "user.kSecAttrLabel", label) == 0)
@@ -91,7 +92,11 @@ import TestSupport
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
         #expect(connected == 0)
         let garbage: [UInt8] = [0, 0, 0, 3, 0xFF, 0xFF, 0xFF]
         #expect(send(fd, garbage, garbage.count, 0) == garbage.count)
@@ -128,7 +133,8 @@ extension VaultAndLifecycleTests {
         #expect(!cat.succeeded && !cat.stdout.contains("mine"))
         let ls = Command.run("/usr/bin/setpriv", asNobody + ["/bin/ls", m.mount])
         #expect(!ls.succeeded)
-        let lock = Command.run("/usr/bin/setpriv", asNobody + [MountedVault.binary, "device", "lock", "--vault", m.vault])
+        let lock = Command.run(
+            "/usr/bin/setpriv", asNobody + [MountedVault.binary, "device", "lock", "--vault", m.vault])
         #expect(!lock.succeeded)
         #expect(FS.text(m.path("genp/svc/a/value")) == "mine")
     }

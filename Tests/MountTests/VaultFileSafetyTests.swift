@@ -18,8 +18,10 @@ import TestSupport
 
     /// The names the vault's atomic writes used before (`NAME.tmp-<pid>`), for the pids coming next.
     static func plantTemporaryLinks(for names: [String], in directory: String, to target: String) {
-        let last = Int((try? String(contentsOfFile: "/proc/sys/kernel/ns_last_pid", encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        let last =
+            Int(
+                (try? String(contentsOfFile: "/proc/sys/kernel/ns_last_pid", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
         for name in names {
             for pid in last...(last + 300) { symlink(target, "\(directory)/\(name).tmp-\(pid)") }
         }
@@ -52,7 +54,8 @@ import TestSupport
         let shared = root + "/shared"
         #expect(mkdir(shared, 0o700) == 0)
         Self.plantTemporaryLinks(for: ["key"], in: shared, to: victim.path)
-        try expectSuccess(Self.cli(["init", root + "/vault-external", "--device-key", shared + "/key", "--test-device"]))
+        try expectSuccess(
+            Self.cli(["init", root + "/vault-external", "--device-key", shared + "/key", "--test-device"]))
         #expect(victim.isUnchanged)
         #expect(symlink(victim.path, shared + "/key2") == 0)
         let refused = Self.cli(["init", root + "/vault-external2", "--device-key", shared + "/key2", "--test-device"])
@@ -64,7 +67,9 @@ import TestSupport
         let root = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let victim = try Victim(in: root)
-        for name in ["daemon.log", "daemon.lock", "items.sqlite", "items.sqlite-wal", "items.sqlite-shm", "items.sqlite-journal"] {
+        for name in [
+            "daemon.log", "daemon.lock", "items.sqlite", "items.sqlite-wal", "items.sqlite-shm", "items.sqlite-journal",
+        ] {
             let vault = root + "/vault-\(name)", mount = root + "/mnt-\(name)"
             try expectSuccess(Self.cli(["init", vault, "--test-device"]))
             if name == "items.sqlite" { #expect(rename(vault + "/" + name, root + "/moved-\(UUID().uuidString)") == 0) }
@@ -72,7 +77,9 @@ import TestSupport
             let mounted = Self.cli(["mount", vault, mount])
             defer { if mounted.succeeded { _ = Self.cli(["unmount", mount]) } }
             #expect(!mounted.succeeded, "\(name) is a link: the mount must be refused")
-            #expect(mounted.stderr.contains("symlink") || mounted.stderr.contains("not a regular file"), "\(name): \(mounted.stderr)")
+            #expect(
+                mounted.stderr.contains("symlink") || mounted.stderr.contains("not a regular file"),
+                "\(name): \(mounted.stderr)")
             #expect(!MountedVault.mountTable().contains(" \(mount) "))
             #expect(victim.isUnchanged, "\(name)")
         }
@@ -85,11 +92,13 @@ import TestSupport
         #expect(symlink(victim.path, m.vault + "/keybag.tmp-\(pid)") == 0)
         Self.plantTemporaryLinks(for: ["keybag"], in: m.vault, to: victim.path)
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
-        try expectSuccess(m.cli(["device", "passcode", "change", "--mount", m.mount, "--passcode-stdin"], stdin: "1234\n5678\n"))
+        try expectSuccess(
+            m.cli(["device", "passcode", "change", "--mount", m.mount, "--passcode-stdin"], stdin: "1234\n5678\n"))
         try expectSuccess(m.device("auto-lock", "30"))
         #expect(victim.isUnchanged)
-        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: m.vault + "/keybag.tmp-\(pid)")) == victim.path,
-                "the planted link itself is left alone")
+        #expect(
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: m.vault + "/keybag.tmp-\(pid)")) == victim.path,
+            "the planted link itself is left alone")
     }
 
     @Test func initMakesAnExistingSharedDirectoryPrivateAndEveryFile0600() throws {
@@ -99,13 +108,16 @@ import TestSupport
         #expect(mkdir(vault, 0o755) == 0 && chmod(vault, 0o1777) == 0)
         try expectSuccess(Self.cli(["init", vault, "--test-device", "--device-key", root + "/device.key"]))
         #expect(FS.mode(vault).map { $0 & 0o7777 } == 0o700)
-        #expect(FS.mode(root + "/device.key").map { $0 & 0o777 } == 0o600, "the device key (outside the vault) is private")
+        #expect(
+            FS.mode(root + "/device.key").map { $0 & 0o777 } == 0o600, "the device key (outside the vault) is private")
         try expectSuccess(Self.cli(["mount", vault, mount]))
         defer { _ = Self.cli(["unmount", mount]) }
         #expect(FS.mkdir(mount + "/genp/svc") == 0 && FS.mkdir(mount + "/genp/svc/a") == 0)
         #expect(FS.write(mount + "/genp/svc/a/value", "secret") == 0)
         let files = try FileManager.default.contentsOfDirectory(atPath: vault)
-        for name in ["items.sqlite", "items.sqlite-wal", "items.sqlite-shm", "keybag", "vault.json", "daemon.log", "daemon.lock"] {
+        for name in [
+            "items.sqlite", "items.sqlite-wal", "items.sqlite-shm", "keybag", "vault.json", "daemon.log", "daemon.lock",
+        ] {
             #expect(files.contains(name), "\(name) exists while mounted")
             #expect(FS.mode(vault + "/" + name).map { $0 & 0o777 } == 0o600, "\(name) is private")
         }
@@ -126,8 +138,11 @@ import TestSupport
         #expect(chmod(vault, 0o777) == 0)
         let mounted = Self.cli(["mount", vault, root + "/mnt"])
         defer { if mounted.succeeded { _ = Self.cli(["unmount", root + "/mnt"]) } }
-        #expect(!mounted.succeeded && mounted.stderr.contains("writable by other users") && mounted.stderr.contains("chmod 700"), "\(mounted.stderr)")
+        #expect(
+            !mounted.succeeded && mounted.stderr.contains("writable by other users")
+                && mounted.stderr.contains("chmod 700"), "\(mounted.stderr)")
         let find = Self.cli(["find-generic-password", "-s", "x", vault])
-        #expect(find.status == 53 && find.stderr.hasPrefix("security: "), "errSecNotAvailable's low byte: \(find.stderr)")
+        #expect(
+            find.status == 53 && find.stderr.hasPrefix("security: "), "errSecNotAvailable's low byte: \(find.stderr)")
     }
 }

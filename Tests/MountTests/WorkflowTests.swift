@@ -5,19 +5,30 @@ import TestSupport
 /// `keychainfs run` and `inject` (docs/spec.md §13) through a running daemon, so the device lock applies.
 @Suite struct WorkflowTests {
     func keychainfs(_ arguments: [String], vault: String) -> CommandResult {
-        Command.run(MountedVault.binary, arguments, environment: ["KEYCHAIN_VAULT": vault, "KEYCHAIN_ACCESS_GROUPS": ""])
+        Command.run(
+            MountedVault.binary, arguments, environment: ["KEYCHAIN_VAULT": vault, "KEYCHAIN_ACCESS_GROUPS": ""])
     }
 
     func mountedWithItem() throws -> MountedVault {
         let m = try MountedVault()
-        try expectSuccess(keychainfs(["add-generic-password", "-s", "com.example.api", "-a", "deploy", "-w", "s3cret-token", "-l", "Deploy key"], vault: m.vault))
+        try expectSuccess(
+            keychainfs(
+                [
+                    "add-generic-password", "-s", "com.example.api", "-a", "deploy", "-w", "s3cret-token", "-l",
+                    "Deploy key",
+                ], vault: m.vault))
         return m
     }
 
     @Test func runGivesTheChildItsVariablesAndItsExitStatus() throws {
         let m = try mountedWithItem()
-        let result = keychainfs(["run", "--env", "TOKEN=kc://genp/com.example.api/deploy", "--env", "LABEL=kc://genp/com.example.api/deploy#kSecAttrLabel",
-                                 "--env", "PLAIN=literal", "--", "/bin/sh", "-c", "printf '%s|%s|%s' \"$TOKEN\" \"$LABEL\" \"$PLAIN\"; exit 7"], vault: m.vault)
+        let result = keychainfs(
+            [
+                "run", "--env", "TOKEN=kc://genp/com.example.api/deploy", "--env",
+                "LABEL=kc://genp/com.example.api/deploy#kSecAttrLabel",
+                "--env", "PLAIN=literal", "--", "/bin/sh", "-c",
+                "printf '%s|%s|%s' \"$TOKEN\" \"$LABEL\" \"$PLAIN\"; exit 7",
+            ], vault: m.vault)
         #expect(result.status == 7)
         #expect(result.stdout == "s3cret-token|Deploy key|literal")
         #expect(!result.stderr.contains("s3cret"))
@@ -26,8 +37,10 @@ import TestSupport
     @Test func runReadsAnEnvFile() throws {
         let m = try mountedWithItem()
         let file = m.root + "/app.env"
-        try "# comment\nexport TOKEN=\"kc://genp/com.example.api/deploy\"\nMODE=prod\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let result = keychainfs(["run", "--env-file", file, "--", "/bin/sh", "-c", "printf '%s %s' \"$TOKEN\" \"$MODE\""], vault: m.vault)
+        try "# comment\nexport TOKEN=\"kc://genp/com.example.api/deploy\"\nMODE=prod\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let result = keychainfs(
+            ["run", "--env-file", file, "--", "/bin/sh", "-c", "printf '%s %s' \"$TOKEN\" \"$MODE\""], vault: m.vault)
         #expect(result.succeeded && result.stdout == "s3cret-token prod")
     }
 
@@ -36,13 +49,17 @@ import TestSupport
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
         try expectSuccess(m.device("lock"))
         let marker = m.root + "/started"
-        let result = keychainfs(["run", "--env", "TOKEN=kc://genp/com.example.api/deploy", "--", "/usr/bin/touch", marker], vault: m.vault)
+        let result = keychainfs(
+            ["run", "--env", "TOKEN=kc://genp/com.example.api/deploy", "--", "/usr/bin/touch", marker], vault: m.vault)
         #expect(result.status == 36, "errSecInteractionNotAllowed: exit 36 (docs/workflows.md)")
-        #expect(result.stderr.contains("kc://genp/com.example.api/deploy") && result.stderr.contains("Permission denied"))
+        #expect(
+            result.stderr.contains("kc://genp/com.example.api/deploy") && result.stderr.contains("Permission denied"))
         #expect(!FileManager.default.fileExists(atPath: marker), "the command never started")
-        let missing = keychainfs(["run", "--env", "T=kc://genp/com.example.api/nobody", "--", "/usr/bin/touch", marker], vault: m.vault)
+        let missing = keychainfs(
+            ["run", "--env", "T=kc://genp/com.example.api/nobody", "--", "/usr/bin/touch", marker], vault: m.vault)
         #expect(missing.status == 44 && !FileManager.default.fileExists(atPath: marker))
-        let malformed = keychainfs(["run", "--env", "T=kc://genp/only-two", "--", "/usr/bin/touch", marker], vault: m.vault)
+        let malformed = keychainfs(
+            ["run", "--env", "T=kc://genp/only-two", "--", "/usr/bin/touch", marker], vault: m.vault)
         #expect(malformed.status == 64 && !FileManager.default.fileExists(atPath: marker))
     }
 
@@ -50,7 +67,10 @@ import TestSupport
         let m = try mountedWithItem()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: MountedVault.binary)
-        process.arguments = ["run", "--vault", m.vault, "--env", "TOKEN=kc://genp/com.example.api/deploy", "--", "/bin/sh", "-c", "kill -TERM $$"]
+        process.arguments = [
+            "run", "--vault", m.vault, "--env", "TOKEN=kc://genp/com.example.api/deploy", "--", "/bin/sh", "-c",
+            "kill -TERM $$",
+        ]
         let done = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in done.signal() }
         try process.run()
@@ -64,14 +84,23 @@ import TestSupport
         let show = ["grep", "-E", "^Sig(Ign|Blk)", "/proc/self/status"]
         for parent in ["trap '' HUP INT;", ""] {
             let viaEnv = Command.run("/bin/sh", ["-c", parent + " exec env \"$@\"", "sh"] + show)
-            let viaRun = Command.run("/bin/sh", ["-c", parent + " exec \"$@\"", "sh", MountedVault.binary, "run", "--env", "A=1", "--"] + show)
+            let viaRun = Command.run(
+                "/bin/sh",
+                ["-c", parent + " exec \"$@\"", "sh", MountedVault.binary, "run", "--env", "A=1", "--"] + show)
             try expectSuccess(viaEnv)
-            let ignored = { (result: CommandResult) in result.stdout.split(separator: "\n").filter { $0.hasPrefix("SigIgn") } }
-            #expect(viaRun.succeeded && ignored(viaRun) == ignored(viaEnv), "parent \(parent.debugDescription): \(viaRun.stdout) \(viaRun.stderr)")
+            let ignored = { (result: CommandResult) in
+                result.stdout.split(separator: "\n").filter { $0.hasPrefix("SigIgn") }
+            }
+            #expect(
+                viaRun.succeeded && ignored(viaRun) == ignored(viaEnv),
+                "parent \(parent.debugDescription): \(viaRun.stdout) \(viaRun.stderr)")
             #expect(viaRun.stdout.contains("SigBlk:\t0000000000000000"), "\(viaRun.stdout)")
         }
-        let hangup = Command.run("/bin/sh", ["-c", "trap '' HUP; exec \"$0\" run -- /bin/sh -c 'kill -HUP $$; echo alive'", MountedVault.binary])
-        #expect(hangup.status == 0 && hangup.stdout == "alive\n", "a hangup does not kill the command: \(hangup.status)")
+        let hangup = Command.run(
+            "/bin/sh",
+            ["-c", "trap '' HUP; exec \"$0\" run -- /bin/sh -c 'kill -HUP $$; echo alive'", MountedVault.binary])
+        #expect(
+            hangup.status == 0 && hangup.stdout == "alive\n", "a hangup does not kill the command: \(hangup.status)")
     }
 
     /// Issue 22 (11): a template or env file over 1 MiB is refused before it is parsed, without reading the rest.
@@ -87,7 +116,8 @@ import TestSupport
     @Test func injectWritesA0600FileAtomicallyAndOnlyOverItsOwn() throws {
         let m = try mountedWithItem()
         let template = m.root + "/app.conf.tpl", output = m.root + "/app.conf"
-        try "token = {{ kc://genp/com.example.api/deploy }}\naccount = {{kc://genp/com.example.api/deploy#kSecAttrAccount}}\nkeep {{ this }}\n"
+        try
+            "token = {{ kc://genp/com.example.api/deploy }}\naccount = {{kc://genp/com.example.api/deploy#kSecAttrAccount}}\nkeep {{ this }}\n"
             .write(toFile: template, atomically: true, encoding: .utf8)
         try expectSuccess(keychainfs(["inject", "-i", template, "-o", output], vault: m.vault))
         #expect(FS.text(output) == "token = s3cret-token\naccount = deploy\nkeep {{ this }}\n")
@@ -95,7 +125,8 @@ import TestSupport
         #expect(mode == 0o600)
         // Its own file is replaced; nothing temporary is left beside it.
         try expectSuccess(keychainfs(["inject", "-i", template, "-o", output], vault: m.vault))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: m.root).filter { $0.contains("keychainfs-") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: m.root).filter { $0.contains("keychainfs-") }.isEmpty)
         // Someone else's file is not, unless forced.
         let foreign = m.root + "/foreign.conf"
         try "mine\n".write(toFile: foreign, atomically: true, encoding: .utf8)
@@ -108,7 +139,8 @@ import TestSupport
     @Test func injectWritesNothingWhenAReferenceFails() throws {
         let m = try mountedWithItem()
         let template = m.root + "/t.tpl", output = m.root + "/out.conf"
-        try "a = {{ kc://genp/com.example.api/deploy }}\nb = {{ kc://genp/com.example.api/missing }}\n".write(toFile: template, atomically: true, encoding: .utf8)
+        try "a = {{ kc://genp/com.example.api/deploy }}\nb = {{ kc://genp/com.example.api/missing }}\n".write(
+            toFile: template, atomically: true, encoding: .utf8)
         let result = keychainfs(["inject", "-i", template, "-o", output], vault: m.vault)
         #expect(result.status == 44 && result.stderr.contains("kc://genp/com.example.api/missing"))
         #expect(!FileManager.default.fileExists(atPath: output))

@@ -69,7 +69,9 @@ import TestSupport
         stop.set()
         #expect(m.wait { reader.isFinished })
         #expect(reads.value > 100)
-        #expect(wrong.value == 0, "a reader saw neither version (\(wrong.value) of \(reads.value) reads): \(seen.withLock { $0.prefix(5) })")
+        #expect(
+            wrong.value == 0,
+            "a reader saw neither version (\(wrong.value) of \(reads.value) reads): \(seen.withLock { $0.prefix(5) })")
     }
 
     /// `truncate -s N value` opens, ftruncates and closes without writing: the close commits, so the

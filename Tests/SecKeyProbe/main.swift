@@ -9,7 +9,9 @@ import Security
 //   se-export TAG                  try to export it → "refused CODE" (or "exported", a failure)
 //   se-delete TAG                  → "deleted" or "error CODE"
 
-func tagged(_ tag: String, _ tokenID: CFString? = nil, _ type: CFString = kSecAttrKeyTypeECSECPrimeRandom, _ bits: Int = 256) -> TaggedKeyPair {
+func tagged(
+    _ tag: String, _ tokenID: CFString? = nil, _ type: CFString = kSecAttrKeyTypeECSECPrimeRandom, _ bits: Int = 256
+) -> TaggedKeyPair {
     TaggedKeyPair(tag: Data(tag.utf8), keyType: type, bits: bits, tokenID: tokenID)
 }
 
@@ -27,7 +29,9 @@ let operand = arguments.dropFirst().first ?? ""
 do {
     switch command {
     case "seed002":
-        let pair = operand == "RSA" ? tagged("seed002.rsa.\(getpid())", nil, kSecAttrKeyTypeRSA, 2048) : tagged("seed002.ec.\(getpid())")
+        let pair =
+            operand == "RSA"
+            ? tagged("seed002.rsa.\(getpid())", nil, kSecAttrKeyTypeRSA, 2048) : tagged("seed002.ec.\(getpid())")
         try pair.generate()
         let message = Data("seed 002 (docs/sources.md)".utf8)
         let signature = try pair.sign(message)

@@ -8,17 +8,25 @@ import Testing
     @Test func everyShapeTheServiceSendsReadsBackAsItself() throws {
         let roundTrip = try #require(BusValueRoundTrip())
         let values: [BusValue] = [
-            .string("text"), .objectPath("/org/freedesktop/secrets/collection/login"), .bool(true), .uint64(1_795_716_213), .int32(-7),
+            .string("text"), .objectPath("/org/freedesktop/secrets/collection/login"), .bool(true),
+            .uint64(1_795_716_213), .int32(-7),
             .bytes(Data([0, 1, 255])), .bytes(Data()), .stringMap(["service": "svc", "username": "alice"]),
             .properties(["Locked": .bool(false), "Items": .paths(["/a", "/b"])]),
-            .dictionary(key: "o", value: "(oayays)", [.init(.objectPath("/i"), .structure([.objectPath("/s"), .bytes(Data([1])), .bytes(Data([2])), .string("text/plain")]))]),
+            .dictionary(
+                key: "o", value: "(oayays)",
+                [
+                    .init(
+                        .objectPath("/i"),
+                        .structure([.objectPath("/s"), .bytes(Data([1])), .bytes(Data([2])), .string("text/plain")]))
+                ]),
             .variant(.variant(.string("nested"))), .array(element: "s", []),
         ]
         #expect(roundTrip.readBack(values) == .success(values))
     }
 
     @Test func theFuzzTargetsSeedsMakeValuesThatReadBack() throws {
-        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("fuzz/corpus/secretservice").path
         let seed = try #require(FileManager.default.contents(atPath: corpus + "/seed-values"))
         var generator = FuzzValues(seed)
@@ -31,9 +39,12 @@ import Testing
     @Test func aClientsItemPathParsesOnlyAsWhatTheServiceMakes() {
         let reference = Data([0x67, 0x65, 0x6e, 0x70, 0x00, 0xff])
         #expect(ObjectPath.parse(ObjectPath.itemPath(reference)) == .item(reference))
-        for path in ["/org/freedesktop/secrets/collection/login/ABCD", "/org/freedesktop/secrets/collection/login/abc",
-                     "/org/freedesktop/secrets/collection/login/", "/org/freedesktop/secrets/session/s-1", "/org/freedesktop/secrets/session/sx",
-                     "/org/freedesktop/secrets/collection/other", "/"] {
+        for path in [
+            "/org/freedesktop/secrets/collection/login/ABCD", "/org/freedesktop/secrets/collection/login/abc",
+            "/org/freedesktop/secrets/collection/login/", "/org/freedesktop/secrets/session/s-1",
+            "/org/freedesktop/secrets/session/sx",
+            "/org/freedesktop/secrets/collection/other", "/",
+        ] {
             #expect(ObjectPath.parse(path) == nil, "\(path)")
         }
         #expect(ObjectPath.parse("/org/freedesktop/secrets/aliases/default") == .collection)

@@ -18,15 +18,22 @@ import TestSupport
     }
 
     @Test func privateBusServesClientsAndStopsWithTheMount() throws {
-        let m = try MountedVault(mountArguments: ["--secret-service", "--private-bus"], mountEnvironment: ["DBUS_SESSION_BUS_ADDRESS": ""])
+        let m = try MountedVault(
+            mountArguments: ["--secret-service", "--private-bus"], mountEnvironment: ["DBUS_SESSION_BUS_ADDRESS": ""])
         let socket = PrivateBus.socketPath(for: Vault(directory: m.vault))
         let address = "unix:path=" + socket
         let daemons = Self.daemons(listeningOn: socket)
         #expect(daemons.count == 1, "one dbus-daemon of the mount's own")
         let environment = ["DBUS_SESSION_BUS_ADDRESS": address]
-        try expectSuccess(Command.run("/usr/bin/secret-tool", ["store", "--label=p", "service", "priv", "username", "bus"], stdin: "private-secret",
-                                      environment: environment))
-        #expect(Command.run("/usr/bin/secret-tool", ["lookup", "service", "priv", "username", "bus"], environment: environment).stdout == "private-secret")
+        try expectSuccess(
+            Command.run(
+                "/usr/bin/secret-tool", ["store", "--label=p", "service", "priv", "username", "bus"],
+                stdin: "private-secret",
+                environment: environment))
+        #expect(
+            Command.run(
+                "/usr/bin/secret-tool", ["lookup", "service", "priv", "username", "bus"], environment: environment
+            ).stdout == "private-secret")
         m.unmount()
         #expect(m.wait(5) { daemons.allSatisfy { kill($0, 0) != 0 } }, "the private bus stops on unmount")
         #expect(!FileManager.default.fileExists(atPath: socket), "its socket is removed")
@@ -34,7 +41,8 @@ import TestSupport
 
     /// A daemon that dies without stopping its bus (SIGKILL) takes the bus with it (setpriv's parent-death signal).
     @Test func privateBusEndsWithAKilledDaemon() throws {
-        let m = try MountedVault(mountArguments: ["--secret-service", "--private-bus"], mountEnvironment: ["DBUS_SESSION_BUS_ADDRESS": ""])
+        let m = try MountedVault(
+            mountArguments: ["--secret-service", "--private-bus"], mountEnvironment: ["DBUS_SESSION_BUS_ADDRESS": ""])
         let daemons = Self.daemons(listeningOn: PrivateBus.socketPath(for: Vault(directory: m.vault)))
         #expect(daemons.count == 1)
         let pid = try #require(m.daemonPID)
@@ -46,9 +54,13 @@ import TestSupport
         let root = TestDirectory.root + "/kcfs-ss-print-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
-        try expectSuccess(Command.run(MountedVault.binary, ["init", root + "/vault", "--test-device"], environment: ["XDG_STATE_HOME": root + "/state"]))
-        let mounted = Command.run(MountedVault.binary, ["mount", root + "/vault", root + "/mnt", "--secret-service", "--private-bus"],
-                                  environment: ["DBUS_SESSION_BUS_ADDRESS": ""])
+        try expectSuccess(
+            Command.run(
+                MountedVault.binary, ["init", root + "/vault", "--test-device"],
+                environment: ["XDG_STATE_HOME": root + "/state"]))
+        let mounted = Command.run(
+            MountedVault.binary, ["mount", root + "/vault", root + "/mnt", "--secret-service", "--private-bus"],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": ""])
         defer { _ = Command.run(MountedVault.binary, ["unmount", root + "/mnt"], timeout: 15) }
         try expectSuccess(mounted)
         let socket = PrivateBus.socketPath(for: Vault(directory: root + "/vault"))
@@ -61,9 +73,13 @@ import TestSupport
         let root = TestDirectory.root + "/kcfs-ss-nobus-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
-        try expectSuccess(Command.run(MountedVault.binary, ["init", root + "/vault", "--test-device"], environment: ["XDG_STATE_HOME": root + "/state"]))
-        let mounted = Command.run(MountedVault.binary, ["mount", root + "/vault", root + "/mnt", "--secret-service"],
-                                  environment: ["DBUS_SESSION_BUS_ADDRESS": "", "XDG_RUNTIME_DIR": root])
+        try expectSuccess(
+            Command.run(
+                MountedVault.binary, ["init", root + "/vault", "--test-device"],
+                environment: ["XDG_STATE_HOME": root + "/state"]))
+        let mounted = Command.run(
+            MountedVault.binary, ["mount", root + "/vault", root + "/mnt", "--secret-service"],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": "", "XDG_RUNTIME_DIR": root])
         defer { _ = Command.run(MountedVault.binary, ["unmount", root + "/mnt"], timeout: 15) }
         #expect(!mounted.succeeded && mounted.stderr.contains("--private-bus"), "\(mounted)")
         #expect(!MountedVault.mountTable().contains(" \(root)/mnt "), "nothing mounted")
@@ -71,22 +87,30 @@ import TestSupport
 
     @Test func anotherOwnerIsNamedAndReplaceTakesTheNameOver() throws {
         let first = try ServedVault()
-        try expectSuccess(first.secretTool(["store", "--label=a", "service", "first", "username", "x"], stdin: "first-secret"))
+        try expectSuccess(
+            first.secretTool(["store", "--label=a", "service", "first", "username", "x"], stdin: "first-secret"))
         let second = try MountedVault(initArguments: ["--test-device"], mountEnvironment: first.bus.environment)
         defer { second.close() }
         second.unmount()
         let refused = second.remount(["--secret-service"], environment: first.bus.environment)
         #expect(!refused.succeeded, "\(refused)")
         let firstPID = try #require(first.vault.daemonPID)
-        #expect(refused.stderr.contains("org.freedesktop.secrets is already owned") && refused.stderr.contains("pid \(firstPID)")
+        #expect(
+            refused.stderr.contains("org.freedesktop.secrets is already owned")
+                && refused.stderr.contains("pid \(firstPID)")
                 && refused.stderr.contains("--replace"), "\(refused)")
 
         try expectSuccess(second.remount(["--secret-service", "--replace"], environment: first.bus.environment))
-        #expect(first.vault.wait(10) { !first.secretTool(["lookup", "service", "first", "username", "x"]).succeeded },
-                "the name moved to the second vault, which has no such item")
-        #expect(first.vault.wait(5) { ((try? String(contentsOfFile: first.vault.vault + "/daemon.log", encoding: .utf8)) ?? "")
-            .contains("another program took org.freedesktop.secrets over") }, "the first daemon's log says it lost the name")
-        try expectSuccess(first.secretTool(["store", "--label=b", "service", "second", "username", "y"], stdin: "second-secret"))
+        #expect(
+            first.vault.wait(10) { !first.secretTool(["lookup", "service", "first", "username", "x"]).succeeded },
+            "the name moved to the second vault, which has no such item")
+        #expect(
+            first.vault.wait(5) {
+                ((try? String(contentsOfFile: first.vault.vault + "/daemon.log", encoding: .utf8)) ?? "")
+                    .contains("another program took org.freedesktop.secrets over")
+            }, "the first daemon's log says it lost the name")
+        try expectSuccess(
+            first.secretTool(["store", "--label=b", "service", "second", "username", "y"], stdin: "second-secret"))
         #expect(MountFiles.text(second.path("genp/second/y/value")) == "second-secret")
     }
 }

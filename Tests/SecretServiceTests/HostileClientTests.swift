@@ -12,25 +12,35 @@ import TestSupport
 
     @Test func hugeAttributeMapsAndOversizeSecretsAreRefusedAndNothingChanges() throws {
         let s = try ServedVault()
-        try expectSuccess(s.secretTool(["store", "--label=keep", "service", "hostile", "username", "oversize"], stdin: "kept"))
-        #expect(hostile(s, "huge-attributes") == ["org.freedesktop.DBus.Error.InvalidArgs", "org.freedesktop.DBus.Error.InvalidArgs"])
-        #expect(hostile(s, "oversize-secret") == ["org.freedesktop.DBus.Error.InvalidArgs"], "a secret over 1 MiB is refused by the engine's bound")
-        #expect(s.secretTool(["lookup", "service", "hostile", "username", "oversize"]).stdout == "kept", "the item it would have replaced is unchanged")
+        try expectSuccess(
+            s.secretTool(["store", "--label=keep", "service", "hostile", "username", "oversize"], stdin: "kept"))
+        #expect(
+            hostile(s, "huge-attributes") == [
+                "org.freedesktop.DBus.Error.InvalidArgs", "org.freedesktop.DBus.Error.InvalidArgs",
+            ])
+        #expect(
+            hostile(s, "oversize-secret") == ["org.freedesktop.DBus.Error.InvalidArgs"],
+            "a secret over 1 MiB is refused by the engine's bound")
+        #expect(
+            s.secretTool(["lookup", "service", "hostile", "username", "oversize"]).stdout == "kept",
+            "the item it would have replaced is unchanged")
         #expect(MountFiles.text(s.vault.path("genp/hostile/long/value")) == nil)
     }
 
     @Test func malformedCallsGetTheSpecsErrors() throws {
         let s = try ServedVault()
-        #expect(hostile(s, "malformed") == [
-            "org.freedesktop.DBus.Error.InvalidArgs",  // OpenSession(ss)
-            "org.freedesktop.DBus.Error.InvalidArgs",  // a DH public value of 500 bytes
-            "org.freedesktop.DBus.Error.InvalidArgs",  // the DH value 1 (a small subgroup)
-            "org.freedesktop.DBus.Error.InvalidArgs",  // GetSecrets without its session argument
-            "org.freedesktop.Secret.Error.NoSession",  // GetSecrets with a session that does not exist
-            "org.freedesktop.Secret.Error.NoSuchObject",  // an item path that is no item
-            "org.freedesktop.DBus.Error.UnknownMethod",
-        ])
-        #expect(s.secretTool(["store", "--label=after", "service", "still", "username", "works"], stdin: "fine").succeeded)
+        #expect(
+            hostile(s, "malformed") == [
+                "org.freedesktop.DBus.Error.InvalidArgs",  // OpenSession(ss)
+                "org.freedesktop.DBus.Error.InvalidArgs",  // a DH public value of 500 bytes
+                "org.freedesktop.DBus.Error.InvalidArgs",  // the DH value 1 (a small subgroup)
+                "org.freedesktop.DBus.Error.InvalidArgs",  // GetSecrets without its session argument
+                "org.freedesktop.Secret.Error.NoSession",  // GetSecrets with a session that does not exist
+                "org.freedesktop.Secret.Error.NoSuchObject",  // an item path that is no item
+                "org.freedesktop.DBus.Error.UnknownMethod",
+            ])
+        #expect(
+            s.secretTool(["store", "--label=after", "service", "still", "username", "works"], stdin: "fine").succeeded)
     }
 
     @Test func aClientMayKeepOnlySoManySessions() throws {
@@ -59,9 +69,13 @@ import TestSupport
         let lines = LineReader(output.fileHandleForReading)
         #expect(lines.waitFor(10) { $0 == "ok" } != nil, "Prompt.Prompt answered")
         let pending = { s.vault.cli(["device", "prompts", "--mount", s.vault.mount]).stdout }
-        #expect(s.vault.wait(10) { pending().contains("Secret Service") }, "the unlock prompt waits for an answer: \(pending())")
+        #expect(
+            s.vault.wait(10) { pending().contains("Secret Service") },
+            "the unlock prompt waits for an answer: \(pending())")
         kill(client.processIdentifier, SIGKILL)
-        #expect(s.vault.wait(10) { !pending().contains("Secret Service") }, "the vanished client's prompt is cancelled: \(pending())")
+        #expect(
+            s.vault.wait(10) { !pending().contains("Secret Service") },
+            "the vanished client's prompt is cancelled: \(pending())")
         #expect(s.python("secretstorage_client", ["dh", "locked"]).stdout == "True\n", "and nothing was unlocked")
     }
 }

@@ -8,7 +8,8 @@ import TestSupport
 @Suite struct LockThroughBusTests {
     @Test func aLockedDeviceRefusesEveryClientUntilAnUnlockPromptIsAnswered() throws {
         let s = try ServedVault()
-        try expectSuccess(s.secretTool(["store", "--label=l", "service", "svc", "username", "alice"], stdin: "locked-secret"))
+        try expectSuccess(
+            s.secretTool(["store", "--label=l", "service", "svc", "username", "alice"], stdin: "locked-secret"))
         try expectSuccess(s.vault.device("passcode", "set", passcode: "1234"))
         #expect(s.python("secretstorage_client", ["dh", "locked"]).stdout == "False\n")
         try expectSuccess(s.vault.device("lock"))
@@ -35,7 +36,8 @@ import TestSupport
     /// Service.Lock locks the device; with Face ID enrolled, Unlock's prompt takes a face (`device prompt match`).
     @Test func lockThroughTheBusAndAnUnlockAnsweredWithAFace() throws {
         let s = try ServedVault()
-        try expectSuccess(s.secretTool(["store", "--label=l", "service", "svc", "username", "face"], stdin: "face-secret"))
+        try expectSuccess(
+            s.secretTool(["store", "--label=l", "service", "svc", "username", "face"], stdin: "face-secret"))
         try expectSuccess(s.vault.device("passcode", "set", passcode: "1234"))
         try expectSuccess(s.vault.device("biometry", "enroll"))
         // As on iOS, a face unlocks only after a passcode unlock since the enrolment.
@@ -70,9 +72,17 @@ import TestSupport
         #expect(MountFiles.makeItem(s, service: "watched", account: "item", value: "v"))
         #expect(lines.waitFor(10) { $0.hasPrefix("ItemCreated /org/freedesktop/secrets/collection/login") } != nil)
         try expectSuccess(s.vault.device("lock"))
-        #expect(lines.waitFor(10) { $0.hasPrefix("PropertiesChanged /org/freedesktop/secrets/collection/login ") && $0.contains("'Locked': ('b', True)") } != nil)
-        #expect(lines.waitFor(10) { $0.hasPrefix("PropertiesChanged /org/freedesktop/secrets/collection/login/") && $0.contains("'org.freedesktop.Secret.Item'")
-            && $0.contains("'Locked': ('b', True)") } != nil, "the item's own Locked: \(lines.all)")
+        #expect(
+            lines.waitFor(10) {
+                $0.hasPrefix("PropertiesChanged /org/freedesktop/secrets/collection/login ")
+                    && $0.contains("'Locked': ('b', True)")
+            } != nil)
+        #expect(
+            lines.waitFor(10) {
+                $0.hasPrefix("PropertiesChanged /org/freedesktop/secrets/collection/login/")
+                    && $0.contains("'org.freedesktop.Secret.Item'")
+                    && $0.contains("'Locked': ('b', True)")
+            } != nil, "the item's own Locked: \(lines.all)")
         try expectSuccess(s.vault.device("unlock", passcode: "1234"))
         #expect(lines.waitFor(10) { $0.hasPrefix("PropertiesChanged") && $0.contains("'Locked': ('b', False)") } != nil)
         #expect(lines.waitFor(10) { $0.hasPrefix("CollectionChanged") } != nil)

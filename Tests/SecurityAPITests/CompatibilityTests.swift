@@ -12,18 +12,22 @@ import TestSupport
         let app = m.root + "/app"
         try FileManager.default.createDirectory(atPath: app, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: MountedVault.builtProgram(program), toPath: app + "/" + program)
-        try infoPlist(bundleIdentifier: "com.example.keychainfs-compat").write(to: URL(fileURLWithPath: app + "/Info.plist"))
+        try infoPlist(bundleIdentifier: "com.example.keychainfs-compat").write(
+            to: URL(fileURLWithPath: app + "/Info.plist"))
 
         let run = Command.run(app + "/" + program, [], environment: ["KEYCHAIN_VAULT": m.vault])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.hasSuffix("all passed\n"), "\(run.stdout)")
         #expect(!run.stdout.contains("FAIL"))
         let services = try FileManager.default.contentsOfDirectory(atPath: m.path("genp"))
-        #expect(services.contains { $0.hasPrefix("compat.anyhashable.") }, "the daemon stored the program's item: it is in the mount")
+        #expect(
+            services.contains { $0.hasPrefix("compat.anyhashable.") },
+            "the daemon stored the program's item: it is in the mount")
     }
 }
 
 /// The smallest Info.plist that gives a program a bundle identifier under corelibs Foundation.
 func infoPlist(bundleIdentifier: String) throws -> Data {
-    try PropertyListSerialization.data(fromPropertyList: ["CFBundleIdentifier": bundleIdentifier], format: .xml, options: 0)
+    try PropertyListSerialization.data(
+        fromPropertyList: ["CFBundleIdentifier": bundleIdentifier], format: .xml, options: 0)
 }

@@ -21,14 +21,19 @@ import TestSupport
             let deadline = Date().addingTimeInterval(timeout)
             while process.isRunning && Date() < deadline { usleep(50_000) }
             if process.isRunning { process.terminate() }
-            return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
+            return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(
+                separator: "\n"
+            ).map(String.init)
         }
     }
 
     @Test func aClientThatUsedADaemonWaitsForItAndNeverCapturesTheVault() throws {
         let m = try MountedVault()
-        #expect(Command.run(MountedVault.builtProgram("security-probe"), ["save", "app", "session", "s-token", "ak"],
-                            environment: ["KEYCHAIN_VAULT": m.vault]).stdout.hasPrefix("saved"))
+        #expect(
+            Command.run(
+                MountedVault.builtProgram("security-probe"), ["save", "app", "session", "s-token", "ak"],
+                environment: ["KEYCHAIN_VAULT": m.vault]
+            ).stdout.hasPrefix("saved"))
         let watcher = try Watcher(vault: m.vault, count: 200)
         usleep(700_000)
         m.unmount()
@@ -40,15 +45,21 @@ import TestSupport
         let lines = watcher.lines()
         #expect(lines.first == "value s-token")
         #expect(lines.contains("error -25291"), "the gap is reported as errSecNotAvailable")
-        #expect(lines.last == "error -25308", "the remounted daemon's lock is in force for the client: \(lines.suffix(3))")
-        #expect(Set(lines).isSubset(of: ["value s-token", "error -25291", "error -25308"]), "nothing else, ever: \(Set(lines))")
+        #expect(
+            lines.last == "error -25308", "the remounted daemon's lock is in force for the client: \(lines.suffix(3))")
+        #expect(
+            Set(lines).isSubset(of: ["value s-token", "error -25291", "error -25308"]),
+            "nothing else, ever: \(Set(lines))")
     }
 
     @Test func anInProcessClientNeverKeepsTheVaultFromADaemon() throws {
         let m = try MountedVault()
         m.unmount()
-        #expect(Command.run(MountedVault.builtProgram("security-probe"), ["save", "app", "session", "s-token", "ak"],
-                            environment: ["KEYCHAIN_VAULT": m.vault]).stdout.hasPrefix("saved"))
+        #expect(
+            Command.run(
+                MountedVault.builtProgram("security-probe"), ["save", "app", "session", "s-token", "ak"],
+                environment: ["KEYCHAIN_VAULT": m.vault]
+            ).stdout.hasPrefix("saved"))
         let watcher = try Watcher(vault: m.vault, count: 150)
         usleep(800_000)
         let mounted = m.cli(["mount", m.vault, m.mount])

@@ -9,7 +9,8 @@ import TestSupport
         let m = try MountedVault()
         let probe = MountedVault.builtProgram("security-probe")
         func run(_ arguments: String...) -> String {
-            Command.run(probe, arguments, environment: ["KEYCHAIN_VAULT": m.vault]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            Command.run(probe, arguments, environment: ["KEYCHAIN_VAULT": m.vault]).stdout.trimmingCharacters(
+                in: .whitespacesAndNewlines)
         }
         #expect(run("save", "app", "session", "s-token", "ak") == "saved")
         #expect(run("save", "app", "refresh", "r-token", "ck") == "saved")

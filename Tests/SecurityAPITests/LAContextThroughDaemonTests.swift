@@ -10,8 +10,10 @@ import TestSupport
     init() throws { m = try MountedVault() }
 
     func probe(_ arguments: String...) -> [String] {
-        Command.run(MountedVault.builtProgram("la-probe"), arguments, environment: ["KEYCHAIN_VAULT": m.vault], timeout: 60)
-            .stdout.split(separator: "\n").map(String.init)
+        Command.run(
+            MountedVault.builtProgram("la-probe"), arguments, environment: ["KEYCHAIN_VAULT": m.vault], timeout: 60
+        )
+        .stdout.split(separator: "\n").map(String.init)
     }
 
     /// Runs the probe in the background; `lines()` waits for it (bounded).
@@ -20,7 +22,8 @@ import TestSupport
         let done = DispatchSemaphore(value: 0)
         let args = arguments, vault = m.vault
         Thread.detachNewThread {
-            let out = Command.run(MountedVault.builtProgram("la-probe"), args, environment: ["KEYCHAIN_VAULT": vault], timeout: 60)
+            let out = Command.run(
+                MountedVault.builtProgram("la-probe"), args, environment: ["KEYCHAIN_VAULT": vault], timeout: 60)
             result.withLock { $0 = out.stdout.split(separator: "\n").map(String.init) }
             done.signal()
         }
@@ -78,18 +81,25 @@ import TestSupport
         // One evaluation, two reads without a prompt; after invalidate() a prompt again (auto cancel).
         try expectSuccess(m.device("prompt", "auto", "cancel"))
         try expectSuccess(m.device("prompt", "match", "--next"))
-        #expect(probe("context-read", "bank", "alice") == ["ok", "secret tok-1", "secret tok-1", "status -128", "LAError invalidContext"])
+        #expect(
+            probe("context-read", "bank", "alice") == [
+                "ok", "secret tok-1", "secret tok-1", "status -128", "LAError invalidContext",
+            ])
     }
 
     /// `.applicationPassword` (rule 8) from Swift code through the daemon: the item is made with the password an
     /// LAContext carries, read with it and refused without it or with another; `cat` cannot pass one (EACCES).
     @Test func anApplicationPasswordItemThroughLAContextSetCredential() throws {
         func probe(_ arguments: [String], password: String?) -> [String] {
-            Command.run(MountedVault.builtProgram("la-probe"), arguments, stdin: password.map { $0 + "\n" } ?? "",
-                        environment: ["KEYCHAIN_VAULT": m.vault], timeout: 60).stdout.split(separator: "\n").map(String.init)
+            Command.run(
+                MountedVault.builtProgram("la-probe"), arguments, stdin: password.map { $0 + "\n" } ?? "",
+                environment: ["KEYCHAIN_VAULT": m.vault], timeout: 60
+            ).stdout.split(separator: "\n").map(String.init)
         }
         let flags = String(UInt64(1) << 31)
-        #expect(probe(["password-save", "vpn", "bob", "s3cret", flags], password: nil) == ["status -25293"], "no credential, no item")
+        #expect(
+            probe(["password-save", "vpn", "bob", "s3cret", flags], password: nil) == ["status -25293"],
+            "no credential, no item")
         #expect(probe(["password-save", "vpn", "bob", "s3cret", flags], password: "hunter2") == ["status 0"])
         #expect(probe(["password-read", "vpn", "bob"], password: "hunter2") == ["credential true", "secret s3cret"])
         #expect(probe(["password-read", "vpn", "bob"], password: "hunter3") == ["credential true", "status -25293"])
@@ -117,8 +127,10 @@ import TestSupport
     /// an application password set on it opens the key's item.
     @Test func enclaveKeysKeepTheirContext() throws {
         func probe(_ arguments: [String], password: String?) -> [String] {
-            Command.run(MountedVault.builtProgram("la-probe"), arguments, stdin: password.map { $0 + "\n" } ?? "",
-                        environment: ["KEYCHAIN_VAULT": m.vault], timeout: 60).stdout.split(separator: "\n").map(String.init)
+            Command.run(
+                MountedVault.builtProgram("la-probe"), arguments, stdin: password.map { $0 + "\n" } ?? "",
+                environment: ["KEYCHAIN_VAULT": m.vault], timeout: 60
+            ).stdout.split(separator: "\n").map(String.init)
         }
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
         try expectSuccess(m.device("biometry", "enroll"))
@@ -126,14 +138,20 @@ import TestSupport
         let before = m.device("biometry", "status").stdout
         try expectSuccess(m.device("prompt", "match", "--next"))
         let usage = String(UInt64(1) << 30 | 1 << 1)  // [.privateKeyUsage, .biometryAny]
-        #expect(probe(["se-context", "se.bio", usage], password: nil) == [
-            "ok", "made: signed", "found with the context: signed signed", "found without: sign -128", "invalidated: sign -128",
-        ], "one face for the evaluation; a key found without it asks (auto cancel); invalidate() ends it")
+        #expect(
+            probe(["se-context", "se.bio", usage], password: nil) == [
+                "ok", "made: signed", "found with the context: signed signed", "found without: sign -128",
+                "invalidated: sign -128",
+            ], "one face for the evaluation; a key found without it asks (auto cancel); invalidate() ends it")
         #expect(m.device("biometry", "status").stdout == before)
         let password = String(UInt64(1) << 30 | 1 << 31)  // [.privateKeyUsage, .applicationPassword]
-        #expect(probe(["se-context", "se.pw", password], password: "open sesame") == [
-            "made: signed", "found with the context: signed signed", "found without: not found", "invalidated: signed",
-        ], "the password opens the key's item (finding it too: ours); invalidate() ends evaluations, not the credential")
+        #expect(
+            probe(["se-context", "se.pw", password], password: "open sesame") == [
+                "made: signed", "found with the context: signed signed", "found without: not found",
+                "invalidated: signed",
+            ],
+            "the password opens the key's item (finding it too: ours); invalidate() ends evaluations, not the credential"
+        )
         #expect(probe(["se-context", "se.nopw", password], password: nil) == ["create -25293"])
     }
 
@@ -151,7 +169,9 @@ import TestSupport
         try expectSuccess(m.device("biometry", "enroll"))
         try expectSuccess(m.device("lock"))
         let first = m.device("unlock", "--biometry")
-        #expect(!first.succeeded && first.stderr.contains("passcode is required"), "no passcode unlock since enrolment: \(first.stderr)")
+        #expect(
+            !first.succeeded && first.stderr.contains("passcode is required"),
+            "no passcode unlock since enrolment: \(first.stderr)")
         try expectSuccess(m.device("unlock", passcode: "1234"))
         try expectSuccess(m.device("lock"))
         let miss = m.device("unlock", "--biometry", "--no-match")

@@ -13,21 +13,34 @@ import TestSupport
         let (keyType, legacy) = Self.cases[index]
         let name = uniqueService("p12-\(keyType)-\(legacy)")
         let fixture = try PKCS12Fixture(keyType: keyType, commonName: name)
-        let file = try Data(contentsOf: URL(fileURLWithPath: try fixture.pkcs12(legacy: legacy, passphrase: "pa55", friendlyName: "My \(name)")))
+        let file = try Data(
+            contentsOf: URL(
+                fileURLWithPath: try fixture.pkcs12(legacy: legacy, passphrase: "pa55", friendlyName: "My \(name)")))
 
         var items: CFArray?
-        #expect(SecPKCS12Import(file as CFData, [kSecImportExportPassphrase: "wrong"] as CFDictionary, &items) == errSecAuthFailed)
-        #expect(SecPKCS12Import(Data("not pkcs12".utf8) as CFData, [kSecImportExportPassphrase: "pa55"] as CFDictionary, &items) == errSecDecode)
-        #expect(SecPKCS12Import(file as CFData, [kSecImportExportPassphrase: "pa55"] as CFDictionary, &items) == errSecSuccess)
+        #expect(
+            SecPKCS12Import(file as CFData, [kSecImportExportPassphrase: "wrong"] as CFDictionary, &items)
+                == errSecAuthFailed)
+        #expect(
+            SecPKCS12Import(
+                Data("not pkcs12".utf8) as CFData, [kSecImportExportPassphrase: "pa55"] as CFDictionary, &items)
+                == errSecDecode)
+        #expect(
+            SecPKCS12Import(file as CFData, [kSecImportExportPassphrase: "pa55"] as CFDictionary, &items)
+                == errSecSuccess)
         let entries = try #require(items as? [[String: Any]])
         #expect(entries.count == 1)
         let entry = try #require(entries.first)
         #expect(entry[kSecImportItemLabel as String] as? String == "My \(name)", "the friendlyName openssl wrote")
         #expect(entry[kSecImportItemTrust as String] == nil, "no SecTrust here")
         if !legacy {
-            #expect(entry[kSecImportItemKeyID as String] as? Data == (try fixture.localKeyID(of: try fixture.pkcs12(legacy: false, passphrase: "pa55",
-                                                                                                                        friendlyName: "x"), passphrase: "pa55")),
-                    "the localKeyID openssl wrote")
+            #expect(
+                entry[kSecImportItemKeyID as String] as? Data
+                    == (try fixture.localKeyID(
+                        of: try fixture.pkcs12(
+                            legacy: false, passphrase: "pa55",
+                            friendlyName: "x"), passphrase: "pa55")),
+                "the localKeyID openssl wrote")
         }
         let chain = try #require(entry[kSecImportItemCertChain as String] as? [SecCertificate])
         #expect(chain.count == 2, "the certificate, then the CA")
@@ -39,7 +52,9 @@ import TestSupport
         #expect(chain.first.map { SecCertificateCopyData($0) as Data } == leafDER)
 
         // As on iOS nothing was added; the app adds the identity itself.
-        let query: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecAttrLabel as String: name, kSecReturnRef as String: true]
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassIdentity, kSecAttrLabel as String: name, kSecReturnRef as String: true,
+        ]
         var found: CFTypeRef?
         #expect(SecItemCopyMatching(query as CFDictionary, &found) == errSecItemNotFound)
         #expect(SecItemAdd([kSecValueRef: identity] as CFDictionary, nil) == errSecSuccess)
@@ -48,7 +63,8 @@ import TestSupport
         // The key signs, and the certificate's public key verifies it.
         var key: SecKey?
         #expect(SecIdentityCopyPrivateKey(found as! SecIdentity, &key) == errSecSuccess)
-        let algorithm: SecKeyAlgorithm = keyType == "rsa" ? .rsaSignatureMessagePKCS1v15SHA256 : .ecdsaSignatureMessageX962SHA256
+        let algorithm: SecKeyAlgorithm =
+            keyType == "rsa" ? .rsaSignatureMessagePKCS1v15SHA256 : .ecdsaSignatureMessageX962SHA256
         let signature = try #require(SecKeyCreateSignature(key!, algorithm, Data("m".utf8) as CFData, nil))
         let publicKey = try #require(SecCertificateCopyKey(certificate!))
         #expect(SecKeyVerifySignature(publicKey, algorithm, Data("m".utf8) as CFData, signature, nil))
@@ -60,12 +76,16 @@ import TestSupport
     @Test func aFileOverTheIterationLimitIsRefusedAtOnce() throws {
         let fixture = try PKCS12Fixture(keyType: "ec", commonName: uniqueService("p12-work"))
         let over = fixture.directory + "/over.p12"
-        try fixture.openssl(["pkcs12", "-export", "-inkey", fixture.leafKey, "-in", fixture.leafCertificate, "-iter", "1000001",
-                             "-passout", "pass:pa55", "-out", over])
+        try fixture.openssl([
+            "pkcs12", "-export", "-inkey", fixture.leafKey, "-in", fixture.leafCertificate, "-iter", "1000001",
+            "-passout", "pass:pa55", "-out", over,
+        ])
         let file = try Data(contentsOf: URL(fileURLWithPath: over))
         var items: CFArray?
         let start = Date()
-        #expect(SecPKCS12Import(file as CFData, [kSecImportExportPassphrase: "pa55"] as CFDictionary, &items) == errSecParam)
+        #expect(
+            SecPKCS12Import(file as CFData, [kSecImportExportPassphrase: "pa55"] as CFDictionary, &items) == errSecParam
+        )
         #expect(Date().timeIntervalSince(start) < 1, "refused before deriving")
     }
 }

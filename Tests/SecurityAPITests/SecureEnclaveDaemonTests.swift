@@ -10,8 +10,10 @@ import TestSupport
 /// process (`seckey-probe`, built in Swift 6 and Swift 5 modes).
 @Suite struct SecureEnclaveDaemonTests {
     static func probe(_ m: MountedVault, _ program: String, _ arguments: String...) -> String {
-        Command.run(MountedVault.builtProgram(program), arguments, environment: ["KEYCHAIN_VAULT": m.vault], timeout: 60)
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        Command.run(
+            MountedVault.builtProgram(program), arguments, environment: ["KEYCHAIN_VAULT": m.vault], timeout: 60
+        )
+        .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test(arguments: ["seckey-probe", "seckey-probe-swift5"])
@@ -19,7 +21,9 @@ import TestSupport
         let m = try MountedVault()
         #expect(Self.probe(m, program, "seed002", "RSA") == "ok")
         #expect(Self.probe(m, program, "seed002", "EC") == "ok")
-        #expect((try? FileManager.default.contentsOfDirectory(atPath: m.path("keys")))?.isEmpty == true, "stored in the daemon's vault, then deleted")
+        #expect(
+            (try? FileManager.default.contentsOfDirectory(atPath: m.path("keys")))?.isEmpty == true,
+            "stored in the daemon's vault, then deleted")
     }
 
     @Test func secureEnclaveKeyObeysTheLockAndNeverLeaves() throws {
@@ -31,7 +35,9 @@ import TestSupport
         // Filesystem: the private value refuses reads.
         // Its token ID is part of its primary key, so the directory names it.
         let item = m.path("keys/se.tag/private;tkid=com.apple.setoken")
-        #expect(FileManager.default.fileExists(atPath: item), "\((try? FileManager.default.contentsOfDirectory(atPath: m.path("keys/se.tag"))) ?? [])")
+        #expect(
+            FileManager.default.fileExists(atPath: item),
+            "\((try? FileManager.default.contentsOfDirectory(atPath: m.path("keys/se.tag"))) ?? [])")
         let opened = open(item + "/value", O_RDONLY)
         let openErrno = errno
         if opened >= 0 { close(opened) }
@@ -44,18 +50,32 @@ import TestSupport
         #expect(reopened < 0 && reopenErrno == EPERM, "still EPERM with kSecAttrIsExtractable = 1")
         #expect(Self.probe(m, "seckey-probe", "se-export", "se.tag") == "refused \(SecStatus.unimplemented)")
         // Control socket: what a client can get is the blob, which holds no usable private key.
-        let found = try m.control.send(ControlRequest(.itemCopyMatching, ["query": .dictionary([
-            "class": "keys", "atag": .data(Data("se.tag".utf8)), "r_Data": true])])).check()
+        let found = try m.control.send(
+            ControlRequest(
+                .itemCopyMatching,
+                [
+                    "query": .dictionary([
+                        "class": "keys", "atag": .data(Data("se.tag".utf8)), "r_Data": true,
+                    ])
+                ])
+        ).check()
         let blob = try #require(found?.dataValue)
         let publicKey = blob.prefix(65)
         for offset in 0...(blob.count - 32) {
-            if let candidate = try? P256.Signing.PrivateKey(rawRepresentation: blob[blob.startIndex + offset ..< blob.startIndex + offset + 32]) {
-                #expect(candidate.publicKey.x963Representation != publicKey, "the blob must not carry the private scalar in the clear")
+            if let candidate = try? P256.Signing.PrivateKey(
+                rawRepresentation: blob[blob.startIndex + offset..<blob.startIndex + offset + 32])
+            {
+                #expect(
+                    candidate.publicKey.x963Representation != publicKey,
+                    "the blob must not carry the private scalar in the clear")
             }
         }
         // Malformed enclave requests are errSecParam, and the daemon keeps serving.
-        for request: KeychainDictionary in [[:], ["operation": "sign"], ["operation": "sign", "blob": .data(Data([4, 1, 2])), "digest": .data(Data(count: 32))],
-                                            ["operation": "exchange", "blob": .data(blob), "peer": .data(Data(count: 65))], ["operation": .number(7)]] {
+        for request: KeychainDictionary in [
+            [:], ["operation": "sign"],
+            ["operation": "sign", "blob": .data(Data([4, 1, 2])), "digest": .data(Data(count: 32))],
+            ["operation": "exchange", "blob": .data(blob), "peer": .data(Data(count: 65))], ["operation": .number(7)],
+        ] {
             let response = try m.control.send(ControlRequest(.keySecureEnclave, ["request": .dictionary(request)]))
             #expect(response.status == SecStatus.param, "\(request)")
         }

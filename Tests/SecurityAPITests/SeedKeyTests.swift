@@ -9,13 +9,15 @@ import TestSupport
     @Test(arguments: [("RSA", 2048), ("EC", 256), ("EC", 384), ("EC", 521)])
     func generateFindSignVerifyDelete(kind: String, bits: Int) throws {
         _ = InProcessVault.path
-        let pair = TaggedKeyPair(tag: Data("com.example.keys.\(kind).\(bits).\(UUID().uuidString)".utf8),
-                                 keyType: kind == "RSA" ? kSecAttrKeyTypeRSA : kSecAttrKeyTypeECSECPrimeRandom, bits: bits)
+        let pair = TaggedKeyPair(
+            tag: Data("com.example.keys.\(kind).\(bits).\(UUID().uuidString)".utf8),
+            keyType: kind == "RSA" ? kSecAttrKeyTypeRSA : kSecAttrKeyTypeECSECPrimeRandom, bits: bits)
         let generated = try pair.generate()
         let found = try pair.find()
         #expect(found == generated, "the key found by tag is the key generated")
         #expect(SecKeyGetBlockSize(found) == (kind == "RSA" ? bits / 8 : [256: 32, 384: 48, 521: 66][bits]!))
-        let message = Data("seed 002 (docs/sources.md): use the returned key reference to carry out cryptographic operations".utf8)
+        let message = Data(
+            "seed 002 (docs/sources.md): use the returned key reference to carry out cryptographic operations".utf8)
         let signature = try pair.sign(message)
         #expect(try pair.verify(message, signature))
         var tampered = signature

@@ -29,7 +29,9 @@ enum KeychainError: Error, Equatable {
 struct GenericPasswordStore: Sendable {
     let service: String
 
-    func save(_ password: String, account: String, accessible: CFString = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly) throws {
+    func save(
+        _ password: String, account: String, accessible: CFString = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+    ) throws {
         let baseQuery: [CFString: Any] = [
             kSecClass: kSecClassGenericPassword,
             kSecAttrService: service,
@@ -74,12 +76,13 @@ struct GenericPasswordStore: Sendable {
 
     /// Every account, via an NSDictionary literal and an AnyObject? out-parameter.
     func accounts() throws -> [String] {
-        let query = [
-            kSecClass: kSecClassGenericPassword,
-            kSecAttrService: service,
-            kSecMatchLimit: kSecMatchLimitAll,
-            kSecReturnAttributes: true,
-        ] as NSDictionary
+        let query =
+            [
+                kSecClass: kSecClassGenericPassword,
+                kSecAttrService: service,
+                kSecMatchLimit: kSecMatchLimitAll,
+                kSecReturnAttributes: true,
+            ] as NSDictionary
         var result: AnyObject?
         let status = SecItemCopyMatching(query, &result)
         if status == errSecItemNotFound { return [] }
@@ -106,23 +109,29 @@ struct TaggedKeyStore: Sendable {
 
     func store(privateKeyX963: Data) throws {
         var error: Unmanaged<CFError>?
-        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
-                                         kSecAttrKeyClass as String: kSecAttrKeyClassPrivate]
+        let attributes: [String: Any] = [
+            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+            kSecAttrKeyClass as String: kSecAttrKeyClassPrivate,
+        ]
         guard let key = SecKeyCreateWithData(privateKeyX963 as CFData, attributes as CFDictionary, &error) else {
             throw error!.takeRetainedValue() as Error
         }
-        let addquery: [String: Any] = [kSecClass as String: kSecClassKey,
-                                       kSecAttrApplicationTag as String: tag,
-                                       kSecValueRef as String: key]
+        let addquery: [String: Any] = [
+            kSecClass as String: kSecClassKey,
+            kSecAttrApplicationTag as String: tag,
+            kSecValueRef as String: key,
+        ]
         let status = SecItemAdd(addquery as CFDictionary, nil)
         guard status == errSecSuccess else { throw KeychainError(status: status) }
     }
 
     func load() throws -> SecKey {
-        let getquery: [String: Any] = [kSecClass as String: kSecClassKey,
-                                       kSecAttrApplicationTag as String: tag,
-                                       kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
-                                       kSecReturnRef as String: true]
+        let getquery: [String: Any] = [
+            kSecClass as String: kSecClassKey,
+            kSecAttrApplicationTag as String: tag,
+            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+            kSecReturnRef as String: true,
+        ]
         var item: CFTypeRef?
         let status = SecItemCopyMatching(getquery as CFDictionary, &item)
         guard status == errSecSuccess else { throw KeychainError(status: status) }

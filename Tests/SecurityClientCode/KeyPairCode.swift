@@ -17,7 +17,9 @@ struct TaggedKeyPair {
         var attributes: [String: Any] = [
             kSecAttrKeyType as String: keyType,
             kSecAttrKeySizeInBits as String: bits,
-            kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag],
+            kSecPrivateKeyAttrs as String: [
+                kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag,
+            ],
         ]
         if let tokenID { attributes[kSecAttrTokenID as String] = tokenID }
         var error: Unmanaged<CFError>?
@@ -28,10 +30,12 @@ struct TaggedKeyPair {
     }
 
     func find() throws -> SecKey {
-        let getquery: [String: Any] = [kSecClass as String: kSecClassKey,
-                                       kSecAttrApplicationTag as String: tag,
-                                       kSecAttrKeyType as String: keyType,
-                                       kSecReturnRef as String: true]
+        let getquery: [String: Any] = [
+            kSecClass as String: kSecClassKey,
+            kSecAttrApplicationTag as String: tag,
+            kSecAttrKeyType as String: keyType,
+            kSecReturnRef as String: true,
+        ]
         var item: CFTypeRef?
         let status = SecItemCopyMatching(getquery as CFDictionary, &item)
         guard status == errSecSuccess else { throw Failure.status(status) }
@@ -39,7 +43,8 @@ struct TaggedKeyPair {
     }
 
     var algorithm: SecKeyAlgorithm {
-        keyType as String == kSecAttrKeyTypeRSA as String ? .rsaSignatureMessagePKCS1v15SHA256 : .ecdsaSignatureMessageX962SHA256
+        keyType as String == kSecAttrKeyTypeRSA as String
+            ? .rsaSignatureMessagePKCS1v15SHA256 : .ecdsaSignatureMessageX962SHA256
     }
 
     func sign(_ message: Data) throws -> Data {

@@ -28,13 +28,15 @@ func loadLine(_ service: String, _ account: String) -> String {
 do {
     switch arguments.dropFirst().first {
     case "save" where arguments.count == 6:
-        try GenericPasswordStore(service: arguments[2]).save(arguments[4], account: arguments[3], accessible: accessibility[arguments[5]]!)
+        try GenericPasswordStore(service: arguments[2]).save(
+            arguments[4], account: arguments[3], accessible: accessibility[arguments[5]]!)
         print("saved")
     case "load" where arguments.count == 4:
         print(loadLine(arguments[2], arguments[3]))
     case "watch" where arguments.count == 6:
         for _ in 0..<(Int(arguments[4]) ?? 0) {
-            FileHandle.standardOutput.write(Data((loadLine(arguments[2], arguments[3]) + "\n").utf8))  // unbuffered: the watcher reads as it goes
+            // unbuffered: the watcher reads as it goes
+            FileHandle.standardOutput.write(Data((loadLine(arguments[2], arguments[3]) + "\n").utf8))
             usleep(UInt32(Int(arguments[5]) ?? 100) * 1000)
         }
     default:

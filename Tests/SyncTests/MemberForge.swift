@@ -14,7 +14,11 @@ struct MemberForge {
     /// The synchronizable record of the generic password (service, account) in this vault.
     func record(service: String, account: String) throws -> SyncRecord {
         let records = try keychain.synchronizableItems().compactMap(\.record)
-        guard let record = records.first(where: { $0.attributes["svce"] == .string(service) && $0.attributes["acct"] == .string(account) }) else {
+        guard
+            let record = records.first(where: {
+                $0.attributes["svce"] == .string(service) && $0.attributes["acct"] == .string(account)
+            })
+        else {
             throw ForgeError("no synchronizable item \(service)/\(account)")
         }
         return record
@@ -37,7 +41,9 @@ struct MemberForge {
     /// Why this vault's keys refuse the file `name`, nil if they open it.
     func refusal(_ bytes: Data, name: String) throws -> String? {
         try keychain.withCircleKeys { circle throws(KeychainError) -> String? in
-            do throws(SyncFormatError) { _ = try circle.open(bytes, name: name); return nil } catch { return error.message }
+            do throws(SyncFormatError) { _ = try circle.open(bytes, name: name); return nil } catch {
+                return error.message
+            }
         }
     }
 
@@ -59,7 +65,9 @@ struct MemberForge {
 
 extension SyncRecord {
     /// This record with another secret and an mdat `seconds` later: a newer version.
-    func changed(secret: String, later seconds: TimeInterval = 3600, attributes extra: [String: KeychainValue] = [:]) -> SyncRecord {
+    func changed(secret: String, later seconds: TimeInterval = 3600, attributes extra: [String: KeychainValue] = [:])
+        -> SyncRecord
+    {
         var record = self
         record.secret = Data(secret.utf8)
         record.attributes["mdat"] = .date(modificationDate.addingTimeInterval(seconds))
@@ -78,7 +86,8 @@ extension SyncGroup {
 
     /// The commit the remote's `main` names.
     func remoteHead() -> String {
-        Command.run("/usr/bin/git", ["-C", remote, "rev-parse", "main"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        Command.run("/usr/bin/git", ["-C", remote, "rev-parse", "main"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     /// The host moves `main` to `commit` (a rewind, a fork), no key needed.

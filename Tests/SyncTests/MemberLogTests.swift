@@ -7,12 +7,16 @@ import Testing
 struct MemberLogTests {
     let founder = SyncIdentity.generate(name: "founder"), other = SyncIdentity.generate(name: "other")
 
-    func entry(_ operation: MemberLogEntry.Operation, _ subject: MemberKeys?, after log: [MemberLogEntry], by signer: SyncIdentity,
-               epoch: Int? = nil, keyring: Data = Data(repeating: 7, count: 32)) -> MemberLogEntry {
+    func entry(
+        _ operation: MemberLogEntry.Operation, _ subject: MemberKeys?, after log: [MemberLogEntry],
+        by signer: SyncIdentity,
+        epoch: Int? = nil, keyring: Data = Data(repeating: 7, count: 32)
+    ) -> MemberLogEntry {
         let last = log.last
-        var entry = MemberLogEntry(sequence: log.count, previous: last?.hash ?? Data(), operation: operation, subject: subject,
-                                   epoch: epoch ?? (last?.epoch ?? 1), keyring: keyring, signer: signer.keys.signingKey,
-                                   date: Date(timeIntervalSinceReferenceDate: 1e8))
+        var entry = MemberLogEntry(
+            sequence: log.count, previous: last?.hash ?? Data(), operation: operation, subject: subject,
+            epoch: epoch ?? (last?.epoch ?? 1), keyring: keyring, signer: signer.keys.signingKey,
+            date: Date(timeIntervalSinceReferenceDate: 1e8))
         entry.signature = signer.sign(entry.signedBytes)
         return entry
     }
@@ -22,7 +26,9 @@ struct MemberLogTests {
     @Test("a log of the largest size verifies in bounded time; one entry more is refused")
     func bounds() throws {
         var log = founded()
-        while log.count < MemberLog.maxEntries { log.append(entry(.rotate, nil, after: log, by: founder, epoch: log.last!.epoch + 1)) }
+        while log.count < MemberLog.maxEntries {
+            log.append(entry(.rotate, nil, after: log, by: founder, epoch: log.last!.epoch + 1))
+        }
         let bytes = MemberLog.encode(log)
         let started = Date()
         let membership = try MemberLog.verify(bytes)
@@ -59,6 +65,8 @@ struct MemberLogTests {
         #expect(membership.current.map(\.keys) == [founder.keys] && membership.epoch == 2)
         #expect(!membership.accepts(signer: other.keys.signingKey, epoch: 1), "a removed member's records are refused")
         #expect(membership.extends(try MemberLog.verify(MemberLog.encode(added))))
-        #expect(try !MemberLog.verify(MemberLog.encode(added)).extends(membership), "a shorter log does not extend a longer one")
+        #expect(
+            try !MemberLog.verify(MemberLog.encode(added)).extends(membership),
+            "a shorter log does not extend a longer one")
     }
 }

@@ -14,7 +14,8 @@ struct SyncAdmissionTests {
         try group.found(a)
         let invite = group.cli(["sync", "invite", "--vault", a])
         try expectSuccess(invite)
-        let joined = group.cli(["sync", "join", group.remote, "--vault", b, "--code-stdin", "--name", "b"], stdin: invite.stdout)
+        let joined = group.cli(
+            ["sync", "join", group.remote, "--vault", b, "--code-stdin", "--name", "b"], stdin: invite.stdout)
         try expectSuccess(joined)
         let fingerprint = try #require(joined.stdout.firstMatch(of: /fingerprint ([0-9a-f]{4}(-[0-9a-f]{4}){4})/)?.1)
         let admitted = group.cli(["sync", "--vault", a])
@@ -34,8 +35,11 @@ struct SyncAdmissionTests {
         try expectSuccess(invite)
         let name = try InvitationCode.parse(invite.stdout).fileName
         // The host sees the invitation's file name and writes a request under it, with keys of its own.
-        let forged = ValueCodec.encode(.dictionary(["name": .string("host"), "sign": .data(Data(repeating: 1, count: 32)),
-                                                    "box": .data(Data(repeating: 2, count: 32)), "mac": .data(Data(repeating: 3, count: 32))]))
+        let forged = ValueCodec.encode(
+            .dictionary([
+                "name": .string("host"), "sign": .data(Data(repeating: 1, count: 32)),
+                "box": .data(Data(repeating: 2, count: 32)), "mac": .data(Data(repeating: 3, count: 32)),
+            ]))
         try group.pushAsHost("forged-request") { work in
             try FileManager.default.createDirectory(atPath: work + "/requests", withIntermediateDirectories: true)
             try forged.write(to: URL(fileURLWithPath: work + "/requests/" + name))
@@ -44,17 +48,22 @@ struct SyncAdmissionTests {
         try expectSuccess(synced)
         #expect(synced.stderr.contains("MAC does not hold"), "\(synced.stderr)")
         let members = group.cli(["sync", "members", "--vault", a])
-        #expect(members.stdout.split(separator: "\n").count == 1 && !members.stdout.contains("host"), "\(members.stdout)")
+        #expect(
+            members.stdout.split(separator: "\n").count == 1 && !members.stdout.contains("host"), "\(members.stdout)")
     }
 
-    @Test("a request made before the invitation expired but seen after it is not admitted; both files leave the repository")
+    @Test(
+        "a request made before the invitation expired but seen after it is not admitted; both files leave the repository"
+    )
     func expiredInvitationAdmitsNobody() throws {
         let group = try SyncGroup()
         let a = try group.makeVault("a"), b = try group.makeVault("b")
         try group.found(a)
         let invite = group.cli(["sync", "invite", "--vault", a, "--expires", "3"])
         try expectSuccess(invite)
-        try expectSuccess(group.cli(["sync", "join", group.remote, "--vault", b, "--code-stdin", "--name", "b"], stdin: invite.stdout))
+        try expectSuccess(
+            group.cli(
+                ["sync", "join", group.remote, "--vault", b, "--code-stdin", "--name", "b"], stdin: invite.stdout))
         Thread.sleep(forTimeInterval: 3.5)
         let synced = group.cli(["sync", "--vault", a])
         try expectSuccess(synced)
@@ -63,7 +72,9 @@ struct SyncAdmissionTests {
         try group.sync(a)  // the request came in with the merge, after the invitation went: this sync removes it
         let work = try group.hostCheckout("after-expiry")
         for directory in ["invitations", "requests"] {
-            #expect(((try? FileManager.default.contentsOfDirectory(atPath: work + "/" + directory)) ?? []).isEmpty, "\(directory) is emptied")
+            #expect(
+                ((try? FileManager.default.contentsOfDirectory(atPath: work + "/" + directory)) ?? []).isEmpty,
+                "\(directory) is emptied")
         }
         let waiting = group.cli(["sync", "--vault", b])
         #expect(waiting.stdout.contains("waits for admission"), "\(waiting.stdout)")
@@ -96,10 +107,12 @@ struct SyncAdmissionTests {
         let theirs = try other.hostCheckout("theirs")
         try group.pushAsHost("swap-log") { work in
             for file in ["members/log", "members/keyring"] {
-                try Data(contentsOf: URL(fileURLWithPath: theirs + "/" + file)).write(to: URL(fileURLWithPath: work + "/" + file))
+                try Data(contentsOf: URL(fileURLWithPath: theirs + "/" + file)).write(
+                    to: URL(fileURLWithPath: work + "/" + file))
             }
         }
-        let joined = group.cli(["sync", "join", group.remote, "--vault", b, "--code-stdin", "--name", "b"], stdin: invite.stdout)
+        let joined = group.cli(
+            ["sync", "join", group.remote, "--vault", b, "--code-stdin", "--name", "b"], stdin: invite.stdout)
         #expect(joined.status != 0 && joined.stderr.contains("not the one the invitation names"), "\(joined.stderr)")
         SyncSetupTests.expectNoSyncState(b)
     }

@@ -14,8 +14,11 @@ struct SyncConcurrencyTests {
         try group.join(v2, invitedBy: v1)
         for round in 1...2 {
             for i in 0..<4 {
-                try group.add(v1, service: "svc-\(round)-\(i)", account: "acct", secret: "secret-\(round)-\(i)", label: "label")
-                try group.add(v2, service: "svc-far-\(round)-\(i)", account: "acct", secret: "secret-far-\(round)-\(i)", label: "label")
+                try group.add(
+                    v1, service: "svc-\(round)-\(i)", account: "acct", secret: "secret-\(round)-\(i)", label: "label")
+                try group.add(
+                    v2, service: "svc-far-\(round)-\(i)", account: "acct", secret: "secret-far-\(round)-\(i)",
+                    label: "label")
             }
             try group.sync(v2)
             let results = Results()
@@ -30,7 +33,9 @@ struct SyncConcurrencyTests {
         #expect(try group.secret(v1, service: "svc-far-2-3", account: "acct") == "secret-far-2-3")
     }
 
-    @Test("two members change the circle at once (A rotates while B removes C): the push that loses is undone and made again on top")
+    @Test(
+        "two members change the circle at once (A rotates while B removes C): the push that loses is undone and made again on top"
+    )
     func concurrentMembershipChanges() throws {
         let group = try SyncGroup()
         let a = try group.makeVault("a"), b = try group.makeVault("b"), c = try group.makeVault("c")
@@ -41,7 +46,9 @@ struct SyncConcurrencyTests {
         let results = Results()
         let binary = MountedVault.binary
         let commands = [["sync", "rotate", "--vault", a], ["sync", "remove", "c", "--vault", b]]
-        DispatchQueue.concurrentPerform(iterations: 2) { i in results.set(i, Command.run(binary, commands[i], timeout: 240)) }
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            results.set(i, Command.run(binary, commands[i], timeout: 240))
+        }
         for result in results.all { #expect(result.status == 0, "a concurrent change failed: \(result.stderr)") }
         for vault in [a, b] { try group.sync(vault) }
         for vault in [a, b] {

@@ -41,7 +41,8 @@ final class SyncGroup {
 
     /// `sync init` of `vault`, named by its directory's name.
     func found(_ vault: String) throws {
-        try expectSuccess(cli(["sync", "init", remote, "--vault", vault, "--name", (vault as NSString).lastPathComponent]))
+        try expectSuccess(
+            cli(["sync", "init", remote, "--vault", vault, "--name", (vault as NSString).lastPathComponent]))
     }
 
     /// Makes `vault` a member: an invitation from `member`, joined with the code on standard input (named by
@@ -49,11 +50,18 @@ final class SyncGroup {
     func join(_ vault: String, invitedBy member: String) throws {
         let invite = cli(["sync", "invite", "--vault", member])
         try expectSuccess(invite)
-        try expectSuccess(cli(["sync", "join", remote, "--vault", vault, "--code-stdin", "--name", (vault as NSString).lastPathComponent],
-                              stdin: invite.stdout))
+        try expectSuccess(
+            cli(
+                [
+                    "sync", "join", remote, "--vault", vault, "--code-stdin", "--name",
+                    (vault as NSString).lastPathComponent,
+                ],
+                stdin: invite.stdout))
         let admitted = cli(["sync", "--vault", member])
         try expectSuccess(admitted)
-        #expect(admitted.stdout.contains("admitted \((vault as NSString).lastPathComponent)"), "the inviter admits the joiner: \(admitted.stdout)")
+        #expect(
+            admitted.stdout.contains("admitted \((vault as NSString).lastPathComponent)"),
+            "the inviter admits the joiner: \(admitted.stdout)")
         try sync(vault)
     }
 
@@ -62,7 +70,10 @@ final class SyncGroup {
         let work = root + "/host-" + label
         try expectSuccess(Command.run("/usr/bin/git", ["clone", "-q", "-b", "main", remote, work]))
         try edit(work)
-        for args in [["add", "-A"], ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-q", "-m", label], ["push", "-q", "origin", "HEAD:main"]] {
+        for args in [
+            ["add", "-A"], ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-q", "-m", label],
+            ["push", "-q", "origin", "HEAD:main"],
+        ] {
             try expectSuccess(Command.run("/usr/bin/git", ["-C", work] + args))
         }
     }
@@ -73,8 +84,10 @@ final class SyncGroup {
 
     /// The secret of the synchronizable generic password (service, account), or nil.
     func secret(_ vault: String, service: String, account: String) throws -> String? {
-        let query: KeychainDictionary = ["class": "genp", "svce": .string(service), "acct": .string(account),
-                                         "sync": "syna", "r_Data": true]
+        let query: KeychainDictionary = [
+            "class": "genp", "svce": .string(service), "acct": .string(account),
+            "sync": "syna", "r_Data": true,
+        ]
         do {
             guard case .data(let d)? = try connection(vault).copyMatching(query) else { return nil }
             return String(decoding: d, as: UTF8.self)
@@ -83,18 +96,25 @@ final class SyncGroup {
         }
     }
 
-    func add(_ vault: String, service: String, account: String, secret: String, label: String, accessible: String = "ck",
-             synchronizable: Bool = true) throws {
-        _ = try connection(vault).add(["class": "genp", "svce": .string(service), "acct": .string(account), "labl": .string(label),
-                                       "pdmn": .string(accessible), "sync": .bool(synchronizable), "v_Data": .data(Data(secret.utf8))])
+    func add(
+        _ vault: String, service: String, account: String, secret: String, label: String, accessible: String = "ck",
+        synchronizable: Bool = true
+    ) throws {
+        _ = try connection(vault).add([
+            "class": "genp", "svce": .string(service), "acct": .string(account), "labl": .string(label),
+            "pdmn": .string(accessible), "sync": .bool(synchronizable), "v_Data": .data(Data(secret.utf8)),
+        ])
     }
 
     func update(_ vault: String, service: String, account: String, _ changes: KeychainDictionary) throws {
-        try connection(vault).update(["class": "genp", "svce": .string(service), "acct": .string(account), "sync": "syna"], changes)
+        try connection(vault).update(
+            ["class": "genp", "svce": .string(service), "acct": .string(account), "sync": "syna"], changes)
     }
 
     func delete(_ vault: String, service: String, account: String) throws {
-        try connection(vault).delete(["class": "genp", "svce": .string(service), "acct": .string(account), "sync": "syna"])
+        try connection(vault).delete([
+            "class": "genp", "svce": .string(service), "acct": .string(account), "sync": "syna",
+        ])
     }
 
     /// Everything the bare repository holds, as bytes: its files, and git's own view of every revision.
@@ -102,11 +122,15 @@ final class SyncGroup {
         var out = ""
         if let walker = FileManager.default.enumerator(atPath: remote) {
             for case let file as String in walker {
-                if let data = FileManager.default.contents(atPath: remote + "/" + file) { out += String(decoding: data, as: UTF8.self) }
+                if let data = FileManager.default.contents(atPath: remote + "/" + file) {
+                    out += String(decoding: data, as: UTF8.self)
+                }
             }
         }
-        out += Command.run("/usr/bin/git", ["-C", remote, "log", "-p", "--all", "--text", "--format=%an %ae %s %b"]).stdout
-        let revisions = Command.run("/usr/bin/git", ["-C", remote, "rev-list", "--all"]).stdout.split(separator: "\n").map(String.init)
+        out +=
+            Command.run("/usr/bin/git", ["-C", remote, "log", "-p", "--all", "--text", "--format=%an %ae %s %b"]).stdout
+        let revisions = Command.run("/usr/bin/git", ["-C", remote, "rev-list", "--all"]).stdout.split(separator: "\n")
+            .map(String.init)
         for revision in revisions {
             out += Command.run("/usr/bin/git", ["-C", remote, "ls-tree", "-r", revision]).stdout
         }

@@ -9,7 +9,9 @@ import TestSupport
 /// clone merges, and is never followed out of the clone.
 @Suite("sync against a hostile host's tree", .serialized)
 struct SyncHostileTreeTests {
-    @Test("a pushed .gitattributes (items/* merge=union) does not replace the merge driver: concurrent edits still converge")
+    @Test(
+        "a pushed .gitattributes (items/* merge=union) does not replace the merge driver: concurrent edits still converge"
+    )
     func pushedAttributesChangeNothing() throws {
         let group = try SyncGroup()
         let v1 = try group.makeVault("v1"), v2 = try group.makeVault("v2")
@@ -17,12 +19,15 @@ struct SyncHostileTreeTests {
         try expectSuccess(group.cli(["sync", "init", group.remote, "--vault", v1]))
         try group.join(v2, invitedBy: v1)
         try group.pushAsHost("attributes") { work in
-            try Data("items/* merge=union\n* merge=union\n".utf8).write(to: URL(fileURLWithPath: work + "/.gitattributes"))
+            try Data("items/* merge=union\n* merge=union\n".utf8).write(
+                to: URL(fileURLWithPath: work + "/.gitattributes"))
         }
         for round in 1...2 {
-            try group.update(v1, service: "svc-attr", account: "acct-attr", ["v_Data": .data(Data("secret-v1-\(round)".utf8))])
+            try group.update(
+                v1, service: "svc-attr", account: "acct-attr", ["v_Data": .data(Data("secret-v1-\(round)".utf8))])
             Thread.sleep(forTimeInterval: 0.05)
-            try group.update(v2, service: "svc-attr", account: "acct-attr", ["v_Data": .data(Data("secret-v2-\(round)".utf8))])
+            try group.update(
+                v2, service: "svc-attr", account: "acct-attr", ["v_Data": .data(Data("secret-v2-\(round)".utf8))])
             for vault in [v1, v2, v1] { try group.sync(vault) }
             for vault in [v1, v2] {
                 #expect(try group.secret(vault, service: "svc-attr", account: "acct-attr") == "secret-v2-\(round)")
@@ -39,7 +44,9 @@ struct SyncHostileTreeTests {
         for vault in [v2, v1] { try group.sync(vault) }
         try group.add(v2, service: "svc-new", account: "acct-new", secret: "secret-new", label: "label-new")
         for vault in [v2, v1] { try group.sync(vault) }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty, "sync wrote through the pushed symlink")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty,
+            "sync wrote through the pushed symlink")
         #expect(try group.secret(v1, service: "svc-new", account: "acct-new") == "secret-new")
         #expect(try group.secret(v2, service: "svc-link", account: "acct-link") == "secret-link")
 
@@ -59,7 +66,9 @@ struct SyncHostileTreeTests {
         try expectSuccess(group.cli(["sync", "--vault", v2], environment: off))
         try group.add(v2, service: "svc-new", account: "acct-new", secret: "secret-new", label: "label-new")
         _ = group.cli(["sync", "--vault", v2], environment: off)
-        #expect(try !FileManager.default.contentsOfDirectory(atPath: outside).isEmpty, "the switch restores the old behaviour")
+        #expect(
+            try !FileManager.default.contentsOfDirectory(atPath: outside).isEmpty,
+            "the switch restores the old behaviour")
     }
 
     /// Two members (v1, v2) sharing one item; then the host replaces `items/` with a link to a directory
@@ -71,12 +80,16 @@ struct SyncHostileTreeTests {
         try group.join(v2, invitedBy: v1)
         let outside = group.root + "/outside"
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
-        let commit = Command.run("/usr/bin/git", ["-C", group.remote, "rev-parse", "main"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let commit = Command.run("/usr/bin/git", ["-C", group.remote, "rev-parse", "main"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         try group.pushAsHost("links") { work in
             try FileManager.default.removeItem(atPath: work + "/items")
             try FileManager.default.createSymbolicLink(atPath: work + "/items", withDestinationPath: outside)
             try FileManager.default.createSymbolicLink(atPath: work + "/notes", withDestinationPath: outside)
-            try expectSuccess(Command.run("/usr/bin/git", ["-C", work, "update-index", "--add", "--cacheinfo", "160000,\(commit),invitations"]))
+            try expectSuccess(
+                Command.run(
+                    "/usr/bin/git",
+                    ["-C", work, "update-index", "--add", "--cacheinfo", "160000,\(commit),invitations"]))
         }
         return outside
     }

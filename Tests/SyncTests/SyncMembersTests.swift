@@ -40,7 +40,8 @@ struct SyncMembersTests {
     func removedMemberReadsNothingNew() throws {
         let circle = try Circle()
         let group = circle.group
-        try group.add(circle.a, service: "svc-untouched", account: "acct", secret: "secret-untouched", label: "label-untouched")
+        try group.add(
+            circle.a, service: "svc-untouched", account: "acct", secret: "secret-untouched", label: "label-untouched")
         for vault in [circle.a, circle.c] { try group.sync(vault) }
         #expect(try group.secret(circle.c, service: "svc-untouched", account: "acct") == "secret-untouched")
         try circle.removeC()
@@ -58,7 +59,8 @@ struct SyncMembersTests {
         #expect(names.count == 3)
         let forge = try MemberForge(circle.c)
         for name in names {
-            let refusal = try forge.refusal(try Data(contentsOf: URL(fileURLWithPath: work + "/items/" + name)), name: name)
+            let refusal = try forge.refusal(
+                try Data(contentsOf: URL(fileURLWithPath: work + "/items/" + name)), name: name)
             #expect(refusal?.contains("unknown epoch") == true, "C's keys open \(name): \(refusal ?? "opened")")
         }
 
@@ -79,10 +81,13 @@ struct SyncMembersTests {
 
     /// C, removed, signs a newer version of `svc-old` with its old epoch key and pushes it (as the host can
     /// for it); A syncs with `environment`. Returns A's sync.
-    static func removedMemberPushesRecord(_ circle: Circle, environment: [String: String]? = nil) throws -> CommandResult {
+    static func removedMemberPushesRecord(_ circle: Circle, environment: [String: String]? = nil) throws
+        -> CommandResult
+    {
         try circle.removeC()
         let forge = try MemberForge(circle.c)
-        let file = try forge.signedFile(try forge.record(service: "svc-old", account: "acct").changed(secret: "secret-from-c", later: 86400))
+        let file = try forge.signedFile(
+            try forge.record(service: "svc-old", account: "acct").changed(secret: "secret-from-c", later: 86400))
         try circle.group.pushAsHost("from-c") { work in
             try file.bytes.write(to: URL(fileURLWithPath: work + "/items/" + file.name))
         }
@@ -102,20 +107,28 @@ struct SyncMembersTests {
             #expect(try circle.group.secret(vault, service: "svc-new", account: "acct") == "secret-new")
         }
         // A and B keep converging.
-        try circle.group.add(circle.b, service: "svc-later", account: "acct", secret: "secret-later", label: "label-later")
+        try circle.group.add(
+            circle.b, service: "svc-later", account: "acct", secret: "secret-later", label: "label-later")
         for vault in [circle.b, circle.a] { try circle.group.sync(vault) }
         #expect(try circle.group.secret(circle.a, service: "svc-later", account: "acct") == "secret-later")
     }
 
-    @Test("with signature checks switched off (test devices only), the removed member's record is applied: the refusal test can fail")
+    @Test(
+        "with signature checks switched off (test devices only), the removed member's record is applied: the refusal test can fail"
+    )
     func switchShowsRefusalCanFail() throws {
         let circle = try Circle()
-        let synced = try Self.removedMemberPushesRecord(circle, environment: ["KEYCHAINFS_TEST_DISABLE_GUARDS": "sync-signatures"])
+        let synced = try Self.removedMemberPushesRecord(
+            circle, environment: ["KEYCHAINFS_TEST_DISABLE_GUARDS": "sync-signatures"])
         try expectSuccess(synced)
-        #expect(try circle.group.secret(circle.a, service: "svc-old", account: "acct") == "secret-from-c", "the switch restores blind trust")
+        #expect(
+            try circle.group.secret(circle.a, service: "svc-old", account: "acct") == "secret-from-c",
+            "the switch restores blind trust")
     }
 
-    @Test("a member's forged record for an item of another access group, a bad signature, an unknown epoch, a stranger's signature, an unsigned file: refused, reported; the rest goes on")
+    @Test(
+        "a member's forged record for an item of another access group, a bad signature, an unknown epoch, a stranger's signature, an unsigned file: refused, reported; the rest goes on"
+    )
     func forgedRecordsRefused() throws {
         let group = try SyncGroup()
         let a = try group.makeVault("a"), b = try group.makeVault("b")
@@ -124,10 +137,12 @@ struct SyncMembersTests {
         try group.found(a)
         try group.join(b, invitedBy: a)
         let forge = try MemberForge(b)
-        let x = try forge.record(service: "svc-x", account: "acct"), y = try forge.record(service: "svc-y", account: "acct")
+        let x = try forge.record(service: "svc-x", account: "acct"),
+            y = try forge.record(service: "svc-y", account: "acct")
         // B, a member, signs a record of another access group under x's file name (the name's rollback memory
         // would not cover the item it really is).
-        let forged = try forge.signedFile(x.changed(secret: "forged", attributes: ["agrp": .string("TEAM.other")]), name: try forge.fileName(x))
+        let forged = try forge.signedFile(
+            x.changed(secret: "forged", attributes: ["agrp": .string("TEAM.other")]), name: try forge.fileName(x))
         // A good file of y with one bit of its signature flipped.
         var badSignature = try forge.signedFile(y.changed(secret: "bad-signature"))
         badSignature.bytes[badSignature.bytes.count - 1] ^= 1
@@ -137,22 +152,30 @@ struct SyncMembersTests {
         // The same signed by someone in no circle, and an unsigned file of sync format 1.
         let stranger = try forge.signedFile(y.changed(secret: "stranger", later: 10800))
         let strangers = (name: stranger.name, bytes: MemberForge.signedByStranger(stranger.bytes, name: stranger.name))
-        let unsigned = (name: String(repeating: "cd", count: 20), bytes: Data("KCS1".utf8) + Data(repeating: 9, count: 600))
+        let unsigned = (
+            name: String(repeating: "cd", count: 20), bytes: Data("KCS1".utf8) + Data(repeating: 9, count: 600)
+        )
         let before = try MemberForge(a).keychain.synchronizableItems().count
         try group.add(b, service: "svc-z", account: "acct", secret: "secret-z", label: "label-z")
         try group.sync(b)
         for (round, file) in [forged, badSignature, unknownEpoch, strangers, unsigned].enumerated() {
-            try group.pushAsHost("forged-\(round)") { work in try file.bytes.write(to: URL(fileURLWithPath: work + "/items/" + file.name)) }
+            try group.pushAsHost("forged-\(round)") { work in
+                try file.bytes.write(to: URL(fileURLWithPath: work + "/items/" + file.name))
+            }
             let synced = group.cli(["sync", "--vault", a])
             try expectSuccess(synced)
-            let reason = ["for another item than its file name says", "bad signature", "unknown epoch", "signed by a non-member",
-                          "unsigned item file"][round]
+            let reason = [
+                "for another item than its file name says", "bad signature", "unknown epoch", "signed by a non-member",
+                "unsigned item file",
+            ][round]
             #expect(synced.stderr.contains(reason), "round \(round): \(synced.stderr)")
         }
         #expect(try group.secret(a, service: "svc-x", account: "acct") == "secret-x")
         #expect(try group.secret(a, service: "svc-y", account: "acct") == "secret-y")
         #expect(try group.secret(a, service: "svc-z", account: "acct") == "secret-z", "the rest of the sync goes on")
-        #expect(try MemberForge(a).keychain.synchronizableItems().count == before + 1, "no item of another access group appeared")
+        #expect(
+            try MemberForge(a).keychain.synchronizableItems().count == before + 1,
+            "no item of another access group appeared")
     }
 
     @Test("rotate starts a new epoch for everyone; leave signs out and the next sync starts one without the leaver")
@@ -194,9 +217,13 @@ struct SyncMembersTests {
         let a = try group.makeVault("a")
         try group.add(a, service: "svc-kept", account: "acct", secret: "secret-kept", label: "label-kept")
         try group.found(a)
-        try group.pushAsHost("format-1") { work in try Data("keychainfs-sync 1\n".utf8).write(to: URL(fileURLWithPath: work + "/FORMAT")) }
+        try group.pushAsHost("format-1") { work in
+            try Data("keychainfs-sync 1\n".utf8).write(to: URL(fileURLWithPath: work + "/FORMAT"))
+        }
         let refused = group.cli(["sync", "--vault", a])
-        #expect(refused.status != 0 && refused.stderr.contains("sync format 1") && refused.stderr.contains("sync leave"), "\(refused.stderr)")
+        #expect(
+            refused.status != 0 && refused.stderr.contains("sync format 1") && refused.stderr.contains("sync leave"),
+            "\(refused.stderr)")
         try expectSuccess(group.cli(["sync", "leave", "--vault", a]))
         let fresh = group.root + "/fresh.git"
         try expectSuccess(Command.run("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", fresh]))

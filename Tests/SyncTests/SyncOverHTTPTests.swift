@@ -5,7 +5,9 @@ import TestSupport
 /// Sync through `git http-backend` on 127.0.0.1: a real remote, not a path (issue 26).
 @Suite("sync over HTTP", .serialized)
 struct SyncOverHTTPTests {
-    @Test("found, join, admit and sync over HTTP; when the server stops answering, sync fails at its deadline and changes nothing")
+    @Test(
+        "found, join, admit and sync over HTTP; when the server stops answering, sync fails at its deadline and changes nothing"
+    )
     func syncOverHTTP() throws {
         let group = try SyncGroup()
         let server = try GitHTTPServer(projectRoot: group.root, credential: "")
@@ -17,7 +19,8 @@ struct SyncOverHTTPTests {
         try expectSuccess(group.cli(["sync", "init", url, "--vault", a, "--name", "a"]))
         let invite = group.cli(["sync", "invite", "--vault", a])
         try expectSuccess(invite)
-        try expectSuccess(group.cli(["sync", "join", url, "--vault", b, "--code-stdin", "--name", "b"], stdin: invite.stdout))
+        try expectSuccess(
+            group.cli(["sync", "join", url, "--vault", b, "--code-stdin", "--name", "b"], stdin: invite.stdout))
         for vault in [a, b] { try group.sync(vault) }
         #expect(try group.secret(b, service: "svc-http", account: "acct") == "secret-http")
 

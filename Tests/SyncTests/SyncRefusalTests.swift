@@ -58,8 +58,12 @@ struct SyncRefusalTests {
         var damaged = try #require(FileManager.default.contents(atPath: work + "/items/" + items[0]))
         damaged[damaged.count - 1] ^= 0xFF
         try damaged.write(to: URL(fileURLWithPath: work + "/items/" + items[0]))
-        try Data("KCS1 garbage".utf8).write(to: URL(fileURLWithPath: work + "/items/" + String(repeating: "ab", count: 20)))
-        for args in [["add", "-A"], ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-q", "-m", "damage"], ["push", "-q", "origin", "HEAD:main"]] {
+        try Data("KCS1 garbage".utf8).write(
+            to: URL(fileURLWithPath: work + "/items/" + String(repeating: "ab", count: 20)))
+        for args in [
+            ["add", "-A"], ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-q", "-m", "damage"],
+            ["push", "-q", "origin", "HEAD:main"],
+        ] {
             try expectSuccess(Command.run("/usr/bin/git", ["-C", work] + args))
         }
 

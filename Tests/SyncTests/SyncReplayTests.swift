@@ -14,7 +14,8 @@ struct SyncReplayTests {
         try expectSuccess(group.cli(["sync", "init", group.remote, "--vault", v1]))
         try group.join(v2, invitedBy: v1)
         #expect(try group.secret(v2, service: "svc-gone", account: "acct-gone") == "secret-gone")
-        let old = Command.run("/usr/bin/git", ["-C", group.remote, "rev-parse", "main"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let old = Command.run("/usr/bin/git", ["-C", group.remote, "rev-parse", "main"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
 
         try group.delete(v1, service: "svc-gone", account: "acct-gone")
         for vault in [v1, v2] { try group.sync(vault) }
@@ -31,7 +32,9 @@ struct SyncReplayTests {
             #expect(synced.stderr.contains("older than"), "the replay is reported: \(synced.stderr)")
             #expect(!synced.stderr.contains("secret-gone") && !synced.stderr.contains("svc-gone"))
             try group.sync(second)
-            for vault in [first, second] { #expect(try group.secret(vault, service: "svc-gone", account: "acct-gone") == nil) }
+            for vault in [first, second] {
+                #expect(try group.secret(vault, service: "svc-gone", account: "acct-gone") == nil)
+            }
         }
         // The members wrote the tombstone back: a vault that joins now does not get the item either.
         let v3 = try group.makeVault("v3")

@@ -32,8 +32,9 @@ struct SyncRollbackTests {
             #expect(synced.stdout.contains("moved back to an older commit") || vault == a, "\(vault): \(synced.stdout)")
             #expect(try group.secret(vault, service: "svc-gone", account: "acct") == nil)
         }
-        #expect(Command.run("/usr/bin/git", ["-C", group.remote, "merge-base", "--is-ancestor", newest, "main"]).succeeded,
-                "the first vault to see the rewind pushed the newer history back")
+        #expect(
+            Command.run("/usr/bin/git", ["-C", group.remote, "merge-base", "--is-ancestor", newest, "main"]).succeeded,
+            "the first vault to see the rewind pushed the newer history back")
     }
 
     @Test("a host that drops the newest commit: the vault that wrote it reports it and pushes it back")
@@ -56,8 +57,12 @@ struct SyncRollbackTests {
         let group = try SyncGroup()
         let (a, b, before) = try Self.deletedEverywhere(group)
         // A fork: the tree from before the delete, committed anew without parents.
-        let fork = Command.run("/usr/bin/git", ["-C", group.remote, "-c", "user.name=x", "-c", "user.email=x@x",
-                                                "commit-tree", before + "^{tree}", "-m", "rewritten"])
+        let fork = Command.run(
+            "/usr/bin/git",
+            [
+                "-C", group.remote, "-c", "user.name=x", "-c", "user.email=x@x",
+                "commit-tree", before + "^{tree}", "-m", "rewritten",
+            ])
         try expectSuccess(fork)
         try group.hostSetsMain(fork.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         for vault in [a, b] {
@@ -75,7 +80,9 @@ struct SyncRollbackTests {
         try group.pushAsHost("no-log") { work in try FileManager.default.removeItem(atPath: work + "/members/log") }
         let missing = group.cli(["sync", "--vault", a])
         #expect(missing.status != 0 && missing.stderr.contains("no membership log"), "\(missing.stderr)")
-        try group.pushAsHost("garbled-log") { work in try Data(repeating: 0xff, count: 64).write(to: URL(fileURLWithPath: work + "/members/log")) }
+        try group.pushAsHost("garbled-log") { work in
+            try Data(repeating: 0xff, count: 64).write(to: URL(fileURLWithPath: work + "/members/log"))
+        }
         let garbled = group.cli(["sync", "--vault", b])
         #expect(garbled.status != 0 && garbled.stderr.contains("membership log is refused"), "\(garbled.stderr)")
         for vault in [a, b] { #expect(try group.secret(vault, service: "svc-gone", account: "acct") == nil) }
@@ -96,7 +103,9 @@ struct SyncRollbackTests {
         }
         for vault in [a, b] {
             let synced = group.cli(["sync", "--vault", vault])
-            #expect(synced.status != 0 && synced.stderr.contains("does not extend the one this vault verified"), "\(synced.stderr)")
+            #expect(
+                synced.status != 0 && synced.stderr.contains("does not extend the one this vault verified"),
+                "\(synced.stderr)")
             #expect(try group.secret(vault, service: "svc-gone", account: "acct") == nil)
         }
     }

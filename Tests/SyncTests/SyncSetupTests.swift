@@ -56,8 +56,11 @@ struct SyncSetupTests {
 
         // The invitation was not used up: once the host takes pushes again, the same code joins.
         try FileManager.default.removeItem(atPath: hook)
-        try expectSuccess(group.cli(["sync", "join", group.remote, "--vault", v2, "--code-stdin"], stdin: invite.stdout))
-        #expect(try group.secret(v2, service: "svc-join", account: "acct-join") == nil, "nothing before the inviter admits it")
+        try expectSuccess(
+            group.cli(["sync", "join", group.remote, "--vault", v2, "--code-stdin"], stdin: invite.stdout))
+        #expect(
+            try group.secret(v2, service: "svc-join", account: "acct-join") == nil,
+            "nothing before the inviter admits it")
         for vault in [v1, v2] { try group.sync(vault) }
         #expect(try group.secret(v2, service: "svc-join", account: "acct-join") == "secret-join")
     }
@@ -84,7 +87,9 @@ struct SyncSetupTests {
 
     static func expectNoSyncState(_ vault: String, sourceLocation: SourceLocation = #_sourceLocation) {
         for name in ["key", "repo", "state.json", "identity", "trust"] {
-            #expect(!FileManager.default.fileExists(atPath: vault + "/sync/" + name), "sync/\(name) is left", sourceLocation: sourceLocation)
+            #expect(
+                !FileManager.default.fileExists(atPath: vault + "/sync/" + name), "sync/\(name) is left",
+                sourceLocation: sourceLocation)
         }
     }
 

@@ -12,7 +12,8 @@ struct SyncThroughDaemonTests {
         let m = try MountedVault()
         defer { m.close() }
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
-        try group.add(m.vault, service: "svc-daemon", account: "acct-daemon", secret: "secret-daemon", label: "label-daemon")
+        try group.add(
+            m.vault, service: "svc-daemon", account: "acct-daemon", secret: "secret-daemon", label: "label-daemon")
         try expectSuccess(m.device("lock"))
         try expectSuccess(group.cli(["sync", "init", group.remote, "--vault", m.vault]))
         let v2 = try group.makeVault("v2")
@@ -20,7 +21,8 @@ struct SyncThroughDaemonTests {
         #expect(try group.secret(v2, service: "svc-daemon", account: "acct-daemon") == "secret-daemon")
 
         // Concurrent changes: v2's later update conflicts with the daemon's, and the daemon's merge driver settles it.
-        try group.update(m.vault, service: "svc-daemon", account: "acct-daemon", ["v_Data": .data(Data("secret-daemon-2".utf8))])
+        try group.update(
+            m.vault, service: "svc-daemon", account: "acct-daemon", ["v_Data": .data(Data("secret-daemon-2".utf8))])
         Thread.sleep(forTimeInterval: 0.05)
         try group.update(v2, service: "svc-daemon", account: "acct-daemon", ["v_Data": .data(Data("secret-v2".utf8))])
         try group.sync(v2)

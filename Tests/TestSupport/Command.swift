@@ -15,10 +15,14 @@ public struct CommandResult: Sendable {
 /// reads past a buffer while it lists /proc/self/fd (swiftlang/swift-corelibs-foundation#5472) and crashed
 /// the whole test process on CI, where the test kit's parallel devices keep many descriptors open.
 public enum Command {
-    public static func run(_ executable: String, _ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil,
-                           timeout: TimeInterval = 30) -> CommandResult {
+    public static func run(
+        _ executable: String, _ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil,
+        timeout: TimeInterval = 30
+    ) -> CommandResult {
         var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1], errors: [Int32] = [-1, -1]
-        guard keychainfs_pipe_cloexec(&input) == 0, keychainfs_pipe_cloexec(&output) == 0, keychainfs_pipe_cloexec(&errors) == 0 else {
+        guard keychainfs_pipe_cloexec(&input) == 0, keychainfs_pipe_cloexec(&output) == 0,
+            keychainfs_pipe_cloexec(&errors) == 0
+        else {
             for fd in input + output + errors where fd >= 0 { close(fd) }
             return CommandResult(status: -1, stdout: "", stderr: "cannot make pipes for \(executable): errno \(errno)")
         }
@@ -41,7 +45,9 @@ public enum Command {
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
-        let variables = ProcessInfo.processInfo.environment.merging(environment ?? [:]) { $1 }.map { "\($0.key)=\($0.value)" }
+        let variables = ProcessInfo.processInfo.environment.merging(environment ?? [:]) { $1 }.map {
+            "\($0.key)=\($0.value)"
+        }
         var pid: pid_t = 0
         let spawned = withCStrings([executable] + arguments) { argv in
             withCStrings(variables) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
@@ -49,7 +55,8 @@ public enum Command {
         close(input[0]); close(output[1]); close(errors[1])
         guard spawned == 0 else {
             close(input[1]); close(output[0]); close(errors[0])
-            return CommandResult(status: -1, stdout: "", stderr: "cannot run \(executable): \(String(cString: strerror(spawned)))")
+            return CommandResult(
+                status: -1, stdout: "", stderr: "cannot run \(executable): \(String(cString: strerror(spawned)))")
         }
         // Drain both pipes while waiting so a chatty command cannot block on a full pipe.
         let stdoutData = Drain(FileHandle(fileDescriptor: output[0], closeOnDealloc: true))
@@ -61,7 +68,8 @@ public enum Command {
         guard let status = exit.status(within: timeout) else {
             kill(pid, SIGKILL)
             _ = exit.status(within: 5)
-            return CommandResult(status: -9, stdout: stdoutData.result(), stderr: "timed out after \(timeout) s\n" + stderrData.result())
+            return CommandResult(
+                status: -9, stdout: stdoutData.result(), stderr: "timed out after \(timeout) s\n" + stderrData.result())
         }
         return CommandResult(status: status, stdout: stdoutData.result(), stderr: stderrData.result())
     }

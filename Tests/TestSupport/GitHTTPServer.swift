@@ -55,7 +55,9 @@ public final class GitHTTPServer {
         init(_ handle: FileHandle) {
             Thread.detachNewThread { [self] in
                 var bytes = Data()
-                while let byte = try? handle.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { bytes += byte }
+                while let byte = try? handle.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+                    bytes += byte
+                }
                 line = String(decoding: bytes, as: UTF8.self)
                 done.signal()
             }

@@ -29,15 +29,23 @@ public final class MountedVault {
     private var closed = false
 
     /// `mountEnvironment` is added to the daemon's environment (test-only switches).
-    public init(mountArguments: [String] = [], initArguments: [String] = ["--test-device"], mountEnvironment: [String: String]? = nil) throws {
+    public init(
+        mountArguments: [String] = [], initArguments: [String] = ["--test-device"],
+        mountEnvironment: [String: String]? = nil
+    ) throws {
         root = TestDirectory.root + "/kcfs-test-" + UUID().uuidString.prefix(8)
         vault = root + "/vault"
         mount = root + "/mnt"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         // Device keys go to the test's own state directory, never the machine's ~/.local/state.
-        try expectSuccess(Command.run(Self.binary, ["init", vault] + initArguments, environment: ["XDG_STATE_HOME": root + "/state"], timeout: 30))
+        try expectSuccess(
+            Command.run(
+                Self.binary, ["init", vault] + initArguments, environment: ["XDG_STATE_HOME": root + "/state"],
+                timeout: 30))
         do {
-            try expectSuccess(Command.run(Self.binary, ["mount", vault, mount] + mountArguments, environment: mountEnvironment, timeout: 30))
+            try expectSuccess(
+                Command.run(
+                    Self.binary, ["mount", vault, mount] + mountArguments, environment: mountEnvironment, timeout: 30))
         } catch {
             close()
             throw error
@@ -54,7 +62,9 @@ public final class MountedVault {
     /// Runs `keychainfs device ARGS --mount MOUNT`.
     @discardableResult
     public func device(_ arguments: String..., passcode: String? = nil) -> CommandResult {
-        cli(["device"] + arguments + ["--mount", mount] + (passcode == nil ? [] : ["--passcode-stdin"]), stdin: passcode.map { $0 + "\n" })
+        cli(
+            ["device"] + arguments + ["--mount", mount] + (passcode == nil ? [] : ["--passcode-stdin"]),
+            stdin: passcode.map { $0 + "\n" })
     }
 
     public func path(_ relative: String) -> String { mount + "/" + relative }

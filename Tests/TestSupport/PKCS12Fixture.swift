@@ -14,13 +14,24 @@ public final class PKCS12Fixture: Sendable {
     public init(keyType: String, commonName: String) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kc-p12-\(UUID().uuidString)").path
         self.commonName = commonName
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", directory + "/ca.key",
-                     "-out", caCertificate, "-subj", "/CN=keychainfs test CA", "-days", "2"])
-        let newKey = keyType == "rsa" ? ["-newkey", "rsa:2048"] : ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"]
-        try openssl(["req"] + newKey + ["-nodes", "-keyout", leafKey, "-out", directory + "/leaf.csr", "-subj", "/CN=\(commonName)/O=keychainfs tests"])
-        try openssl(["x509", "-req", "-in", directory + "/leaf.csr", "-CA", caCertificate, "-CAkey", directory + "/ca.key",
-                     "-set_serial", "0x\(UUID().uuidString.prefix(8))", "-days", "2", "-out", leafCertificate])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try openssl([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+            directory + "/ca.key",
+            "-out", caCertificate, "-subj", "/CN=keychainfs test CA", "-days", "2",
+        ])
+        let newKey =
+            keyType == "rsa" ? ["-newkey", "rsa:2048"] : ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"]
+        try openssl(
+            ["req"] + newKey + [
+                "-nodes", "-keyout", leafKey, "-out", directory + "/leaf.csr", "-subj",
+                "/CN=\(commonName)/O=keychainfs tests",
+            ])
+        try openssl([
+            "x509", "-req", "-in", directory + "/leaf.csr", "-CA", caCertificate, "-CAkey", directory + "/ca.key",
+            "-set_serial", "0x\(UUID().uuidString.prefix(8))", "-days", "2", "-out", leafCertificate,
+        ])
         try openssl(["x509", "-in", leafCertificate, "-outform", "DER", "-out", directory + "/leaf.der"])
     }
 
@@ -30,8 +41,12 @@ public final class PKCS12Fixture: Sendable {
     /// encryption or, with `legacy`, RC2-40/3DES and a SHA-1 MAC. The file's path.
     public func pkcs12(legacy: Bool, passphrase: String, friendlyName: String, chain: Bool = true) throws -> String {
         let path = directory + "/\(legacy ? "legacy" : "modern")-\(UUID().uuidString.prefix(6)).p12"
-        try openssl(["pkcs12", "-export", "-inkey", leafKey, "-in", leafCertificate, "-name", friendlyName, "-passout", "pass:\(passphrase)",
-                     "-out", path] + (chain ? ["-certfile", caCertificate] : []) + (legacy ? ["-legacy"] : []))
+        try openssl(
+            [
+                "pkcs12", "-export", "-inkey", leafKey, "-in", leafCertificate, "-name", friendlyName, "-passout",
+                "pass:\(passphrase)",
+                "-out", path,
+            ] + (chain ? ["-certfile", caCertificate] : []) + (legacy ? ["-legacy"] : []))
         return path
     }
 
@@ -46,7 +61,10 @@ public final class PKCS12Fixture: Sendable {
     @discardableResult
     public func openssl(_ arguments: [String], stdin: String? = nil) throws -> String {
         let result = Command.run("/usr/bin/openssl", arguments, stdin: stdin, environment: [:])
-        guard result.succeeded else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl \(arguments): \(result.stderr)"]) }
+        guard result.succeeded else {
+            throw CocoaError(
+                .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl \(arguments): \(result.stderr)"])
+        }
         return result.stdout
     }
 

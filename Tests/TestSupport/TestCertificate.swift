@@ -16,12 +16,15 @@ public struct TestCertificate: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kc-cert-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let keyFile = directory.appendingPathComponent("key.pem"), certFile = directory.appendingPathComponent("cert.der")
+        let keyFile = directory.appendingPathComponent("key.pem"),
+            certFile = directory.appendingPathComponent("cert.der")
         try key.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["req", "-x509", "-key", keyFile.path, "-subj", "/CN=\(commonName)/O=keychainfs tests", "-days", "2",
-                             "-set_serial", "0x\(serial)", "-outform", "DER", "-out", certFile.path]
+        openssl.arguments = [
+            "req", "-x509", "-key", keyFile.path, "-subj", "/CN=\(commonName)/O=keychainfs tests", "-days", "2",
+            "-set_serial", "0x\(serial)", "-outform", "DER", "-out", certFile.path,
+        ]
         openssl.standardError = FileHandle.nullDevice
         try openssl.run()
         openssl.waitUntilExit()

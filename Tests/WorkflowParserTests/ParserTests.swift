@@ -8,19 +8,27 @@ import Testing
 @Suite struct ParserTests {
     @Test func references() throws {
         let r = try SecretReference.parse("kc://inet/example.com/alice;port=8443;ptcl=htps#kSecAttrLabel")
-        #expect(r.classCode == "inet" && r.groupName == "example.com" && r.itemName == "alice;port=8443;ptcl=htps" && r.attribute == "kSecAttrLabel")
+        #expect(
+            r.classCode == "inet" && r.groupName == "example.com" && r.itemName == "alice;port=8443;ptcl=htps"
+                && r.attribute == "kSecAttrLabel")
         let hash = try SecretReference.parse("kc://genp/svc/a#b")
         #expect(hash.itemName == "a#b" && hash.attribute == nil, "a # not followed by a constant belongs to the name")
         #expect(try SecretReference.parse("kc://genp/a%2Fb/%").description == "kc://genp/a%2Fb/%")
-        for bad in ["kc:/genp/a/b", "kc://genp/a", "kc://genp/a/b/c", "kc://idnt/a/b", "kc://genp//b", "kc://genp/a/b#kSec-x", "kc://genp/a\n/b"] {
+        for bad in [
+            "kc:/genp/a/b", "kc://genp/a", "kc://genp/a/b/c", "kc://idnt/a/b", "kc://genp//b", "kc://genp/a/b#kSec-x",
+            "kc://genp/a\n/b",
+        ] {
             #expect(throws: ReferenceSyntaxError.self, "\(bad.debugDescription)") { try SecretReference.parse(bad) }
         }
     }
 
     @Test func templates() throws {
-        let t = try Template.parse("x={{ kc://genp/s/a }} y={{kc://genp/s/a#kSecAttrAccount}} {{ not }} {{kc://genp/s/a}}")
+        let t = try Template.parse(
+            "x={{ kc://genp/s/a }} y={{kc://genp/s/a#kSecAttrAccount}} {{ not }} {{kc://genp/s/a}}")
         #expect(t.references.count == 2)
-        #expect(String(decoding: t.render { Array(($0.attribute ?? "V").utf8) }, as: UTF8.self) == "x=V y=kSecAttrAccount {{ not }} V")
+        #expect(
+            String(decoding: t.render { Array(($0.attribute ?? "V").utf8) }, as: UTF8.self)
+                == "x=V y=kSecAttrAccount {{ not }} V")
         let error = #expect(throws: ReferenceSyntaxError.self) { try Template.parse("a\nb {{ kc://genp/s/a\n") }
         #expect(error?.line == 2)
     }
@@ -36,8 +44,12 @@ import Testing
 
     @Test func accessFileRoundTrips() throws {
         let rules = [
-            AccessRule(name: "deploy \"prod\"", match: .executable("/usr/bin/deploy"), ancestor: true, groups: ["deploy", "shared"]),
-            AccessRule(name: "sha256:" + String(repeating: "ab", count: 32), match: .sha256(String(repeating: "ab", count: 32)), groups: ["x"]),
+            AccessRule(
+                name: "deploy \"prod\"", match: .executable("/usr/bin/deploy"), ancestor: true,
+                groups: ["deploy", "shared"]),
+            AccessRule(
+                name: "sha256:" + String(repeating: "ab", count: 32),
+                match: .sha256(String(repeating: "ab", count: 32)), groups: ["x"]),
             AccessRule(name: "uid:1000", match: .uid(1000), groups: ["u"]),
             AccessRule(name: "unit:backup.service", match: .unit("backup.service"), groups: ["b\tq"]),
         ]
@@ -58,7 +70,9 @@ import Testing
             ("[[rule]]\nuid = 99999999999\ngroups = [\"g\"]\n", 2),
         ]
         for (text, line) in cases {
-            let error = #expect(throws: AccessPolicyFile.SyntaxError.self, "\(text.debugDescription)") { try AccessPolicyFile.parse(text) }
+            let error = #expect(throws: AccessPolicyFile.SyntaxError.self, "\(text.debugDescription)") {
+                try AccessPolicyFile.parse(text)
+            }
             #expect(error?.line == line, "\(text.debugDescription)")
         }
     }

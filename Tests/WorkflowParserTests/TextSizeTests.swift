@@ -15,10 +15,14 @@ import Testing
         let template = #expect(throws: ReferenceSyntaxError.self) { try Template.parse(big) }
         #expect(template?.reason.contains("1 MiB") == true, "\(template?.reason ?? "")")
         #expect((template?.text.count ?? .max) < 100, "the error does not echo the whole text")
-        let env = #expect(throws: ReferenceSyntaxError.self) { try EnvironmentSpec.parseFile(String(repeating: "A", count: Self.limit + 1)) }
+        let env = #expect(throws: ReferenceSyntaxError.self) {
+            try EnvironmentSpec.parseFile(String(repeating: "A", count: Self.limit + 1))
+        }
         #expect(env?.reason.contains("1 MiB") == true)
         #expect(throws: Never.self) { try Template.parse(String(repeating: "x", count: Self.limit)) }
-        let line = #expect(throws: ReferenceSyntaxError.self) { try EnvironmentSpec.parseFile(String(repeating: "A", count: Self.limit)) }
+        let line = #expect(throws: ReferenceSyntaxError.self) {
+            try EnvironmentSpec.parseFile(String(repeating: "A", count: Self.limit))
+        }
         #expect((line?.description.count ?? .max) < 200, "a one-line file without '=' gives a short message")
     }
 

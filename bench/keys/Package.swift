@@ -22,6 +22,6 @@ let package = Package(
                 .product(name: "Benchmark", package: "swift-benchmark"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            swiftSettings: [.swiftLanguageMode(.v6)]),
+            swiftSettings: [.swiftLanguageMode(.v6)])
     ]
 )

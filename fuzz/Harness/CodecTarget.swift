@@ -9,8 +9,12 @@ enum CodecTarget {
     static func run(_ data: Data) throws(PropertyViolation) {
         guard let value = try? ValueCodec.decode(data) else { return }
         let encoded = ValueCodec.encode(value)
-        guard let again = try? ValueCodec.decode(encoded) else { throw PropertyViolation("re-encoded value does not decode") }
-        guard ValueCodec.encode(again) == encoded else { throw PropertyViolation("encoding is not stable across a round trip") }
+        guard let again = try? ValueCodec.decode(encoded) else {
+            throw PropertyViolation("re-encoded value does not decode")
+        }
+        guard ValueCodec.encode(again) == encoded else {
+            throw PropertyViolation("encoding is not stable across a round trip")
+        }
         _ = try? ControlRequest(decoding: value)
         _ = try? ControlResponse(decoding: value)
     }

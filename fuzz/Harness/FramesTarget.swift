@@ -19,9 +19,12 @@ enum FramesTarget {
             let value: KeychainValue?
             do throws(KeychainError) {
                 // As the daemon reads a request: its size limit and a deadline.
-                value = try Framing.read(from: fds[0], limit: Framing.maxRequestBytes, deadline: Date().addingTimeInterval(5))
+                value = try Framing.read(
+                    from: fds[0], limit: Framing.maxRequestBytes, deadline: Date().addingTimeInterval(5))
             } catch {
-                guard error.status == SecStatus.param else { throw PropertyViolation("frame refused with \(error.status), not errSecParam") }
+                guard error.status == SecStatus.param else {
+                    throw PropertyViolation("frame refused with \(error.status), not errSecParam")
+                }
                 return
             }
             guard let value else { return }

@@ -14,16 +14,22 @@ enum KeyFilesTarget {
         _ = try? PEMImport.items(in: data)
         guard let contents = try? PKCS12File.read(data, passphrase: "fuzz") else { return }
         do {
-            let identity = PKCS12File.Identity(privateKey: contents.privateKey, certificate: contents.certificate, friendlyName: contents.friendlyName)
-            let again = try PKCS12File.read(try PKCS12File.make([identity], chain: contents.chain, passphrase: "again"), passphrase: "again")
-            guard again.privateKey == contents.privateKey, again.certificate == contents.certificate, again.chain == contents.chain else {
+            let identity = PKCS12File.Identity(
+                privateKey: contents.privateKey, certificate: contents.certificate, friendlyName: contents.friendlyName)
+            let again = try PKCS12File.read(
+                try PKCS12File.make([identity], chain: contents.chain, passphrase: "again"), passphrase: "again")
+            guard again.privateKey == contents.privateKey, again.certificate == contents.certificate,
+                again.chain == contents.chain
+            else {
                 throw PropertyViolation("a PKCS#12 identity written back reads differently")
             }
         } catch let violation as PropertyViolation {
             throw violation
         } catch {
             // A file libcrypto reads but whose key and certificate disagree cannot be written back: fine.
-            guard (error as? KeychainError)?.status == SecStatus.param else { throw PropertyViolation("writing back failed: \(error)") }
+            guard (error as? KeychainError)?.status == SecStatus.param else {
+                throw PropertyViolation("writing back failed: \(error)")
+            }
         }
     }
 }

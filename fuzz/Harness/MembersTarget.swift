@@ -10,10 +10,13 @@ import KeychainSync
 enum MembersTarget {
     static func run(_ data: Data) throws(PropertyViolation) {
         if let entries = try? MemberLog.parse(data) {
-            guard MemberLog.encode(entries) == data else { throw PropertyViolation("a membership log does not survive parse and encode") }
+            guard MemberLog.encode(entries) == data else {
+                throw PropertyViolation("a membership log does not survive parse and encode")
+            }
         }
         if let membership = try? MemberLog.verify(data) {
-            guard !membership.current.isEmpty, membership.epoch >= 1, membership.entries.count <= MemberLog.maxEntries else {
+            guard !membership.current.isEmpty, membership.epoch >= 1, membership.entries.count <= MemberLog.maxEntries
+            else {
                 throw PropertyViolation("a verified membership log has no current member or no epoch")
             }
         }

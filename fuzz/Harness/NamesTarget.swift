@@ -14,7 +14,9 @@ enum NamesTarget {
         guard let selector = data.first else { return }
         let name = [UInt8](data.dropFirst())
         let escaped = NameEscaping.escape(name)
-        guard NameEscaping.unescape(Array(escaped.utf8)) == name else { throw PropertyViolation("escape does not reverse: \(escaped)") }
+        guard NameEscaping.unescape(Array(escaped.utf8)) == name else {
+            throw PropertyViolation("escape does not reverse: \(escaped)")
+        }
         if let raw = NameEscaping.unescape(name), NameEscaping.escape(raw) != String(decoding: name, as: UTF8.self) {
             throw PropertyViolation("a non-canonical spelling was accepted")
         }
@@ -22,11 +24,15 @@ enum NamesTarget {
         guard name.count <= ItemNaming.maxNameBytes else { return }  // longer names are shortened on the way out
         if let group = naming.parseGroup(name) {
             let printed = naming.groupName([naming.schema.namingAttributes.group.code: group])
-            guard Array(printed.utf8) == name else { throw PropertyViolation("group name \(escapedForReport(name)) parses but prints as \(printed)") }
+            guard Array(printed.utf8) == name else {
+                throw PropertyViolation("group name \(escapedForReport(name)) parses but prints as \(printed)")
+            }
         }
         if let attributes = naming.parseItem(name) {
             let printed = naming.itemName(attributes, disambiguated: true)
-            guard Array(printed.utf8) == name else { throw PropertyViolation("item name \(escapedForReport(name)) parses but prints as \(printed)") }
+            guard Array(printed.utf8) == name else {
+                throw PropertyViolation("item name \(escapedForReport(name)) parses but prints as \(printed)")
+            }
         }
     }
 

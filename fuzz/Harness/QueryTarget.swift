@@ -9,8 +9,13 @@ import KeychainModel
 enum QueryTarget {
     /// A fresh test vault in a temporary directory, one per process, removed at exit.
     private static let keychain: Keychain = {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kcfs-fuzz-query-\(getpid())").path
-        atexit { try? FileManager.default.removeItem(atPath: FileManager.default.temporaryDirectory.appendingPathComponent("kcfs-fuzz-query-\(getpid())").path) }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kcfs-fuzz-query-\(getpid())")
+            .path
+        atexit {
+            try? FileManager.default.removeItem(
+                atPath: FileManager.default.temporaryDirectory.appendingPathComponent("kcfs-fuzz-query-\(getpid())")
+                    .path)
+        }
         do {
             let vault = try Vault.create(at: directory, testDevice: true)
             return try Keychain(vault: vault)
@@ -19,9 +24,12 @@ enum QueryTarget {
     nonisolated(unsafe) private static var runs = 0
 
     static func run(_ data: Data) {
-        guard let value = try? ValueCodec.decode(data), let request = try? ControlRequest(decoding: value) else { return }
+        guard let value = try? ValueCodec.decode(data), let request = try? ControlRequest(decoding: value) else {
+            return
+        }
         let args = request.arguments
-        let caller = args["accessGroups"]?.arrayValue.map { Caller(accessGroups: $0.compactMap(\.stringValue)) } ?? Caller()
+        let caller =
+            args["accessGroups"]?.arrayValue.map { Caller(accessGroups: $0.compactMap(\.stringValue)) } ?? Caller()
         let query = args["query"]?.dictionaryValue ?? [:]
         switch request.command {
         case .itemAdd: _ = try? keychain.add(query, caller: caller)

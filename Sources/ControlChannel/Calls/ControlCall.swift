@@ -55,14 +55,18 @@ public struct CallArguments: Sendable {
     }
 
     public func dictionary(_ name: String) throws(KeychainError) -> KeychainDictionary {
-        guard let value = values[name]?.dictionaryValue else { throw KeychainError(SecStatus.param, "missing '\(name)' dictionary") }
+        guard let value = values[name]?.dictionaryValue else {
+            throw KeychainError(SecStatus.param, "missing '\(name)' dictionary")
+        }
         return value
     }
 
     /// A flag: absent is false; anything but a boolean is errSecParam.
     public func flag(_ name: String) throws(KeychainError) -> Bool {
         guard let value = values[name] else { return false }
-        guard case .bool(let flag) = value else { throw KeychainError(SecStatus.param, "'\(name)' must be true or false") }
+        guard case .bool(let flag) = value else {
+            throw KeychainError(SecStatus.param, "'\(name)' must be true or false")
+        }
         return flag
     }
 }

@@ -32,8 +32,10 @@ public struct DaemonStatus: Sendable, Equatable {
 
     var encoded: KeychainValue {
         var d: KeychainDictionary = [
-            "state": .string(state), "passcodeSet": .bool(passcodeSet), "failedAttempts": .number(Int64(failedAttempts)),
-            "testDevice": .bool(testDevice), "vault": .string(vault), "mountpoint": .string(mountpoint), "pid": .number(Int64(pid)),
+            "state": .string(state), "passcodeSet": .bool(passcodeSet),
+            "failedAttempts": .number(Int64(failedAttempts)),
+            "testDevice": .bool(testDevice), "vault": .string(vault), "mountpoint": .string(mountpoint),
+            "pid": .number(Int64(pid)),
         ]
         if let lockedOutUntil { d["lockedOutUntil"] = .date(lockedOutUntil) }
         if let autoLockSeconds { d["autoLockSeconds"] = .number(Int64(autoLockSeconds)) }
@@ -62,5 +64,7 @@ public struct DaemonStatus: Sendable, Equatable {
 public protocol StatusReplyCall: ControlCall where Reply == DaemonStatus {}
 extension StatusReplyCall {
     public static func encode(_ reply: DaemonStatus) -> KeychainValue? { reply.encoded }
-    public static func decode(_ value: KeychainValue?) throws(KeychainError) -> DaemonStatus { try DaemonStatus(decoding: value) }
+    public static func decode(_ value: KeychainValue?) throws(KeychainError) -> DaemonStatus {
+        try DaemonStatus(decoding: value)
+    }
 }

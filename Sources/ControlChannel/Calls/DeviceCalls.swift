@@ -38,7 +38,9 @@ public struct DeviceUnlock: StatusReplyCall {
     public static let command = ControlCommand.deviceUnlock
     public let passcode: Data
     public init(passcode: Data) { self.passcode = passcode }
-    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) { passcode = try arguments.data("passcode") }
+    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+        passcode = try arguments.data("passcode")
+    }
     public var arguments: KeychainDictionary { ["passcode": .data(passcode)] }
 }
 
@@ -47,7 +49,9 @@ public struct PasscodeSet: StatusReplyCall {
     public static let command = ControlCommand.passcodeSet
     public let passcode: Data
     public init(passcode: Data) { self.passcode = passcode }
-    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) { passcode = try arguments.data("passcode") }
+    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+        passcode = try arguments.data("passcode")
+    }
     public var arguments: KeychainDictionary { ["passcode": .data(passcode)] }
 }
 
@@ -72,9 +76,13 @@ public struct PasscodeRemove: ControlCall {
     public static let command = ControlCommand.passcodeRemove
     public let passcode: Data
     public init(passcode: Data) { self.passcode = passcode }
-    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) { passcode = try arguments.data("passcode") }
+    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+        passcode = try arguments.data("passcode")
+    }
     public var arguments: KeychainDictionary { ["passcode": .data(passcode)] }
-    public static func encode(_ deletedItems: Int) -> KeychainValue? { .dictionary(["deletedItems": .number(Int64(deletedItems))]) }
+    public static func encode(_ deletedItems: Int) -> KeychainValue? {
+        .dictionary(["deletedItems": .number(Int64(deletedItems))])
+    }
     public static func decode(_ value: KeychainValue?) throws(KeychainError) -> Int {
         Int(value?.dictionaryValue?["deletedItems"]?.numberValue ?? 0)
     }
@@ -92,7 +100,8 @@ public struct AutoLockCall: StatusReplyCall {
         }
         guard let value = arguments.values["seconds"] else { seconds = nil; return }
         guard case .number(let number) = value, let whole = Int(exactly: number) else {
-            throw KeychainError(SecStatus.param, "auto-lock 'seconds' must be a whole number (omit it to turn auto-lock off)")
+            throw KeychainError(
+                SecStatus.param, "auto-lock 'seconds' must be a whole number (omit it to turn auto-lock off)")
         }
         seconds = whole
     }

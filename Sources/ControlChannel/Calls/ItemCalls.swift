@@ -9,7 +9,9 @@ public struct ItemAdd: ValueReplyCall {
     public static let command = ControlCommand.itemAdd
     public let query: KeychainDictionary
     public init(query: KeychainDictionary) { self.query = query }
-    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) { query = try arguments.dictionary("query") }
+    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+        query = try arguments.dictionary("query")
+    }
     public var arguments: KeychainDictionary { ["query": .dictionary(query)] }
     public var auditedItem: KeychainDictionary? { query }
 }
@@ -19,7 +21,9 @@ public struct ItemCopyMatching: ValueReplyCall {
     public static let command = ControlCommand.itemCopyMatching
     public let query: KeychainDictionary
     public init(query: KeychainDictionary) { self.query = query }
-    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) { query = try arguments.dictionary("query") }
+    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+        query = try arguments.dictionary("query")
+    }
     public var arguments: KeychainDictionary { ["query": .dictionary(query)] }
     public var auditedItem: KeychainDictionary? { query }
 }
@@ -46,7 +50,9 @@ public struct ItemDelete: EmptyReplyCall {
     public static let command = ControlCommand.itemDelete
     public let query: KeychainDictionary
     public init(query: KeychainDictionary) { self.query = query }
-    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) { query = try arguments.dictionary("query") }
+    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+        query = try arguments.dictionary("query")
+    }
     public var arguments: KeychainDictionary { ["query": .dictionary(query)] }
     public var auditedItem: KeychainDictionary? { query }
 }
@@ -73,6 +79,8 @@ public struct SecureEnclaveCall: ValueReplyCall {
     public static let command = ControlCommand.keySecureEnclave
     public let operation: KeychainDictionary
     public init(operation: KeychainDictionary) { self.operation = operation }
-    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) { operation = try arguments.dictionary("request") }
+    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+        operation = try arguments.dictionary("request")
+    }
     public var arguments: KeychainDictionary { ["request": .dictionary(operation)] }
 }

@@ -7,7 +7,9 @@ public struct BackupCall: ControlCall {
     public static let command = ControlCommand.backup
     public let password: Data
     public init(password: Data) { self.password = password }
-    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) { password = try arguments.data("password") }
+    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+        password = try arguments.data("password")
+    }
     public var arguments: KeychainDictionary { ["password": .data(password)] }
 
     public struct Archive: Sendable {
@@ -22,7 +24,9 @@ public struct BackupCall: ControlCall {
         .dictionary(["items": .number(Int64(archive.items)), "archive": .data(archive.bytes)])
     }
     public static func decode(_ value: KeychainValue?) throws(KeychainError) -> Archive {
-        guard let d = value?.dictionaryValue, let bytes = d["archive"]?.dataValue else { throw KeychainError(SecStatus.decode, "the daemon sent no archive") }
+        guard let d = value?.dictionaryValue, let bytes = d["archive"]?.dataValue else {
+            throw KeychainError(SecStatus.decode, "the daemon sent no archive")
+        }
         return Archive(items: Int(d["items"]?.numberValue ?? 0), bytes: bytes)
     }
 }
@@ -39,7 +43,9 @@ public struct RestoreCall: ControlCall {
         self.merge = merge
     }
     public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
-        guard let attachment else { throw KeychainError(SecStatus.param, "restore carries the backup's bytes, not a path") }
+        guard let attachment else {
+            throw KeychainError(SecStatus.param, "restore carries the backup's bytes, not a path")
+        }
         archive = attachment
         password = try arguments.data("password")
         merge = try arguments.flag("merge")
@@ -48,11 +54,15 @@ public struct RestoreCall: ControlCall {
     public var attachment: Data? { archive }
 
     public static func encode(_ outcome: RestoreOutcome) -> KeychainValue? {
-        .dictionary(["added": .number(Int64(outcome.added)), "replaced": .number(Int64(outcome.replaced)), "kept": .number(Int64(outcome.kept))])
+        .dictionary([
+            "added": .number(Int64(outcome.added)), "replaced": .number(Int64(outcome.replaced)),
+            "kept": .number(Int64(outcome.kept)),
+        ])
     }
     public static func decode(_ value: KeychainValue?) throws(KeychainError) -> RestoreOutcome {
         let d = value?.dictionaryValue ?? [:]
-        return RestoreOutcome(added: Int(d["added"]?.numberValue ?? 0), replaced: Int(d["replaced"]?.numberValue ?? 0),
-                                       kept: Int(d["kept"]?.numberValue ?? 0))
+        return RestoreOutcome(
+            added: Int(d["added"]?.numberValue ?? 0), replaced: Int(d["replaced"]?.numberValue ?? 0),
+            kept: Int(d["kept"]?.numberValue ?? 0))
     }
 }

@@ -40,8 +40,12 @@ public final class AccessPolicy: Sendable {
     public static let testSwitch = "executable-identity"
 
     /// Whether a daemon of a vault that is (`testDevice`) or is not a test device verifies executables.
-    public static func verifiesExecutables(testDevice: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
-        !(testDevice && (environment["KEYCHAINFS_TEST_DISABLE_GUARDS"]?.split(separator: ",").contains { $0 == testSwitch } ?? false))
+    public static func verifiesExecutables(
+        testDevice: Bool, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Bool {
+        !(testDevice
+            && (environment["KEYCHAINFS_TEST_DISABLE_GUARDS"]?.split(separator: ",").contains { $0 == testSwitch }
+                ?? false))
     }
     /// How far up the process tree an ancestor rule looks.
     static let maxAncestors = 64
@@ -51,8 +55,10 @@ public final class AccessPolicy: Sendable {
     /// running a rule's executable was refused it (``ProcessIdentity/unverifiable()``).
     /// `watchesFile`: whether the file is looked at only when it may have changed (``PolicyFileWatch``);
     /// false looks at it on every call, as before issue 27 (for the test that shows the watch's effect).
-    public init(vault: Vault, defaultCaller: Caller, strict: Bool, verifiesExecutables: Bool = true, watchesFile: Bool = true,
-                report: @escaping @Sendable (String) -> Void = { _ in }) throws(KeychainError) {
+    public init(
+        vault: Vault, defaultCaller: Caller, strict: Bool, verifiesExecutables: Bool = true, watchesFile: Bool = true,
+        report: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws(KeychainError) {
         self.verifiesExecutables = verifiesExecutables
         watch = watchesFile ? PolicyFileWatch(directory: vault.directory, fileName: AccessPolicyFile.fileName) : nil
         self.vault = vault
@@ -74,7 +80,9 @@ public final class AccessPolicy: Sendable {
         let outcome = loaded.withLock { loaded -> Result<[AccessRule], KeychainError> in
             let now = PolicyFileWatch.now()
             let quiet = loaded.lookedAt != 0 && now &- loaded.lookedAt < PolicyFileWatch.maxQuiet
-            if let watch, quiet, !watch.heardChange() { return loaded.malformed.map { .failure($0) } ?? .success(loaded.rules) }
+            if let watch, quiet, !watch.heardChange() {
+                return loaded.malformed.map { .failure($0) } ?? .success(loaded.rules)
+            }
             looks.add(1, ordering: .relaxed)
             loaded.lookedAt = now
             let stamp = FileStamp(path)
@@ -108,7 +116,9 @@ public final class AccessPolicy: Sendable {
         return strict ? nil : defaultCaller
     }
 
-    private func matches(_ rule: AccessRule, process: ProcessIdentity, uid: UInt32, ancestors: inout [ProcessIdentity]?) -> Bool {
+    private func matches(_ rule: AccessRule, process: ProcessIdentity, uid: UInt32, ancestors: inout [ProcessIdentity]?)
+        -> Bool
+    {
         switch rule.match {
         case .uid(let wanted): return uid == wanted
         case .unit(let unit): return process.isInUnit(unit, user: nil)
@@ -125,11 +135,12 @@ public final class AccessPolicy: Sendable {
     /// rule's path in the daemon's view), never by the path the process's namespace shows; and a process
     /// whose executable does not vouch for its code (``ProcessIdentity/unverifiable()``) matches no such rule.
     private func matchesExecutable(_ rule: AccessRule, _ process: ProcessIdentity) -> Bool {
-        let runsIt = switch rule.match {
-        case .executable(let path): verifiesExecutables ? process.runs(path) : process.executablePath() == path
-        case .sha256(let hex): process.executableFile != nil && digests.digest(pid: process.pid) == hex
-        default: false
-        }
+        let runsIt =
+            switch rule.match {
+            case .executable(let path): verifiesExecutables ? process.runs(path) : process.executablePath() == path
+            case .sha256(let hex): process.executableFile != nil && digests.digest(pid: process.pid) == hex
+            default: false
+            }
         guard runsIt else { return false }
         guard verifiesExecutables else { return true }
         if let reason = process.unverifiable() {
@@ -164,11 +175,14 @@ public final class AccessPolicy: Sendable {
         // At most one byte past the limit is read: a huge file is refused, not loaded.
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         var data = Data()
-        while data.count <= 1 << 20, let chunk = try? handle.read(upToCount: (1 << 20) + 1 - data.count), !chunk.isEmpty { data.append(chunk) }
+        while data.count <= 1 << 20, let chunk = try? handle.read(upToCount: (1 << 20) + 1 - data.count), !chunk.isEmpty
+        { data.append(chunk) }
         guard data.count <= 1 << 20, let text = String(validating: data, as: UTF8.self) else {
             throw KeychainError(SecStatus.param, "\(path) is not UTF-8 text of at most 1 MiB")
         }
-        do { return try AccessPolicyFile.parse(text) } catch { throw KeychainError(SecStatus.param, "\(path): \(error)") }
+        do { return try AccessPolicyFile.parse(text) } catch {
+            throw KeychainError(SecStatus.param, "\(path): \(error)")
+        }
     }
 
     /// Replaces the vault's rules: written 0600 beside `access.toml` (never through a planted link) and

@@ -36,11 +36,15 @@ public enum AccessPolicyFile {
             if scanner.atEndOfLine { continue }
             if scanner.consume("[[") {
                 scanner.skipSpace()
-                guard scanner.consume("rule") else { throw SyntaxError(line: number, reason: "only [[rule]] tables are known") }
+                guard scanner.consume("rule") else {
+                    throw SyntaxError(line: number, reason: "only [[rule]] tables are known")
+                }
                 scanner.skipSpace()
                 guard scanner.consume("]]") else { throw SyntaxError(line: number, reason: "expected ]] after [[rule") }
                 scanner.skipSpace()
-                guard scanner.atEndOfLine else { throw SyntaxError(line: number, reason: "unexpected text after [[rule]]") }
+                guard scanner.atEndOfLine else {
+                    throw SyntaxError(line: number, reason: "unexpected text after [[rule]]")
+                }
                 tables.append((number, [:]))
                 continue
             }
@@ -50,9 +54,13 @@ public enum AccessPolicyFile {
             scanner.skipSpace()
             let value = try scanner.value()
             scanner.skipSpace()
-            guard scanner.atEndOfLine else { throw SyntaxError(line: number, reason: "unexpected text after the value of '\(key)'") }
+            guard scanner.atEndOfLine else {
+                throw SyntaxError(line: number, reason: "unexpected text after the value of '\(key)'")
+            }
             guard !tables.isEmpty else { throw SyntaxError(line: number, reason: "'\(key)' outside a [[rule]] table") }
-            guard tables[tables.count - 1].fields[key] == nil else { throw SyntaxError(line: number, reason: "'\(key)' given twice") }
+            guard tables[tables.count - 1].fields[key] == nil else {
+                throw SyntaxError(line: number, reason: "'\(key)' given twice")
+            }
             tables[tables.count - 1].fields[key] = (number, value)
         }
         var rules: [AccessRule] = []
@@ -64,9 +72,16 @@ public enum AccessPolicyFile {
         return rules
     }
 
-    private static func rule(_ fields: [String: (line: Int, value: TOMLValue)], line: Int) throws(SyntaxError) -> AccessRule {
-        if let unknown = fields.first(where: { !["name", "exe", "sha256", "uid", "unit", "user-unit", "ancestor", "groups", "allow"].contains($0.key) }) {
-            throw SyntaxError(line: unknown.value.line, reason: "unknown key '\(unknown.key)' (name, exe, sha256, uid, unit, user-unit, ancestor, groups, allow)")
+    private static func rule(_ fields: [String: (line: Int, value: TOMLValue)], line: Int) throws(SyntaxError)
+        -> AccessRule
+    {
+        if let unknown = fields.first(where: {
+            !["name", "exe", "sha256", "uid", "unit", "user-unit", "ancestor", "groups", "allow"].contains($0.key)
+        }) {
+            throw SyntaxError(
+                line: unknown.value.line,
+                reason:
+                    "unknown key '\(unknown.key)' (name, exe, sha256, uid, unit, user-unit, ancestor, groups, allow)")
         }
         let matchers = ["exe", "sha256", "uid", "unit", "user-unit"].filter { fields[$0] != nil }
         guard matchers.count == 1, let which = matchers.first, let (valueLine, value) = fields[which] else {
@@ -75,47 +90,68 @@ public enum AccessPolicyFile {
         let match: AccessRule.Match
         switch (which, value) {
         case ("exe", .string(let path)):
-            guard path.hasPrefix("/"), !path.contains("\0") else { throw SyntaxError(line: valueLine, reason: "exe must be an absolute path") }
+            guard path.hasPrefix("/"), !path.contains("\0") else {
+                throw SyntaxError(line: valueLine, reason: "exe must be an absolute path")
+            }
             match = .executable(path)
         case ("sha256", .string(let hex)):
             let lower = hex.lowercased()
-            guard lower.utf8.count == 64, lower.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
+            guard lower.utf8.count == 64,
+                lower.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+            else {
                 throw SyntaxError(line: valueLine, reason: "sha256 must be 64 hex digits")
             }
             match = .sha256(lower)
         case ("uid", .integer(let uid)):
-            guard let uid = UInt32(exactly: uid) else { throw SyntaxError(line: valueLine, reason: "uid must be 0…4294967295") }
+            guard let uid = UInt32(exactly: uid) else {
+                throw SyntaxError(line: valueLine, reason: "uid must be 0…4294967295")
+            }
             match = .uid(uid)
         case ("unit", .string(let unit)), ("user-unit", .string(let unit)):
             guard !unit.isEmpty, !unit.contains("/"), !unit.contains("\0"), !unit.hasSuffix(".slice") else {
-                throw SyntaxError(line: valueLine, reason: "\(which) must be a unit name (backup.service), not a path or a slice")
+                throw SyntaxError(
+                    line: valueLine, reason: "\(which) must be a unit name (backup.service), not a path or a slice")
             }
             match = which == "unit" ? .unit(unit) : .userUnit(unit)
         default:
-            throw SyntaxError(line: valueLine, reason: which == "uid" ? "uid must be an integer" : "\(which) must be a string")
+            throw SyntaxError(
+                line: valueLine, reason: which == "uid" ? "uid must be an integer" : "\(which) must be a string")
         }
         var ancestor = false
         if let (ancestorLine, value) = fields["ancestor"] {
-            guard case .boolean(let flag) = value else { throw SyntaxError(line: ancestorLine, reason: "ancestor must be true or false") }
-            if flag, ["uid", "unit", "user-unit"].contains(which) { throw SyntaxError(line: ancestorLine, reason: "ancestor applies to exe and sha256 rules") }
+            guard case .boolean(let flag) = value else {
+                throw SyntaxError(line: ancestorLine, reason: "ancestor must be true or false")
+            }
+            if flag, ["uid", "unit", "user-unit"].contains(which) {
+                throw SyntaxError(line: ancestorLine, reason: "ancestor applies to exe and sha256 rules")
+            }
             ancestor = flag
         }
-        guard let (groupsLine, groupsValue) = fields["groups"] else { throw SyntaxError(line: line, reason: "a rule needs groups = [\"…\"]") }
+        guard let (groupsLine, groupsValue) = fields["groups"] else {
+            throw SyntaxError(line: line, reason: "a rule needs groups = [\"…\"]")
+        }
         guard case .strings(let groups) = groupsValue, !groups.isEmpty, groups.allSatisfy({ !$0.isEmpty }) else {
             throw SyntaxError(line: groupsLine, reason: "groups must be a non-empty array of non-empty strings")
         }
         var name = AccessRule.defaultName(for: match)
         if let (nameLine, value) = fields["name"] {
-            guard case .string(let given) = value, !given.isEmpty else { throw SyntaxError(line: nameLine, reason: "name must be a non-empty string") }
+            guard case .string(let given) = value, !given.isEmpty else {
+                throw SyntaxError(line: nameLine, reason: "name must be a non-empty string")
+            }
             name = given
         }
-        return AccessRule(name: name, match: match, ancestor: ancestor, groups: groups, permissions: try permissions(fields["allow"]))
+        return AccessRule(
+            name: name, match: match, ancestor: ancestor, groups: groups, permissions: try permissions(fields["allow"]))
     }
 
-    private static func permissions(_ field: (line: Int, value: TOMLValue)?) throws(SyntaxError) -> Set<ControlPermission> {
+    private static func permissions(_ field: (line: Int, value: TOMLValue)?) throws(SyntaxError) -> Set<
+        ControlPermission
+    > {
         guard let (line, value) = field else { return [] }
         let known = ControlPermission.allCases.map(\.rawValue).joined(separator: ", ")
-        guard case .strings(let names) = value else { throw SyntaxError(line: line, reason: "allow must be an array of \(known)") }
+        guard case .strings(let names) = value else {
+            throw SyntaxError(line: line, reason: "allow must be an array of \(known)")
+        }
         var permissions = Set<ControlPermission>()
         for name in names {
             guard let permission = ControlPermission(rawValue: name) else {
@@ -128,7 +164,8 @@ public enum AccessPolicyFile {
 
     /// The file's text for `rules`; ``parse(_:)`` reads it back as the same rules.
     public static func render(_ rules: [AccessRule]) -> String {
-        var out = "# keychainfs per-application access (docs/spec.md §12); edit with 'keychainfs access grant/revoke'.\n"
+        var out =
+            "# keychainfs per-application access (docs/spec.md §12); edit with 'keychainfs access grant/revoke'.\n"
         for rule in rules {
             out += "\n[[rule]]\nname = \(quoted(rule.name))\n"
             switch rule.match {
@@ -140,7 +177,10 @@ public enum AccessPolicyFile {
             }
             if rule.ancestor { out += "ancestor = true\n" }
             out += "groups = [" + rule.groups.map(quoted).joined(separator: ", ") + "]\n"
-            if !rule.permissions.isEmpty { out += "allow = [" + rule.permissions.sorted().map { quoted($0.rawValue) }.joined(separator: ", ") + "]\n" }
+            if !rule.permissions.isEmpty {
+                out +=
+                    "allow = [" + rule.permissions.sorted().map { quoted($0.rawValue) }.joined(separator: ", ") + "]\n"
+            }
         }
         return out
     }
@@ -196,7 +236,9 @@ struct TOMLScanner {
         return true
     }
 
-    private func error(_ reason: String) -> AccessPolicyFile.SyntaxError { AccessPolicyFile.SyntaxError(line: line, reason: reason) }
+    private func error(_ reason: String) -> AccessPolicyFile.SyntaxError {
+        AccessPolicyFile.SyntaxError(line: line, reason: reason)
+    }
 
     mutating func key() throws(AccessPolicyFile.SyntaxError) -> String {
         let key = rest.prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }

@@ -31,7 +31,9 @@ public struct AccessRule: Sendable, Hashable {
     /// the vault's bulk commands whenever rules exist.
     public var permissions: Set<ControlPermission>
 
-    public init(name: String, match: Match, ancestor: Bool = false, groups: [String], permissions: Set<ControlPermission> = []) {
+    public init(
+        name: String, match: Match, ancestor: Bool = false, groups: [String], permissions: Set<ControlPermission> = []
+    ) {
         self.name = name
         self.match = match
         self.ancestor = ancestor

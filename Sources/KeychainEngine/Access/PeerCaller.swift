@@ -26,12 +26,15 @@ public enum PeerCaller {
     /// matches is refused (errSecMissingEntitlement). Otherwise the client's `claimedGroups` (its
     /// entitlements) stand, else `fallback`. The caller carries the peer's pid and, when `namingExecutable`,
     /// its executable (prompts and the audit name it; the mount's hot path leaves it out).
-    public static func resolve(_ peer: PeerProcess, policy: AccessPolicy?, claimedGroups: [String]? = nil, fallback: Caller,
-                               namingExecutable: Bool = true) throws(KeychainError) -> Caller {
+    public static func resolve(
+        _ peer: PeerProcess, policy: AccessPolicy?, claimedGroups: [String]? = nil, fallback: Caller,
+        namingExecutable: Bool = true
+    ) throws(KeychainError) -> Caller {
         var caller: Caller
         if let policy, policy.decidesCallers {
             guard let granted = policy.caller(pid: peer.pid, uid: peer.uid) else {
-                throw KeychainError(SecStatus.missingEntitlement, "strict access: no rule of access.toml matches this process")
+                throw KeychainError(
+                    SecStatus.missingEntitlement, "strict access: no rule of access.toml matches this process")
             }
             caller = granted
         } else if let claimedGroups {

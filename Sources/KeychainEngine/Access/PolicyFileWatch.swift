@@ -23,7 +23,9 @@ final class PolicyFileWatch: Sendable {
     init(directory: String, fileName: String) {
         self.fileName = fileName
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
+        let mask = UInt32(
+            IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF
+                | IN_MOVE_SELF)
         if fd >= 0, inotify_add_watch(fd, directory, mask) < 0 {
             close(fd)
             self.fd = -1

@@ -32,7 +32,8 @@ struct ProcessIdentity: Sendable {
     /// A field of `/proc/PID/status` (`TracerPid`), trimmed; nil when unreadable.
     private static func statusField(_ name: String, of pid: Int32) -> String? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return nil }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") })
+        else { return nil }
         return line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
     }
 
@@ -53,7 +54,8 @@ struct ProcessIdentity: Sendable {
     /// state cannot be read. Executable and SHA-256 rules do not match such a process.
     func unverifiable() -> String? {
         for namespace in ["mnt", "user"] {
-            guard let own = Self.namespace(namespace, of: "self"), let theirs = Self.namespace(namespace, of: "\(pid)") else {
+            guard let own = Self.namespace(namespace, of: "self"), let theirs = Self.namespace(namespace, of: "\(pid)")
+            else {
                 return "its \(namespace) namespace cannot be read"
             }
             if own != theirs { return "it runs in another \(namespace) namespace" }
@@ -105,7 +107,9 @@ public struct FileIdentity: Hashable, Sendable {
 /// SHA-256 of executables, kept per (device, inode, size, mtime) so a busy caller is hashed once, and a
 /// replaced binary is hashed again.
 final class ExecutableDigests: Sendable {
-    private struct Key: Hashable { let device: UInt64; let inode: UInt64; let size: Int64; let seconds: Int; let nanoseconds: Int }
+    private struct Key: Hashable {
+        let device: UInt64; let inode: UInt64; let size: Int64; let seconds: Int; let nanoseconds: Int
+    }
     private let digests = GenerationalCache<Key, String>(capacity: 256)
 
     /// The lowercase hex SHA-256 of the process's executable, read through `/proc/PID/exe` (so a
@@ -114,8 +118,9 @@ final class ExecutableDigests: Sendable {
         let path = "/proc/\(pid)/exe"
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        let key = Key(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
-                      seconds: st.st_mtim.tv_sec, nanoseconds: st.st_mtim.tv_nsec)
+        let key = Key(
+            device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
+            seconds: st.st_mtim.tv_sec, nanoseconds: st.st_mtim.tv_nsec)
         if let known = digests.value(key, generation: 0) { return known }
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }

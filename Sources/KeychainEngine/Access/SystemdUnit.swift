@@ -23,10 +23,14 @@ struct SystemdUnit: Equatable, Sendable {
     /// systemd write outside a user's delegated part.
     init?(cgroupFile text: String) {
         let lines = text.split(separator: "\n")
-        if let unified = lines.first(where: { $0.hasPrefix("0::") }), let unit = SystemdUnit(cgroupPath: String(unified.dropFirst(3))) {
+        if let unified = lines.first(where: { $0.hasPrefix("0::") }),
+            let unit = SystemdUnit(cgroupPath: String(unified.dropFirst(3)))
+        {
             self = unit
         } else if let named = lines.first(where: { $0.contains(":name=systemd:") }),
-                  let range = named.range(of: ":name=systemd:"), let unit = SystemdUnit(cgroupPath: String(named[range.upperBound...])) {
+            let range = named.range(of: ":name=systemd:"),
+            let unit = SystemdUnit(cgroupPath: String(named[range.upperBound...]))
+        {
             self = unit
         } else {
             return nil
@@ -35,13 +39,15 @@ struct SystemdUnit: Equatable, Sendable {
 
     /// From a cgroup path (`/system.slice/backup.service`).
     init?(cgroupPath path: String) {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()  // "" before the leading "/"
+        // "" before the leading "/"
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         guard path.hasPrefix("/"), let top = parts.first else { return nil }
         var rest = parts.dropFirst()
         var manager: UInt32?
         if top == "user.slice" {
             guard rest.count >= 2, let slice = rest.first, slice.hasPrefix("user-"), slice.hasSuffix(".slice"),
-                  let uid = UInt32(slice.dropFirst(5).dropLast(6)), rest.dropFirst().first == "user@\(uid).service" else { return nil }
+                let uid = UInt32(slice.dropFirst(5).dropLast(6)), rest.dropFirst().first == "user@\(uid).service"
+            else { return nil }
             manager = uid
             rest = rest.dropFirst(2)
         } else {
@@ -54,7 +60,9 @@ struct SystemdUnit: Equatable, Sendable {
 
     /// A rule's unit as systemd names it: a name without a unit type is a service (`backup` is `backup.service`).
     static func normalized(_ unit: String) -> String {
-        let types = [".service", ".scope", ".socket", ".timer", ".mount", ".target", ".path", ".swap", ".device", ".automount"]
+        let types = [
+            ".service", ".scope", ".socket", ".timer", ".mount", ".target", ".path", ".swap", ".device", ".automount",
+        ]
         return types.contains { unit.hasSuffix($0) } ? unit : unit + ".service"
     }
 }

@@ -69,7 +69,9 @@ public final class AuditLog: @unchecked Sendable {
 
     /// Appends one line, whole or not at all. `item` is a class and path (`genp/svc/acct`) or nil; never
     /// pass a value. Throws errSecNotAvailable when the line could not be written: the caller refuses.
-    public func record(_ operation: String, item: String?, status: OSStatus, by requester: Requester) throws(KeychainError) {
+    public func record(_ operation: String, item: String?, status: OSStatus, by requester: Requester)
+        throws(KeychainError)
+    {
         var line: [String: Any] = [
             "time": Self.timestamp(), "pid": Int(requester.pid), "uid": Int(requester.uid),
             "executable": PeerProcess.executable(of: requester.pid) ?? "",
@@ -85,13 +87,17 @@ public final class AuditLog: @unchecked Sendable {
             let outcome = append(data)
             defer { failing = outcome != nil }
             if let outcome, !failing {
-                report("audit log \(path) cannot be written (\(outcome)): operations that must be recorded are refused until it can")
+                report(
+                    "audit log \(path) cannot be written (\(outcome)): operations that must be recorded are refused until it can"
+                )
             } else if outcome == nil, failing {
                 report("audit log \(path) is written again")
             }
             return outcome
         }
-        if let failure { throw KeychainError(SecStatus.notAvailable, "the audit log cannot be written (\(failure)): refused") }
+        if let failure {
+            throw KeychainError(SecStatus.notAvailable, "the audit log cannot be written (\(failure)): refused")
+        }
     }
 
     /// Writes `data` at the end of the log; on failure, cuts back what part of it was written. Under the lock.

@@ -6,7 +6,9 @@ import KeychainModel
 public enum AccessControlValue {
     /// Puts an access control of `protection` and `flags` into `dictionary`; a kSecAttrAccessible already
     /// there that names another class is errSecParam (as Apple's SecItemAdd refuses it).
-    public static func apply(protection: String, flags: UInt64, to dictionary: inout KeychainDictionary) throws(KeychainError) {
+    public static func apply(protection: String, flags: UInt64, to dictionary: inout KeychainDictionary)
+        throws(KeychainError)
+    {
         if let given = dictionary[Attributes.accessible.code], given != .string(protection) {
             throw KeychainError(SecStatus.param, "conflicting kSecAttrAccessible and kSecAttrAccessControl")
         }

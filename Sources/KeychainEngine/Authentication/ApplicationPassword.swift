@@ -19,8 +19,9 @@ enum ApplicationPassword {
         AccessConstraint(attributes: attributes)?.passwordRequired ?? false
     }
 
-    static let missing = KeychainError(SecStatus.authFailed,
-                                       "the item needs its application password (LAContext.setCredential(_:type: .applicationPassword))")
+    static let missing = KeychainError(
+        SecStatus.authFailed,
+        "the item needs its application password (LAContext.setCredential(_:type: .applicationPassword))")
 
     /// `secret` sealed under `password`; errSecAuthFailed without a password.
     static func seal(_ secret: Data, password: Data?) throws(KeychainError) -> Data {
@@ -53,11 +54,15 @@ enum ApplicationPassword {
     /// The secret to store when an update changes an item from `old` to `new` attributes: kept sealed as it
     /// is when neither the secret nor the password requirement changes; otherwise the old secret is opened
     /// with `password` (which checks it) and the value to keep sealed again if `new` asks for a password.
-    static func restate(_ stored: Data?, from old: [String: KeychainValue], to new: [String: KeychainValue], newData: Data?,
-                        password: Data?) throws(KeychainError) -> Data? {
+    static func restate(
+        _ stored: Data?, from old: [String: KeychainValue], to new: [String: KeychainValue], newData: Data?,
+        password: Data?
+    ) throws(KeychainError) -> Data? {
         let was = protects(old), will = protects(new)
         guard was || will else { return newData ?? stored }
-        if was, will, newData == nil, old[Attributes.accessControl.code] == new[Attributes.accessControl.code] { return stored }
+        if was, will, newData == nil, old[Attributes.accessControl.code] == new[Attributes.accessControl.code] {
+            return stored
+        }
         let plain = try stored.map { s throws(KeychainError) in was ? try open(s, password: password) : s }
         guard let value = newData ?? plain else { return nil }
         return will ? try seal(value, password: password) : value

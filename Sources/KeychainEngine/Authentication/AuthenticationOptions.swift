@@ -33,9 +33,11 @@ public struct AuthenticationFailure: Error, Sendable, Equatable {
 
     public var keychainError: KeychainError { KeychainError(status, message) }
 
-    static let canceled = AuthenticationFailure(SecStatus.userCanceled, LAErrorNumber.userCancel, "the user canceled the authentication")
-    static let notInteractive = AuthenticationFailure(SecStatus.interactionNotAllowed, LAErrorNumber.notInteractive,
-                                                      "the item needs user authentication and UI is not allowed")
+    static let canceled = AuthenticationFailure(
+        SecStatus.userCanceled, LAErrorNumber.userCancel, "the user canceled the authentication")
+    static let notInteractive = AuthenticationFailure(
+        SecStatus.interactionNotAllowed, LAErrorNumber.notInteractive,
+        "the item needs user authentication and UI is not allowed")
 }
 
 /// How a caller lets authentication happen: kSecUseAuthenticationUI, kSecUseOperationPrompt and
@@ -51,7 +53,10 @@ public struct AuthenticationOptions: Sendable, Equatable {
     /// LAContext.setCredential(_:type: .applicationPassword).
     public var applicationPassword: Data?
 
-    public init(ui: UI = .allow, reason: String = "", contextToken: Data? = nil, biometricReuse: TimeInterval = 0, applicationPassword: Data? = nil) {
+    public init(
+        ui: UI = .allow, reason: String = "", contextToken: Data? = nil, biometricReuse: TimeInterval = 0,
+        applicationPassword: Data? = nil
+    ) {
         self.ui = ui
         self.reason = reason
         self.contextToken = contextToken
@@ -72,12 +77,14 @@ public struct AuthenticationOptions: Sendable, Equatable {
         let context = useKeys[QueryKey.useAuthenticationContext]?.dictionaryValue ?? [:]
         let notInteractive = context[ContextKey.interactionNotAllowed] == .bool(true)
         self.init(
-            ui: notInteractive || authenticationUI == QueryKey.useAuthenticationUIFail ? .fail
+            ui: notInteractive || authenticationUI == QueryKey.useAuthenticationUIFail
+                ? .fail
                 : authenticationUI == QueryKey.useAuthenticationUISkip ? .skip : .allow,
             reason: useKeys[QueryKey.useOperationPrompt]?.stringValue ?? "",
             contextToken: context[ContextKey.token]?.dataValue,
             biometricReuse: TimeInterval(context[ContextKey.reuseDuration]?.numberValue ?? 0),
-            applicationPassword: context[ContextKey.credential]?.dataValue ?? useKeys[QueryKey.useCredentialReference]?.dataValue)
+            applicationPassword: context[ContextKey.credential]?.dataValue
+                ?? useKeys[QueryKey.useCredentialReference]?.dataValue)
     }
 
     /// The query keys that carry these options' UI mode and open-file token into an engine call: the
@@ -85,7 +92,9 @@ public struct AuthenticationOptions: Sendable, Equatable {
     var queryKeys: KeychainDictionary {
         var keys: KeychainDictionary = [:]
         if ui == .fail { keys[QueryKey.useAuthenticationUI] = .string(QueryKey.useAuthenticationUIFail) }
-        if let contextToken { keys[QueryKey.useAuthenticationContext] = .dictionary([ContextKey.token: .data(contextToken)]) }
+        if let contextToken {
+            keys[QueryKey.useAuthenticationContext] = .dictionary([ContextKey.token: .data(contextToken)])
+        }
         return keys
     }
 }

@@ -17,7 +17,10 @@ public struct AuthorizationRequest: Sendable {
     public var caller: Caller
     public var options: AuthenticationOptions
 
-    public init(item: [String: KeychainValue], itemClass: String, use: Use, caller: Caller, options: AuthenticationOptions = .init()) {
+    public init(
+        item: [String: KeychainValue], itemClass: String, use: Use, caller: Caller,
+        options: AuthenticationOptions = .init()
+    ) {
         self.item = item
         self.itemClass = itemClass
         self.use = use
@@ -45,12 +48,18 @@ public final class AuthorizationHandle: Sendable {
 
     /// Cancels the pending prompt (or the next one this authorization would raise) as a user cancel.
     public func cancel() {
-        let prompt = state.withLock { s -> UInt64? in s.canceled = true; return s.prompt }
+        let prompt = state.withLock { s -> UInt64? in
+            s.canceled = true; return s.prompt
+        }
         if let prompt { prompts.cancel(prompt) }
     }
 
     /// Records the prompt now pending; false if the authorization was canceled already.
-    func track(_ prompt: UInt64?) -> Bool { state.withLock { s in s.prompt = prompt; return !s.canceled } }
+    func track(_ prompt: UInt64?) -> Bool {
+        state.withLock { s in
+            s.prompt = prompt; return !s.canceled
+        }
+    }
 }
 
 /// The one read-policy entry point (docs/spec.md §11, issues 10 and 11): the filesystem, the Security module
@@ -66,7 +75,9 @@ extension Keychain {
     /// Decides `request`, prompting as needed; `completion` runs once, on another thread when a prompt
     /// was raised. The returned handle cancels the prompt (its answer is then a user cancel).
     @discardableResult
-    public func authorize(_ request: AuthorizationRequest, completion: @escaping @Sendable (AuthorizationOutcome) -> Void) -> AuthorizationHandle {
+    public func authorize(
+        _ request: AuthorizationRequest, completion: @escaping @Sendable (AuthorizationOutcome) -> Void
+    ) -> AuthorizationHandle {
         let handle = AuthorizationHandle(prompts)
         guard let constraint = AccessConstraint(attributes: request.item) else {
             completion(.granted)
@@ -74,8 +85,9 @@ extension Keychain {
         }
         let device = authenticationSnapshot()
         let held = heldFactors(request.options, device: device)
-        let plan = AuthenticationRules.plan(constraint, created: Self.creationDate(request.item),
-                                            device: device, options: request.options, held: held)
+        let plan = AuthenticationRules.plan(
+            constraint, created: Self.creationDate(request.item),
+            device: device, options: request.options, held: held)
         switch plan {
         case .granted: completion(.granted)
         case .skipped: completion(.skipped)
@@ -95,13 +107,18 @@ extension Keychain {
     /// the answer is kept under a token that covers this item's secret for the caller that passes it
     /// (``AuthenticationOptions/contextToken``) until ``invalidateEvaluation(_:)`` (close) or the device locks.
     @discardableResult
-    public func authorizeOpenFile(_ request: AuthorizationRequest, completion: @escaping @Sendable (Result<Data, AuthenticationFailure>) -> Void) -> AuthorizationHandle {
+    public func authorizeOpenFile(
+        _ request: AuthorizationRequest, completion: @escaping @Sendable (Result<Data, AuthenticationFailure>) -> Void
+    ) -> AuthorizationHandle {
         let domainState = authenticationSnapshot().biometry.domainState
         return authorize(request) { [self] outcome in
             switch outcome {
             case .granted:
                 // The factors of the constraint, so the token satisfies it without a second prompt.
-                let factors = AccessConstraint(attributes: request.item).map { $0.groups.reduce(into: Set()) { $0.formUnion($1) } } ?? []
+                let factors =
+                    AccessConstraint(attributes: request.item).map {
+                        $0.groups.reduce(into: Set()) { $0.formUnion($1) }
+                    } ?? []
                 completion(.success(evaluations.record(factors, domainState: domainState, untilLock: true)))
             case .skipped: completion(.failure(.notInteractive))
             case .denied(let failure): completion(.failure(failure))
@@ -125,8 +142,12 @@ extension Keychain {
     /// The check the Secure Enclave key operations call before using a private key made with
     /// `.privateKeyUsage` and a constraint (docs/spec.md §10, §11): throws the table's status, nil when granted.
     /// `attributes` are the key item's; `options` come from the operation's LAContext (or defaults).
-    public func authorizeKeyUse(_ attributes: [String: KeychainValue], caller: Caller, options: AuthenticationOptions = .init()) throws(KeychainError) {
-        let outcome = authorize(AuthorizationRequest(item: attributes, itemClass: Schema.key.code, use: .keyUse, caller: caller, options: options))
+    public func authorizeKeyUse(
+        _ attributes: [String: KeychainValue], caller: Caller, options: AuthenticationOptions = .init()
+    ) throws(KeychainError) {
+        let outcome = authorize(
+            AuthorizationRequest(
+                item: attributes, itemClass: Schema.key.code, use: .keyUse, caller: caller, options: options))
         switch outcome {
         case .granted: return
         case .skipped: throw KeychainError(SecStatus.interactionNotAllowed, "the key needs user authentication")
@@ -135,49 +156,69 @@ extension Keychain {
     }
 
     func authenticationSnapshot() -> AuthenticationSnapshot {
-        protection.withLock { kb in AuthenticationSnapshot(passcodeSet: kb.record.hasPasscode, biometry: kb.record.biometry ?? BiometryRecord(), now: now()) }
+        protection.withLock { kb in
+            AuthenticationSnapshot(
+                passcodeSet: kb.record.hasPasscode, biometry: kb.record.biometry ?? BiometryRecord(), now: now())
+        }
     }
 
     /// What the caller already holds: an LAContext's evaluation, a recent biometric unlock within its
     /// reuse duration, an application password (checked when the secret is opened with it).
     func heldFactors(_ options: AuthenticationOptions, device: AuthenticationSnapshot) -> Set<AuthenticationFactor> {
-        var held = options.contextToken.flatMap { evaluations.factors(for: $0, domainState: device.biometry.domainState) } ?? []
-        held.remove(.applicationPassword)  // only a password checks a password (the item's box, when its secret is opened)
+        var held =
+            options.contextToken.flatMap { evaluations.factors(for: $0, domainState: device.biometry.domainState) }
+            ?? []
+        // only a password checks a password (the item's box, when its secret is opened)
+        held.remove(.applicationPassword)
         if options.applicationPassword != nil { held.insert(.applicationPassword) }
         if options.biometricReuse > 0, device.biometry.enrolled, let last = device.biometry.lastBiometricUnlock,
-           device.now.timeIntervalSince(last) <= options.biometricReuse {
+            device.now.timeIntervalSince(last) <= options.biometricReuse
+        {
             held.formUnion([.biometryAny, .biometryCurrentSet])
         }
         return held
     }
 
     /// Raises each prompt in turn; the first failure ends the run.
-    func runPrompts(_ steps: ArraySlice<PromptStep>, request: AuthorizationRequest, handle: AuthorizationHandle,
-                    satisfied: Set<AuthenticationFactor> = [], completion: @escaping @Sendable (Result<Set<AuthenticationFactor>, AuthenticationFailure>) -> Void) {
+    func runPrompts(
+        _ steps: ArraySlice<PromptStep>, request: AuthorizationRequest, handle: AuthorizationHandle,
+        satisfied: Set<AuthenticationFactor> = [],
+        completion: @escaping @Sendable (Result<Set<AuthenticationFactor>, AuthenticationFailure>) -> Void
+    ) {
         guard let step = steps.first else { return completion(.success(satisfied)) }
         let item = Self.promptItemName(request)
-        report(.promptRaised(kind: step.kind, reason: request.options.reason, item: item, application: request.caller.application))
-        let id = prompts.raise(kind: step.kind, reason: request.options.reason, caller: request.caller, item: item) { [self] answer in
+        report(
+            .promptRaised(
+                kind: step.kind, reason: request.options.reason, item: item, application: request.caller.application))
+        let id = prompts.raise(kind: step.kind, reason: request.options.reason, caller: request.caller, item: item) {
+            [self] answer in
             report(.promptAnswered(kind: step.kind, answer: PromptAnswerKind(answer)))
-            let result = AuthenticationRules.judge(answer, step) { passcode in (try? unlockDevice(passcode: passcode)) != nil }
+            let result = AuthenticationRules.judge(answer, step) { passcode in
+                (try? unlockDevice(passcode: passcode)) != nil
+            }
             recordBiometry(answer, step: step, result: result)
             switch result {
             case .failure(let failure): completion(.failure(failure))
             case .success(let factors):
-                runPrompts(steps.dropFirst(), request: request, handle: handle, satisfied: satisfied.union(factors), completion: completion)
+                runPrompts(
+                    steps.dropFirst(), request: request, handle: handle, satisfied: satisfied.union(factors),
+                    completion: completion)
             }
         }
         if !handle.track(id) { prompts.cancel(id) }
     }
 
     /// Rule 4: a no-match counts toward the lockout, a match resets it; a correct passcode releases it.
-    private func recordBiometry(_ answer: PromptAnswer, step: PromptStep, result: Result<Set<AuthenticationFactor>, AuthenticationFailure>) {
+    private func recordBiometry(
+        _ answer: PromptAnswer, step: PromptStep, result: Result<Set<AuthenticationFactor>, AuthenticationFailure>
+    ) {
         let biometric = !step.accepts.isDisjoint(with: [.biometryAny, .biometryCurrentSet])
-        let change: ((inout BiometryRecord) -> Void)? = switch (answer, result) {
-        case (.noMatch, _) where biometric: { $0.failures += 1 }
-        case (.match, .success), (.passcode, .success), (.accept, .success): { $0.failures = 0 }
-        default: nil
-        }
+        let change: ((inout BiometryRecord) -> Void)? =
+            switch (answer, result) {
+            case (.noMatch, _) where biometric: { $0.failures += 1 }
+            case (.match, .success), (.passcode, .success), (.accept, .success): { $0.failures = 0 }
+            default: nil
+            }
         guard let change else { return }
         updateBiometry(change)
     }
@@ -193,7 +234,9 @@ extension Keychain {
             }
             // A lockout, an unenrolment or a new enrolment asks for the passcode again, as on iOS.
             let after = kb.record.biometry ?? BiometryRecord()
-            if after.lockedOut || !after.enrolled || after.domainState != before.domainState { kb.dropBiometricEscrow() }
+            if after.lockedOut || !after.enrolled || after.domainState != before.domainState {
+                kb.dropBiometricEscrow()
+            }
         }
     }
 

@@ -21,12 +21,15 @@ public enum AuthenticationPolicy: Int, Sendable {
 
     /// The constraint that evaluating the policy amounts to.
     var constraint: AccessConstraint {
-        let flags: Int64 = switch self {
-        case .deviceOwnerAuthenticationWithBiometrics: AccessConstraint.Bit.biometryAny
-        case .deviceOwnerAuthentication: AccessConstraint.Bit.userPresence
-        case .deviceOwnerAuthenticationWithWatch, .deviceOwnerAuthenticationWithWristDetection: AccessConstraint.Bit.watch
-        case .deviceOwnerAuthenticationWithBiometricsOrWatch: AccessConstraint.Bit.biometryAny | AccessConstraint.Bit.watch | AccessConstraint.Bit.or
-        }
+        let flags: Int64 =
+            switch self {
+            case .deviceOwnerAuthenticationWithBiometrics: AccessConstraint.Bit.biometryAny
+            case .deviceOwnerAuthentication: AccessConstraint.Bit.userPresence
+            case .deviceOwnerAuthenticationWithWatch, .deviceOwnerAuthenticationWithWristDetection:
+                AccessConstraint.Bit.watch
+            case .deviceOwnerAuthenticationWithBiometricsOrWatch:
+                AccessConstraint.Bit.biometryAny | AccessConstraint.Bit.watch | AccessConstraint.Bit.or
+            }
         return AccessConstraint(flags: flags)!
     }
 }
@@ -35,14 +38,17 @@ public enum AuthenticationPolicy: Int, Sendable {
 extension Keychain {
     public func biometryStatus() -> BiometryStatus {
         let b = authenticationSnapshot().biometry
-        return BiometryStatus(enrolled: b.enrolled, lockedOut: b.lockedOut, failures: b.failures, domainState: b.domainState,
-                              lastBiometricUnlock: b.lastBiometricUnlock)
+        return BiometryStatus(
+            enrolled: b.enrolled, lockedOut: b.lockedOut, failures: b.failures, domainState: b.domainState,
+            lastBiometricUnlock: b.lastBiometricUnlock)
     }
 
     /// Enrols a face (again): the domain state changes, so items bound to `.biometryCurrentSet` made
     /// before now become unusable. Biometry needs a device passcode, as on iOS.
     public func enrollBiometry() throws(KeychainError) {
-        guard deviceStatus().passcodeSet else { throw KeychainError(SecStatus.param, "set a device passcode before enrolling biometry (as iOS requires)") }
+        guard deviceStatus().passcodeSet else {
+            throw KeychainError(SecStatus.param, "set a device passcode before enrolling biometry (as iOS requires)")
+        }
         updateBiometry { [now = now()] in $0.enroll(at: now) }
         noteChange(.device)
     }
@@ -62,15 +68,22 @@ extension Keychain {
         let now = date ?? self.now()
         let b = authenticationSnapshot().biometry
         guard b.enrolled else { throw KeychainError(SecStatus.authFailed, "biometry is not enrolled") }
-        guard !b.lockedOut else { throw KeychainError(SecStatus.authFailed, "biometry is locked out: unlock with the passcode") }
+        guard !b.lockedOut else {
+            throw KeychainError(SecStatus.authFailed, "biometry is locked out: unlock with the passcode")
+        }
         guard match else {
             updateBiometry { $0.failures += 1 }
             let left = BiometryRecord.lockoutFailures - authenticationSnapshot().biometry.failures
-            throw KeychainError(SecStatus.authFailed, left > 0 ? "the face does not match (\(left) attempt\(left == 1 ? "" : "s") left before the passcode is required)"
-                                                             : "the face does not match: biometry is locked out until the passcode is entered")
+            throw KeychainError(
+                SecStatus.authFailed,
+                left > 0
+                    ? "the face does not match (\(left) attempt\(left == 1 ? "" : "s") left before the passcode is required)"
+                    : "the face does not match: biometry is locked out until the passcode is entered")
         }
         try protection.withLock { keybag throws(KeychainError) in try keybag.unlockWithBiometry(at: now) }
-        updateBiometry { $0.lastBiometricUnlock = now; $0.failures = 0 }
+        updateBiometry {
+            $0.lastBiometricUnlock = now; $0.failures = 0
+        }
         noteChange(.device)
         scheduleAutoLock()
     }
@@ -81,9 +94,12 @@ extension Keychain {
     }
 
     /// `LAContext.canEvaluatePolicy`: nil when it can, else the LAError number and why.
-    public func canEvaluate(_ policy: AuthenticationPolicy, interactionNotAllowed: Bool = false) -> AuthenticationFailure? {
+    public func canEvaluate(_ policy: AuthenticationPolicy, interactionNotAllowed: Bool = false)
+        -> AuthenticationFailure?
+    {
         let device = authenticationSnapshot()
-        let plan = AuthenticationRules.plan(policy.constraint, created: nil, device: device, options: AuthenticationOptions(), held: [])
+        let plan = AuthenticationRules.plan(
+            policy.constraint, created: nil, device: device, options: AuthenticationOptions(), held: [])
         if case .denied(let failure) = plan { return failure }
         return nil
     }
@@ -91,13 +107,16 @@ extension Keychain {
     /// `LAContext.evaluatePolicy`: prompts (unless the context holds it already or a biometric unlock is
     /// recent enough) and completes with a token naming the evaluation, for kSecUseAuthenticationContext.
     @discardableResult
-    public func evaluatePolicy(_ policy: AuthenticationPolicy, options: AuthenticationOptions, caller: Caller,
-                               completion: @escaping @Sendable (Result<Data, AuthenticationFailure>) -> Void) -> AuthorizationHandle {
+    public func evaluatePolicy(
+        _ policy: AuthenticationPolicy, options: AuthenticationOptions, caller: Caller,
+        completion: @escaping @Sendable (Result<Data, AuthenticationFailure>) -> Void
+    ) -> AuthorizationHandle {
         let handle = AuthorizationHandle(prompts)
         if options.ui == .fail { completion(.failure(.notInteractive)); return handle }
         let device = authenticationSnapshot()
         let held = heldFactors(options, device: device)
-        let plan = AuthenticationRules.plan(policy.constraint, created: nil, device: device, options: options, held: held)
+        let plan = AuthenticationRules.plan(
+            policy.constraint, created: nil, device: device, options: options, held: held)
         let finish: @Sendable (Set<AuthenticationFactor>) -> Void = { [self] factors in
             let now = authenticationSnapshot().biometry.domainState
             let token = options.contextToken.flatMap { evaluations.contains($0) ? $0 : nil }
@@ -106,9 +125,15 @@ extension Keychain {
         }
         switch plan {
         case .granted(let factors): finish(factors)
-        case .skipped, .denied: if case .denied(let failure) = plan { completion(.failure(failure)) } else { completion(.failure(.notInteractive)) }
+        case .skipped, .denied:
+            if case .denied(let failure) = plan {
+                completion(.failure(failure))
+            } else {
+                completion(.failure(.notInteractive))
+            }
         case .prompts(let steps):
-            let request = AuthorizationRequest(item: [:], itemClass: "LAContext", use: .readSecret, caller: caller, options: options)
+            let request = AuthorizationRequest(
+                item: [:], itemClass: "LAContext", use: .readSecret, caller: caller, options: options)
             runPrompts(steps[...], request: request, handle: handle) { result in
                 switch result {
                 case .success(let factors): finish(factors.union(Self.companions(of: factors)))

@@ -32,7 +32,8 @@ final class EvaluatedContexts: Sendable {
     /// The factors a token holds; biometric ones lapse when the enrolled set changed since.
     func factors(for token: Data, domainState: Data?) -> Set<AuthenticationFactor>? {
         guard let evaluation = evaluations.withLock({ $0[token] }) else { return nil }
-        return evaluation.domainState == domainState ? evaluation.factors : evaluation.factors.subtracting([.biometryAny, .biometryCurrentSet])
+        return evaluation.domainState == domainState
+            ? evaluation.factors : evaluation.factors.subtracting([.biometryAny, .biometryCurrentSet])
     }
 
     /// Whether `token` names a live evaluation.

@@ -93,23 +93,28 @@ public final class PromptQueue: Sendable {
     /// Raises a prompt; `deliver` is called once with its answer, never on the calling thread's stack.
     /// Returns the prompt's id (for ``cancel(_:)``).
     @discardableResult
-    public func raise(kind: PromptKind, reason: String, caller: Caller, item: String?,
-                      deliver: @escaping @Sendable (PromptAnswer) -> Void) -> UInt64 {
+    public func raise(
+        kind: PromptKind, reason: String, caller: Caller, item: String?,
+        deliver: @escaping @Sendable (PromptAnswer) -> Void
+    ) -> UInt64 {
         let requester = PromptRequester.current
         let (id, immediate) = state.withLock { s -> (UInt64, PromptAnswer?) in
             let id = s.nextID
             s.nextID += 1
             s.raisedCount += 1
             if !s.queuedAnswers.isEmpty { return (id, s.queuedAnswers.removeFirst()) }
-            let auto: PromptAnswer? = switch s.auto {
-            case .match: .match
-            case .noMatch: .noMatch
-            case .cancel: .cancel
-            case .accept: .accept
-            case .off: nil
-            }
+            let auto: PromptAnswer? =
+                switch s.auto {
+                case .match: .match
+                case .noMatch: .noMatch
+                case .cancel: .cancel
+                case .accept: .accept
+                case .off: nil
+                }
             if auto == nil {
-                let info = PromptInfo(id: id, kind: kind, reason: reason, pid: caller.pid, executable: caller.executable, item: item, raised: clock.now())
+                let info = PromptInfo(
+                    id: id, kind: kind, reason: reason, pid: caller.pid, executable: caller.executable, item: item,
+                    raised: clock.now())
                 s.pending.append(Pending(info: info, requester: requester?.id, deliver: deliver))
                 // Armed before the prompt can be seen as pending: a test that sees it and advances the
                 // clock must find its timeout already counting (the clock never takes this lock).

@@ -22,7 +22,12 @@ public struct RestoreOutcome: Sendable, Equatable {
 
 extension Accessibility {
     /// ThisDeviceOnly classes (akpu included): never in a backup.
-    public var isThisDeviceOnly: Bool { [.whenUnlockedThisDeviceOnly, .afterFirstUnlockThisDeviceOnly, .alwaysThisDeviceOnly, .whenPasscodeSetThisDeviceOnly].contains(self) }
+    public var isThisDeviceOnly: Bool {
+        [
+            .whenUnlockedThisDeviceOnly, .afterFirstUnlockThisDeviceOnly, .alwaysThisDeviceOnly,
+            .whenPasscodeSetThisDeviceOnly,
+        ].contains(self)
+    }
 }
 
 extension Keychain {
@@ -32,16 +37,20 @@ extension Keychain {
     /// `keychainfs backup`: every item but the ThisDeviceOnly ones and token (Secure Enclave) keys, sealed
     /// under `password`. Needs every migratable class available (the device unlocked), or errSecInteractionNotAllowed.
     public func backup(password: Data) throws(KeychainError) -> (archive: Data, items: Int) {
-        let (items, hardness) = try protection.withLock { keybag throws(KeychainError) -> ([BackupArchive.Item], PasscodeHardness) in
+        let (items, hardness) = try protection.withLock {
+            keybag throws(KeychainError) -> ([BackupArchive.Item], PasscodeHardness) in
             let items = try store.read { db -> [BackupArchive.Item] in
                 var items: [BackupArchive.Item] = []
                 for schema in Schema.storedClasses {
-                    for row in try ItemTable.select(db, schema, ItemTable.Filter()) where !row.accessibility.isThisDeviceOnly {
+                    for row in try ItemTable.select(db, schema, ItemTable.Filter())
+                    where !row.accessibility.isThisDeviceOnly {
                         let keys = try keybag.keys(for: row.accessibility)
                         let attributes = try openAttributes(row, schema: schema, keybag: keybag)
                         if let token = attributes[Attributes.tokenID.code], token != .string("") { continue }
                         let secret = try ItemSealer.openSecret(row, classCode: schema.code, keys: keys)
-                        items.append(BackupArchive.Item(classCode: schema.code, uuid: row.uuid, attributes: attributes, secret: secret))
+                        items.append(
+                            BackupArchive.Item(
+                                classCode: schema.code, uuid: row.uuid, attributes: attributes, secret: secret))
                     }
                 }
                 return items
@@ -52,7 +61,9 @@ extension Keychain {
         defer { for i in plaintext.indices { if plaintext[i].secret != nil { Sodium.wipe(&plaintext[i].secret!) } } }
         let archive = try BackupArchive.seal(plaintext, password: password, hardness: hardness)
         guard archive.count <= Self.maxBackupBytes else {
-            throw KeychainError(SecStatus.param, "the backup would be \(archive.count) bytes; a backup holds at most \(Self.maxBackupBytes) bytes")
+            throw KeychainError(
+                SecStatus.param,
+                "the backup would be \(archive.count) bytes; a backup holds at most \(Self.maxBackupBytes) bytes")
         }
         return (archive, items.count)
     }
@@ -63,7 +74,9 @@ extension Keychain {
         var items = try BackupArchive.open(archive, password: password)
         defer { for i in items.indices { if items[i].secret != nil { Sodium.wipe(&items[i].secret!) } } }
         if !merge, try itemCounts().values.contains(where: { $0 > 0 }) {
-            throw KeychainError(SecStatus.duplicateItem, "the vault is not empty: restore into an empty vault, or merge with --merge (the newer item wins)")
+            throw KeychainError(
+                SecStatus.duplicateItem,
+                "the vault is not empty: restore into an empty vault, or merge with --merge (the newer item wins)")
         }
         let outcome = try protection.withLock { keybag throws(KeychainError) -> RestoreOutcome in
             try store.write { db -> RestoreOutcome in
@@ -76,9 +89,12 @@ extension Keychain {
         return outcome
     }
 
-    private func restoreItem(_ item: BackupArchive.Item, db: Database, keybag: Keybag, outcome: inout RestoreOutcome) throws {
+    private func restoreItem(_ item: BackupArchive.Item, db: Database, keybag: Keybag, outcome: inout RestoreOutcome)
+        throws
+    {
         guard let schema = Schema.schema(for: item.classCode), !schema.isVirtual,
-              let accessibility = item.attributes[Attributes.accessible.code]?.stringValue.flatMap(Accessibility.init) else {
+            let accessibility = item.attributes[Attributes.accessible.code]?.stringValue.flatMap(Accessibility.init)
+        else {
             throw KeychainError(SecStatus.decode, "the backup holds an item of an unknown class or protection class")
         }
         let keys = try keybag.keys(for: accessibility)
@@ -87,11 +103,14 @@ extension Keychain {
         for (index, attribute) in schema.attributes.enumerated() where attribute.isPrimaryKey {
             if let hash = lookups[index] { filter.equals.append((attribute.code, [hash])) }
         }
-        var row = StoredRow(rowid: 0, uuid: item.uuid, accessibility: accessibility, metadata: Data(), rowKey: Data(), secret: nil, lookups: lookups)
+        var row = StoredRow(
+            rowid: 0, uuid: item.uuid, accessibility: accessibility, metadata: Data(), rowKey: Data(), secret: nil,
+            lookups: lookups)
         if let existing = try ItemTable.select(db, schema, filter).first {
             let current = try openAttributes(existing, schema: schema, keybag: keybag)
             let mdat = Attributes.modificationDate.code
-            guard let incoming = Self.date(item.attributes[mdat]), incoming > (Self.date(current[mdat]) ?? .distantPast) else {
+            guard let incoming = Self.date(item.attributes[mdat]), incoming > (Self.date(current[mdat]) ?? .distantPast)
+            else {
                 outcome.kept += 1
                 return
             }
@@ -103,7 +122,9 @@ extension Keychain {
             return
         }
         // The item keeps its UUID (so persistent references survive) unless this vault already uses it.
-        if try !ItemTable.select(db, schema, ItemTable.Filter(uuid: item.uuid)).isEmpty { row.uuid = Sodium.randomBytes(16) }
+        if try !ItemTable.select(db, schema, ItemTable.Filter(uuid: item.uuid)).isEmpty {
+            row.uuid = Sodium.randomBytes(16)
+        }
         seal(&row, item, schema, keys)
         _ = try ItemTable.insert(db, schema, row)
         outcome.added += 1
@@ -113,9 +134,12 @@ extension Keychain {
         if case .date(let date)? = value { date } else { nil }
     }
 
-    private func seal(_ row: inout StoredRow, _ item: BackupArchive.Item, _ schema: ItemClassSchema, _ keys: ItemSealer.Keys) {
-        let sealed = ItemSealer.seal(attributes: item.attributes, lookups: row.lookups, secret: item.secret, schema: schema, uuid: row.uuid,
-                                     accessibility: row.accessibility, keys: keys)
+    private func seal(
+        _ row: inout StoredRow, _ item: BackupArchive.Item, _ schema: ItemClassSchema, _ keys: ItemSealer.Keys
+    ) {
+        let sealed = ItemSealer.seal(
+            attributes: item.attributes, lookups: row.lookups, secret: item.secret, schema: schema, uuid: row.uuid,
+            accessibility: row.accessibility, keys: keys)
         row.metadata = sealed.metadata
         row.rowKey = sealed.rowKey
         row.secret = sealed.secret

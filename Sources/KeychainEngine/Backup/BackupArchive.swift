@@ -24,11 +24,16 @@ enum BackupArchive {
         let header = magic + Data([hardness.byte]) + salt
         let key = try derive(password, salt: salt, hardness: hardness)
         defer { key.wipe() }
-        var plain = ValueCodec.encode(.array(items.map { item in
-            var d: KeychainDictionary = [QueryKey.class: .string(item.classCode), "uuid": .data(item.uuid), "attributes": .dictionary(item.attributes)]
-            if let secret = item.secret { d["secret"] = .data(secret) }
-            return .dictionary(d)
-        }))
+        var plain = ValueCodec.encode(
+            .array(
+                items.map { item in
+                    var d: KeychainDictionary = [
+                        QueryKey.class: .string(item.classCode), "uuid": .data(item.uuid),
+                        "attributes": .dictionary(item.attributes),
+                    ]
+                    if let secret = item.secret { d["secret"] = .data(secret) }
+                    return .dictionary(d)
+                }))
         defer { Sodium.wipe(&plain) }
         return header + AEAD.seal(plain, key: key, associatedData: header)
     }
@@ -48,7 +53,8 @@ enum BackupArchive {
         defer { key.wipe() }
         var plain: Data
         do { plain = try AEAD.open(Data(file.dropFirst(headerBytes)), key: key, associatedData: header) } catch {
-            throw KeychainError(SecStatus.authFailed, "the backup password is not correct, or the backup file is damaged")
+            throw KeychainError(
+                SecStatus.authFailed, "the backup password is not correct, or the backup file is damaged")
         }
         defer { Sodium.wipe(&plain) }
         guard case .array(let entries) = try? ValueCodec.decode(plain) else {
@@ -56,8 +62,10 @@ enum BackupArchive {
         }
         var items: [Item] = []
         for entry in entries {
-            guard let d = entry.dictionaryValue, let classCode = d[QueryKey.class]?.stringValue, let uuid = d["uuid"]?.dataValue, uuid.count == 16,
-                  let attributes = d["attributes"]?.dictionaryValue else {
+            guard let d = entry.dictionaryValue, let classCode = d[QueryKey.class]?.stringValue,
+                let uuid = d["uuid"]?.dataValue, uuid.count == 16,
+                let attributes = d["attributes"]?.dictionaryValue
+            else {
                 throw KeychainError(SecStatus.decode, "the backup holds a malformed item")
             }
             items.append(Item(classCode: classCode, uuid: uuid, attributes: attributes, secret: d["secret"]?.dataValue))
@@ -65,8 +73,12 @@ enum BackupArchive {
         return items
     }
 
-    private static func derive(_ password: Data, salt: Data, hardness: PasscodeHardness) throws(KeychainError) -> GuardedKey {
-        guard !password.isEmpty, password.count <= 1024 else { throw .param("a backup password must be 1 to 1024 bytes long") }
+    private static func derive(_ password: Data, salt: Data, hardness: PasscodeHardness) throws(KeychainError)
+        -> GuardedKey
+    {
+        guard !password.isEmpty, password.count <= 1024 else {
+            throw .param("a backup password must be 1 to 1024 bytes long")
+        }
         do { return try KeyDerivation.passcodeKey(password, salt: salt, hardness: hardness) } catch {
             throw KeychainError(SecStatus.allocate, "Argon2id failed: \(error)")
         }

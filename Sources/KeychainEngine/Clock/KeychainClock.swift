@@ -75,8 +75,10 @@ public final class VirtualClock: KeychainClock {
         let target = state.withLock { $0.now.addingTimeInterval(seconds) }
         for _ in 0..<Self.maximumFiredPerAdvance {
             let due = state.withLock { s -> Timer? in
-                guard let next = s.timers.indices.filter({ s.timers[$0].due <= target })
-                    .min(by: { (s.timers[$0].due, s.timers[$0].order) < (s.timers[$1].due, s.timers[$1].order) }) else { return nil }
+                guard
+                    let next = s.timers.indices.filter({ s.timers[$0].due <= target })
+                        .min(by: { (s.timers[$0].due, s.timers[$0].order) < (s.timers[$1].due, s.timers[$1].order) })
+                else { return nil }
                 s.now = max(s.now, s.timers[next].due)
                 return s.timers.remove(at: next)
             }

@@ -18,8 +18,10 @@ extension Keychain {
             noteChange(.items(changed: []))
             let persistentRef = persistentReference(row, item.schema)
             let q = item.query
-            let reference = q.returnsRef && Schema.classesWithRefObjects.contains(item.schema.code)
-                ? ResultBuilder.referenceDescription(item.schema.code, attributes: item.attributes, persistentRef: persistentRef, secret: q.valueData)
+            let reference =
+                q.returnsRef && Schema.classesWithRefObjects.contains(item.schema.code)
+                ? ResultBuilder.referenceDescription(
+                    item.schema.code, attributes: item.attributes, persistentRef: persistentRef, secret: q.valueData)
                 : nil
             return try ResultBuilder(query: q, schema: item.schema, forAdd: true)
                 .value(attributes: item.attributes, persistentRef: persistentRef, reference: reference) { q.valueData }
@@ -29,11 +31,17 @@ extension Keychain {
     /// `SecItemAdd([kSecValueRef: identity])`: the identity's certificate and private key, added in one
     /// transaction (both land, or neither). A certificate already there is errSecDuplicateItem; a key
     /// already there is kept (another certificate may use it), as on iOS.
-    public func addIdentity(certificate: KeychainDictionary, key: KeychainDictionary, caller: Caller) throws(KeychainError) {
-        try reporting(.add, certificate, caller) { () throws(KeychainError) in try addingIdentity(certificate: certificate, key: key, caller: caller) }
+    public func addIdentity(certificate: KeychainDictionary, key: KeychainDictionary, caller: Caller)
+        throws(KeychainError)
+    {
+        try reporting(.add, certificate, caller) { () throws(KeychainError) in
+            try addingIdentity(certificate: certificate, key: key, caller: caller)
+        }
     }
 
-    private func addingIdentity(certificate: KeychainDictionary, key: KeychainDictionary, caller: Caller) throws(KeychainError) {
+    private func addingIdentity(certificate: KeychainDictionary, key: KeychainDictionary, caller: Caller)
+        throws(KeychainError)
+    {
         let certificateItem = try prepareAdd(certificate, caller: caller)
         let keyItem = try prepareAdd(key, caller: caller)
         guard certificateItem.schema.code == Schema.certificate.code, keyItem.schema.code == Schema.key.code else {
@@ -44,7 +52,9 @@ extension Keychain {
             let keyRow = try keyItem.sealedRow(keybag: keybag, hasher: hasher)
             try store.write { db in
                 _ = try ItemTable.insert(db, certificateItem.schema, certificateRow)
-                do { _ = try ItemTable.insert(db, keyItem.schema, keyRow) } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                do { _ = try ItemTable.insert(db, keyItem.schema, keyRow) } catch let error as DatabaseError
+                    where error.resultCode == .SQLITE_CONSTRAINT
+                {
                     // The key is already in the keychain: the identity is complete (SQLite undid this statement only).
                 }
             }
@@ -65,15 +75,18 @@ extension Keychain {
             // As Apple's securityd: s3dl_query_add (ItemDb.c) fails "pdmn=akpu but passcode is not set"
             // with errSecAuthFailed. The iOS simulator, which has no passcode, adds such items anyway.
             if accessibility == .whenPasscodeSetThisDeviceOnly, !keybag.record.hasPasscode {
-                throw KeychainError(SecStatus.authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a device passcode")
+                throw KeychainError(
+                    SecStatus.authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a device passcode")
             }
             let keys = try keybag.keys(for: accessibility)
             let uuid = Sodium.randomBytes(16)
             let lookups = hasher.columns(for: attributes, schema: schema)
-            let sealed = ItemSealer.seal(attributes: attributes, lookups: lookups, secret: storedSecret, schema: schema, uuid: uuid,
-                                         accessibility: accessibility, keys: keys)
-            return StoredRow(rowid: 0, uuid: uuid, accessibility: accessibility, metadata: sealed.metadata,
-                             rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups)
+            let sealed = ItemSealer.seal(
+                attributes: attributes, lookups: lookups, secret: storedSecret, schema: schema, uuid: uuid,
+                accessibility: accessibility, keys: keys)
+            return StoredRow(
+                rowid: 0, uuid: uuid, accessibility: accessibility, metadata: sealed.metadata,
+                rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups)
         }
     }
 
@@ -95,30 +108,42 @@ extension Keychain {
 
         var attributes = q.attributes
         let group = Attributes.accessGroup.code
-        if let requested = attributes[group] { try Self.requireEntitled(requested, caller) } else {
+        if let requested = attributes[group] {
+            try Self.requireEntitled(requested, caller)
+        } else {
             attributes[group] = .string(caller.defaultAccessGroup!)
         }
-        if let interpreter = schema.interpreter, let data = q.valueData { try interpreter.apply(data, to: &attributes, schema: schema) }
+        if let interpreter = schema.interpreter, let data = q.valueData {
+            try interpreter.apply(data, to: &attributes, schema: schema)
+        }
         for attribute in schema.attributes {
             if attribute.flags.contains(.sharingGroup), attributes[attribute.code] != nil {
                 throw .missingEntitlement("setting \(attribute.name) needs a sharing entitlement")
             }
             if attribute.flags.contains(.systemManaged) { attributes[attribute.code] = nil }
-            if attribute.flags.contains(.materialized), attributes[attribute.code] == nil, let value = attribute.defaultValue {
+            if attribute.flags.contains(.materialized), attributes[attribute.code] == nil,
+                let value = attribute.defaultValue
+            {
                 attributes[attribute.code] = value
             }
         }
-        let accessibility = attributes[Attributes.accessible.code].flatMap { $0.stringValue }.flatMap(Accessibility.init) ?? schema.defaultAccessibility
+        let accessibility =
+            attributes[Attributes.accessible.code].flatMap { $0.stringValue }.flatMap(Accessibility.init)
+            ?? schema.defaultAccessibility
         attributes[Attributes.accessible.code] = .string(accessibility.rawValue)
         let now = self.now()
         attributes[Attributes.creationDate.code] = .date(now)
         attributes[Attributes.modificationDate.code] = .date(now)
         var storedSecret = q.valueData
         if ApplicationPassword.protects(attributes) {
-            let password = AuthenticationOptions(useKeys: q.useKeys, authenticationUI: q.authenticationUI).applicationPassword
+            let password = AuthenticationOptions(useKeys: q.useKeys, authenticationUI: q.authenticationUI)
+                .applicationPassword
             guard password != nil else { throw ApplicationPassword.missing }
-            storedSecret = try storedSecret.map { data throws(KeychainError) in try ApplicationPassword.seal(data, password: password) }
+            storedSecret = try storedSecret.map { data throws(KeychainError) in
+                try ApplicationPassword.seal(data, password: password)
+            }
         }
-        return PreparedItem(query: q, schema: schema, attributes: attributes, accessibility: accessibility, storedSecret: storedSecret)
+        return PreparedItem(
+            query: q, schema: schema, attributes: attributes, accessibility: accessibility, storedSecret: storedSecret)
     }
 }

@@ -15,8 +15,11 @@ public struct Caller: Sendable, Hashable {
     /// The app's bundle id, when a simulated device's app calls (KeychainTesting's `run(as:)`): named in events.
     public var application: String?
 
-    public init(accessGroups: [String] = Caller.defaultAccessGroups, grantedBy: String? = nil, pid: Int32? = nil, executable: String? = nil,
-                permissions: Set<ControlPermission> = [], application: String? = nil) {
+    public init(
+        accessGroups: [String] = Caller.defaultAccessGroups, grantedBy: String? = nil, pid: Int32? = nil,
+        executable: String? = nil,
+        permissions: Set<ControlPermission> = [], application: String? = nil
+    ) {
         self.application = application
         self.accessGroups = accessGroups
         self.grantedBy = grantedBy

@@ -6,7 +6,9 @@ extension Keychain {
     /// SecItemCopyMatching (docs/reference/keychain-semantics.md §4.2). Returns one object for a limit of 1 (the default), an array
     /// otherwise, nil when no `r_…` key asks for anything. Results come in insertion order.
     public func copyMatching(_ query: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
-        try reporting(.copyMatching, query, caller) { () throws(KeychainError) in try copyingMatching(query, caller: caller) }
+        try reporting(.copyMatching, query, caller) { () throws(KeychainError) in
+            try copyingMatching(query, caller: caller)
+        }
     }
 
     private func copyingMatching(_ query: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
@@ -18,9 +20,12 @@ extension Keychain {
         if q.persistentRef != nil, !q.filters.isEmpty {
             throw .param("a persistent reference and other attributes cannot be searched at the same time")
         }
-        if !q.matchKeys.isDisjoint(with: [QueryKey.matchIssuers, QueryKey.matchPolicy]) && ![Schema.certificate.code, Schema.identity.code].contains(schema.code)
-            || q.matchKeys.contains(QueryKey.matchHostOrSubdomainOfHost) && schema.code != Schema.internetPassword.code {
-            throw KeychainError(SecStatus.unimplemented, "this kSecMatch… filter is not supported for class '\(schema.code)'")
+        if !q.matchKeys.isDisjoint(with: [QueryKey.matchIssuers, QueryKey.matchPolicy])
+            && ![Schema.certificate.code, Schema.identity.code].contains(schema.code)
+            || q.matchKeys.contains(QueryKey.matchHostOrSubdomainOfHost) && schema.code != Schema.internetPassword.code
+        {
+            throw KeychainError(
+                SecStatus.unimplemented, "this kSecMatch… filter is not supported for class '\(schema.code)'")
         }
         let limit = q.limit ?? 1
         let builder = ResultBuilder(query: q, schema: schema, forAdd: false)
@@ -34,14 +39,19 @@ extension Keychain {
         for _ in 0..<8 {
             let generation = self.generation
             let pass = try protection.withLock { keybag throws(KeychainError) -> Pass in
-                try collect(q, schema: schema, filter: filter, limit: limit, generation: generation, caller: caller, keybag: keybag,
-                            builder: builder, answers: answers, options: options)
+                try collect(
+                    q, schema: schema, filter: filter, limit: limit, generation: generation, caller: caller,
+                    keybag: keybag,
+                    builder: builder, answers: answers, options: options)
             }
             switch pass {
             case .done(let value): return value
             case .needs(let entries):
                 for entry in entries {
-                    let outcome = authorize(AuthorizationRequest(item: entry.attributes, itemClass: schema.code, use: .readSecret, caller: caller, options: options))
+                    let outcome = authorize(
+                        AuthorizationRequest(
+                            item: entry.attributes, itemClass: schema.code, use: .readSecret, caller: caller,
+                            options: options))
                     if case .denied(let failure) = outcome { throw failure.keychainError }
                     answers[entry.row.uuid] = outcome
                 }
@@ -52,10 +62,14 @@ extension Keychain {
 
     private enum Pass { case done(KeychainValue?), needs([RowCache.Entry]) }
 
-    private func collect(_ q: ParsedQuery, schema: ItemClassSchema, filter: ItemTable.Filter, limit: Int, generation: UInt64, caller: Caller,
-                         keybag: Keybag, builder: ResultBuilder, answers: [Data: AuthorizationOutcome],
-                         options: AuthenticationOptions) throws(KeychainError) -> Pass {
-        let entries = try matchingEntries(q, schema: schema, filter: filter, limit: limit, generation: generation, caller: caller, keybag: keybag)
+    private func collect(
+        _ q: ParsedQuery, schema: ItemClassSchema, filter: ItemTable.Filter, limit: Int, generation: UInt64,
+        caller: Caller,
+        keybag: Keybag, builder: ResultBuilder, answers: [Data: AuthorizationOutcome],
+        options: AuthenticationOptions
+    ) throws(KeychainError) -> Pass {
+        let entries = try matchingEntries(
+            q, schema: schema, filter: filter, limit: limit, generation: generation, caller: caller, keybag: keybag)
         guard !entries.isEmpty else { throw .notFound }
         var results: [KeychainValue] = []
         var matched = 0
@@ -76,10 +90,15 @@ extension Keychain {
             }
             matched += 1
             let persistentRef = persistentReference(row, schema)
-            let reference = !returnsRefObject ? nil : ResultBuilder.referenceDescription(
-                schema.code, attributes: attributes, persistentRef: persistentRef,
-                secret: try revealSecret(row, attributes: attributes, schema: schema, keybag: keybag, options: options))
-            let value = try builder.value(attributes: attributes, persistentRef: persistentRef, reference: reference) { () throws(KeychainError) in
+            let reference =
+                !returnsRefObject
+                ? nil
+                : ResultBuilder.referenceDescription(
+                    schema.code, attributes: attributes, persistentRef: persistentRef,
+                    secret: try revealSecret(
+                        row, attributes: attributes, schema: schema, keybag: keybag, options: options))
+            let value = try builder.value(attributes: attributes, persistentRef: persistentRef, reference: reference) {
+                () throws(KeychainError) in
                 try revealSecret(row, attributes: attributes, schema: schema, keybag: keybag, options: options)
             }
             if let value { results.append(value) }
@@ -94,10 +113,13 @@ extension Keychain {
     /// class-A row while locked fails the call. A query by persistent reference alone (the filesystem's
     /// every open) is answered from the row cache when it can: no SQL, no metadata decryption; the
     /// class's availability is still checked here, and the secret still decrypted by the caller.
-    private func matchingEntries(_ q: ParsedQuery, schema: ItemClassSchema, filter: ItemTable.Filter, limit: Int, generation: UInt64,
-                                 caller: Caller, keybag: Keybag) throws(KeychainError) -> [RowCache.Entry] {
+    private func matchingEntries(
+        _ q: ParsedQuery, schema: ItemClassSchema, filter: ItemTable.Filter, limit: Int, generation: UInt64,
+        caller: Caller, keybag: Keybag
+    ) throws(KeychainError) -> [RowCache.Entry] {
         if case .uuid(let uuid)? = q.persistentRef?.target, q.filters.isEmpty,
-           let entry = try cachedEntry(uuid, generation: generation, caller: caller, keybag: keybag) {
+            let entry = try cachedEntry(uuid, generation: generation, caller: caller, keybag: keybag)
+        {
             return [entry]
         }
         let found = try store.read { db in try ItemTable.select(db, schema, filter, limit: limit) }

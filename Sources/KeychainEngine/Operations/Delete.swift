@@ -15,9 +15,11 @@ extension Keychain {
         let schema = q.schema!
         // docs/spec.md §2: exactly kSecMatchLimitAll is accepted (what Delete does anyway; code compiled on Linux
         // takes branches written for macOS's file keychain, which accepts it); any other kSecMatch… is -50.
-        let onlyLimitAll = q.matchKeys == [QueryKey.matchLimit] && query[QueryKey.matchLimit] == .string(QueryKey.matchLimitAll)
+        let onlyLimitAll =
+            q.matchKeys == [QueryKey.matchLimit] && query[QueryKey.matchLimit] == .string(QueryKey.matchLimitAll)
         if !q.matchKeys.isEmpty && !onlyLimitAll {
-            throw .param("kSecMatch… keys other than kSecMatchLimit: kSecMatchLimitAll are not allowed in SecItemDelete")
+            throw .param(
+                "kSecMatch… keys other than kSecMatchLimit: kSecMatchLimitAll are not allowed in SecItemDelete")
         }
         if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
         if q.useKeys[QueryKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }

@@ -22,8 +22,9 @@ extension Keychain {
         protection.withLock { kb in
             let r = kb.record
             let lockout = r.lockedOutUntil.flatMap { $0 > now() && delaysLockout(r) ? $0 : nil }
-            return DeviceStatus(state: kb.state, passcodeSet: r.hasPasscode, failedAttempts: r.failedAttempts,
-                                lockedOutUntil: lockout, autoLockSeconds: r.autoLockSeconds, testDevice: r.testDevice)
+            return DeviceStatus(
+                state: kb.state, passcodeSet: r.hasPasscode, failedAttempts: r.failedAttempts,
+                lockedOutUntil: lockout, autoLockSeconds: r.autoLockSeconds, testDevice: r.testDevice)
         }
     }
 
@@ -44,7 +45,9 @@ extension Keychain {
         try oneAttemptAtATime { () throws(KeychainError) in
             guard deviceStatus().passcodeSet else { return }
             defer { noteChange(.device) }
-            try verifyingPasscode(passcode) { keybag, kek throws(KeychainError) in try keybag.unlock(with: kek, at: now()) }
+            try verifyingPasscode(passcode) { keybag, kek throws(KeychainError) in
+                try keybag.unlock(with: kek, at: now())
+            }
             sealRowShapes()  // rows of an older format whose class was locked until now
             releaseBiometryLockout()  // a correct passcode ends a biometry lockout (docs/spec.md §11)
             scheduleAutoLock()
@@ -56,7 +59,9 @@ extension Keychain {
         try Self.validate(passcode)
         try oneAttemptAtATime { () throws(KeychainError) in
             defer { noteChange(.device) }
-            let (salt, hardness, alreadySet) = protection.withLock { (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness, $0.record.hasPasscode) }
+            let (salt, hardness, alreadySet) = protection.withLock {
+                (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness, $0.record.hasPasscode)
+            }
             if alreadySet { throw .param("a passcode is already set; use 'passcode change'") }
             let kek = try Keybag.passcodeKEK(passcode, salt: salt, hardness: hardness, deviceKey: deviceKey)
             defer { kek.wipe() }
@@ -70,7 +75,9 @@ extension Keychain {
         try Self.validate(new)
         try oneAttemptAtATime { () throws(KeychainError) in
             defer { noteChange(.device) }
-            let (salt, hardness, isSet) = protection.withLock { (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness, $0.record.hasPasscode) }
+            let (salt, hardness, isSet) = protection.withLock {
+                (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness, $0.record.hasPasscode)
+            }
             guard isSet else { throw .param("no passcode is set") }
             let newKEK = try Keybag.passcodeKEK(new, salt: salt, hardness: hardness, deviceKey: deviceKey)
             defer { newKEK.wipe() }
@@ -103,7 +110,8 @@ extension Keychain {
         let deleted = try store.write(crashPoint: "passcode.remove.beforeItemsCommit") { db -> Int in
             var count = 0
             for schema in Schema.storedClasses {
-                let rows = try ItemTable.select(db, schema, ItemTable.Filter(accessibility: .whenPasscodeSetThisDeviceOnly))
+                let rows = try ItemTable.select(
+                    db, schema, ItemTable.Filter(accessibility: .whenPasscodeSetThisDeviceOnly))
                 try ItemTable.delete(db, schema, rowids: rows.map(\.rowid))
                 count += rows.count
             }
@@ -116,7 +124,9 @@ extension Keychain {
     /// Sets (or, with nil, turns off) the auto-lock delay after an unlock.
     public func setAutoLock(seconds: Int?) throws(KeychainError) {
         if let seconds, seconds <= 0 { throw .param("auto-lock needs a positive number of seconds, or 'off'") }
-        try protection.withLock { keybag throws(KeychainError) in try keybag.updateSettings { $0.autoLockSeconds = seconds } }
+        try protection.withLock { keybag throws(KeychainError) in
+            try keybag.updateSettings { $0.autoLockSeconds = seconds }
+        }
         scheduleAutoLock()
     }
 
@@ -124,7 +134,9 @@ extension Keychain {
     public func itemCounts() throws(KeychainError) -> [String: Int] {
         try store.read { db in
             var counts: [String: Int] = [:]
-            for schema in Schema.storedClasses { counts[schema.code] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(schema.code)") ?? 0 }
+            for schema in Schema.storedClasses {
+                counts[schema.code] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(schema.code)") ?? 0
+            }
             return counts
         }
     }
@@ -151,12 +163,16 @@ extension Keychain {
     /// The lockout in force, as an error (nil: attempts are allowed).
     private func lockout(_ record: KeybagRecord) -> KeychainError? {
         guard let until = record.lockedOutUntil, until > now(), delaysLockout(record) else { return nil }
-        return KeychainError(SecStatus.authFailed, "too many wrong passcodes: try again in \(Int(until.timeIntervalSince(now()).rounded(.up))) s")
+        return KeychainError(
+            SecStatus.authFailed,
+            "too many wrong passcodes: try again in \(Int(until.timeIntervalSince(now()).rounded(.up))) s")
     }
 
     /// Runs `body` with the KEK of `passcode` (derived without holding the keybag's lock, under the passcode
     /// gate), counting a wrong passcode as a failed attempt and refusing attempts during a lockout.
-    private func verifyingPasscode<T>(_ passcode: Data, _ body: (inout Keybag, GuardedKey) throws(KeychainError) -> T) throws(KeychainError) -> T {
+    private func verifyingPasscode<T>(_ passcode: Data, _ body: (inout Keybag, GuardedKey) throws(KeychainError) -> T)
+        throws(KeychainError) -> T
+    {
         let record = protection.withLock { $0.record }
         guard record.hasPasscode, let salt = record.passcodeSalt else { throw .param("no passcode is set") }
         if let refusal = lockout(record) { throw refusal }
@@ -164,15 +180,19 @@ extension Keychain {
         defer { kek.wipe() }
         return try protection.withLock { keybag throws(KeychainError) -> T in
             // Checked again under the keybag's lock: the gate makes this hold, the check keeps it so.
-            guard keybag.record.passcodeSalt == salt else { throw KeychainError(SecStatus.authFailed, "the passcode changed during this attempt") }
+            guard keybag.record.passcodeSalt == salt else {
+                throw KeychainError(SecStatus.authFailed, "the passcode changed during this attempt")
+            }
             if let refusal = lockout(keybag.record) { throw refusal }
             do throws(KeychainError) {
                 let result = try body(&keybag, kek)
                 if keybag.record.failedAttempts > 0 || keybag.record.lockedOutUntil != nil {
-                    try keybag.updateSettings { $0.failedAttempts = 0; $0.lockedOutUntil = nil }
+                    try keybag.updateSettings {
+                        $0.failedAttempts = 0; $0.lockedOutUntil = nil
+                    }
                 }
                 return result
-            } catch where error.status == SecStatus.authFailed {
+            } catch let error where error.status == SecStatus.authFailed {
                 let failures = keybag.record.failedAttempts + 1
                 let delay = delaysLockout(keybag.record) ? LockoutPolicy.delay(afterFailures: failures) : 0
                 try keybag.updateSettings {
@@ -180,7 +200,9 @@ extension Keychain {
                     $0.lockedOutUntil = delay > 0 ? now().addingTimeInterval(delay) : nil
                 }
                 let wait = delay > 0 ? "; unlocking is disabled for \(Int(delay)) s" : ""
-                throw KeychainError(SecStatus.authFailed, "the passcode is not correct (\(failures) failed attempt\(failures == 1 ? "" : "s")\(wait))")
+                throw KeychainError(
+                    SecStatus.authFailed,
+                    "the passcode is not correct (\(failures) failed attempt\(failures == 1 ? "" : "s")\(wait))")
             }
         }
     }
@@ -189,8 +211,12 @@ extension Keychain {
 
     /// Arms the auto-lock timer from now; any later unlock re-arms it (a generation number voids older timers).
     func scheduleAutoLock() {
-        let generation = autoLockGeneration.withLock { g in g += 1; return g }
-        guard let seconds = protection.withLock({ $0.record.autoLockSeconds }), deviceStatus().passcodeSet else { return }
+        let generation = autoLockGeneration.withLock { g in
+            g += 1; return g
+        }
+        guard let seconds = protection.withLock({ $0.record.autoLockSeconds }), deviceStatus().passcodeSet else {
+            return
+        }
         clock.schedule(after: TimeInterval(seconds)) { [weak self] in
             guard let self, self.autoLockGeneration.withLock({ $0 }) == generation else { return }
             self.lockDevice()

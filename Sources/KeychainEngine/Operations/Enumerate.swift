@@ -8,8 +8,10 @@ extension Keychain {
     /// kSecMatchLimitAll returns (the same access groups, sync rule and lock: a row of an unavailable
     /// class fails the call), without holding every result at once. The filesystem's listings use it: a
     /// service of 100,000 accounts is listed in the memory of its names. Never the secret, so never a prompt.
-    public func enumerateAttributes(_ query: KeychainDictionary, caller: Caller,
-                                    _ body: (_ attributes: [String: KeychainValue], _ persistentRef: Data) throws(KeychainError) -> Void) throws(KeychainError) {
+    public func enumerateAttributes(
+        _ query: KeychainDictionary, caller: Caller,
+        _ body: (_ attributes: [String: KeychainValue], _ persistentRef: Data) throws(KeychainError) -> Void
+    ) throws(KeychainError) {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(query)
         let schema = q.schema!
@@ -20,7 +22,9 @@ extension Keychain {
             full[QueryKey.returnPersistentRef] = true
             full[QueryKey.matchLimit] = .string(QueryKey.matchLimitAll)
             let results: [KeychainValue]
-            do { results = try copyMatching(full, caller: caller)?.arrayValue ?? [] } catch where error.status == SecStatus.itemNotFound { return }
+            do { results = try copyMatching(full, caller: caller)?.arrayValue ?? [] } catch
+                where error.status == SecStatus.itemNotFound
+            { return }
             for case .dictionary(var attributes) in results {
                 guard let ref = attributes.removeValue(forKey: QueryKey.valuePersistentRef)?.dataValue else { continue }
                 try body(attributes, ref)
@@ -41,7 +45,8 @@ extension Keychain {
                     try ItemTable.forEach(db, schema, filter, limit: Self.enumerationChunk) { row in
                         read += 1
                         filter.rowidAbove = row.rowid
-                        try body(try openAttributes(row, schema: schema, keybag: keybag), persistentReference(row, schema))
+                        try body(
+                            try openAttributes(row, schema: schema, keybag: keybag), persistentReference(row, schema))
                     }
                 }
             }

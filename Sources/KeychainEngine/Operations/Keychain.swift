@@ -42,7 +42,9 @@ public final class Keychain: Sendable {
 
     /// Opens the vault at `vault`. The device starts before its first unlock if a passcode is set
     /// (a daemon start is a boot), unlocked otherwise. `clock` is the time the keychain follows.
-    public init(vault: Vault, deviceKeyPath: String? = nil, clock: any KeychainClock = WallClock()) throws(KeychainError) {
+    public init(vault: Vault, deviceKeyPath: String? = nil, clock: any KeychainClock = WallClock())
+        throws(KeychainError)
+    {
         self.vault = vault
         self.clock = clock
         prompts = PromptQueue(clock: clock)
@@ -53,7 +55,10 @@ public final class Keychain: Sendable {
         deviceKey = try DeviceKey.load(from: keyPath)
         let keybag = try Keybag.opening(vault.keybagPath, deviceKey: deviceKey, deviceKeyPath: keyPath)
         if keybag.record.hardness == .simulated && !clock.isVirtual {
-            throw KeychainError(SecStatus.param, "this vault is a KeychainTesting device's (its passcode derivation is the test-only minimum): it opens only in the test kit")
+            throw KeychainError(
+                SecStatus.param,
+                "this vault is a KeychainTesting device's (its passcode derivation is the test-only minimum): it opens only in the test kit"
+            )
         }
         hasher = LookupHasher(indexKey: keybag.indexKey)
         protection = Mutex(keybag)
@@ -63,7 +68,9 @@ public final class Keychain: Sendable {
 
     /// Rejects callers without access groups (docs/reference/keychain-semantics.md §4.1 #2).
     static func requireGroups(_ caller: Caller) throws(KeychainError) {
-        guard !caller.accessGroups.isEmpty else { throw .missingEntitlement("the caller has no keychain access groups") }
+        guard !caller.accessGroups.isEmpty else {
+            throw .missingEntitlement("the caller has no keychain access groups")
+        }
     }
 
     static func requireEntitled(_ group: KeychainValue, _ caller: Caller) throws(KeychainError) {
@@ -83,7 +90,9 @@ public final class Keychain: Sendable {
     }
 
     package func noteChange(_ change: Change = .items(changed: nil)) {
-        if change == .device, protection.withLock({ $0.state == .locked || $0.state == .beforeFirstUnlock }) { evaluations.dropUntilLock() }
+        if change == .device, protection.withLock({ $0.state == .locked || $0.state == .beforeFirstUnlock }) {
+            evaluations.dropUntilLock()
+        }
         if change == .device { reportDeviceState() }
         changes.add(1, ordering: .releasing)
         rows.clear()

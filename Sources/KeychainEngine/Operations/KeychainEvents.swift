@@ -12,14 +12,15 @@ public enum PromptAnswerKind: String, Sendable {
     case match, noMatch, cancel, passcode, timeout, accept
 
     public init(_ answer: PromptAnswer) {
-        self = switch answer {
-        case .match: .match
-        case .noMatch: .noMatch
-        case .cancel: .cancel
-        case .passcode: .passcode
-        case .timeout: .timeout
-        case .accept: .accept
-        }
+        self =
+            switch answer {
+            case .match: .match
+            case .noMatch: .noMatch
+            case .cancel: .cancel
+            case .passcode: .passcode
+            case .timeout: .timeout
+            case .accept: .accept
+            }
     }
 }
 
@@ -66,8 +67,10 @@ extension Keychain {
     }
 
     /// Runs one SecItem call and reports it with its status.
-    func reporting<T>(_ operation: KeychainOperation, _ query: KeychainDictionary, _ caller: Caller,
-                      _ body: () throws(KeychainError) -> T) throws(KeychainError) -> T {
+    func reporting<T>(
+        _ operation: KeychainOperation, _ query: KeychainDictionary, _ caller: Caller,
+        _ body: () throws(KeychainError) -> T
+    ) throws(KeychainError) -> T {
         guard eventListeners.anyone.load(ordering: .acquiring) else { return try body() }
         let itemClass = query[QueryKey.class]?.stringValue
         do {

@@ -25,12 +25,16 @@ extension Keychain {
     /// available (the lock is checked on every call), access control is evaluated with `options` (the
     /// filesystem passes an open file's token with UI Fail, so a read never prompts), secrets the schema
     /// withholds are errSecDataNotAvailable, and an identity's key is found by the identity join.
-    public func read(_ part: ItemPart, of persistentRef: Data, caller: Caller, options: AuthenticationOptions? = nil) throws(KeychainError) -> Data {
+    public func read(_ part: ItemPart, of persistentRef: Data, caller: Caller, options: AuthenticationOptions? = nil)
+        throws(KeychainError) -> Data
+    {
         switch part {
         case .data:
             return try secret(persistentRef: persistentRef, caller: caller, options: options)
         case .identityKey:
-            return try secret(persistentRef: try identityKeyReference(persistentRef, caller: caller), caller: caller, options: options)
+            return try secret(
+                persistentRef: try identityKeyReference(persistentRef, caller: caller), caller: caller, options: options
+            )
         }
     }
 
@@ -42,13 +46,15 @@ extension Keychain {
     func secret(persistentRef: Data, caller: Caller, options: AuthenticationOptions?) throws(KeychainError) -> Data {
         try Self.requireGroups(caller)
         guard let reference = PersistentReference(persistentRef), case .uuid(let uuid) = reference.target,
-              let schema = Schema.schema(for: reference.classCode), !schema.isVirtual else {
+            let schema = Schema.schema(for: reference.classCode), !schema.isVirtual
+        else {
             return try secretByQuery(persistentRef, caller: caller, options: options)
         }
         let generation = self.generation
         let cached = try protection.withLock { keybag throws(KeychainError) -> Data? in
             guard let entry = try cachedEntry(uuid, generation: generation, caller: caller, keybag: keybag),
-                  !Self.needsAuthorization(entry.attributes) else { return nil }  // protected: through the policy
+                !Self.needsAuthorization(entry.attributes)
+            else { return nil }  // protected: through the policy
             if Self.withholdsSecret(schema, entry.attributes) { throw Self.withheld }
             return try openSecret(entry.row, schema: schema, keybag: keybag) ?? Data()
         }
@@ -56,10 +62,14 @@ extension Keychain {
         return try secretByQuery(persistentRef, caller: caller, options: options)
     }
 
-    private func secretByQuery(_ persistentRef: Data, caller: Caller, options: AuthenticationOptions?) throws(KeychainError) -> Data {
+    private func secretByQuery(_ persistentRef: Data, caller: Caller, options: AuthenticationOptions?)
+        throws(KeychainError) -> Data
+    {
         let classCode = PersistentReference(persistentRef)?.classCode ?? Schema.genericPassword.code
-        let query: KeychainDictionary = [QueryKey.class: .string(classCode), QueryKey.valuePersistentRef: .data(persistentRef),
-                                         QueryKey.returnData: true, QueryKey.returnAttributes: true].merging(options?.queryKeys ?? [:]) { $1 }
+        let query: KeychainDictionary = [
+            QueryKey.class: .string(classCode), QueryKey.valuePersistentRef: .data(persistentRef),
+            QueryKey.returnData: true, QueryKey.returnAttributes: true,
+        ].merging(options?.queryKeys ?? [:]) { $1 }
         let result = try copyMatching(query, caller: caller)?.dictionaryValue ?? [:]
         if let schema = Schema.schema(for: classCode), Self.withholdsSecret(schema, result) { throw Self.withheld }
         return result[QueryKey.valueData]?.dataValue ?? Data()

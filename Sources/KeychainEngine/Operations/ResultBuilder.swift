@@ -12,8 +12,10 @@ public struct ResultBuilder {
     /// The value for one item, or nil when nothing is asked (or only a ref, which genp and inet lack).
     /// `reference` describes the item's ref object (see ``referenceDescription(_:attributes:persistentRef:secret:)``)
     /// when kSecReturnRef asks for one; nil for classes without one.
-    func value(attributes: [String: KeychainValue], persistentRef: Data, reference: KeychainValue? = nil,
-               secret: () throws(KeychainError) -> Data?) throws(KeychainError) -> KeychainValue? {
+    func value(
+        attributes: [String: KeychainValue], persistentRef: Data, reference: KeychainValue? = nil,
+        secret: () throws(KeychainError) -> Data?
+    ) throws(KeychainError) -> KeychainValue? {
         let returns = query.returns
         if returns.isEmpty { return nil }
         if returns.count == 1 {
@@ -21,7 +23,8 @@ public struct ResultBuilder {
             case QueryKey.returnData: return .data(try secret() ?? Data())
             case QueryKey.returnPersistentRef: return .data(persistentRef)
             case QueryKey.returnAttributes: return .dictionary(returned(attributes))
-            default: return reference  // kSecReturnRef alone: an object, or nothing for genp/inet (docs/reference/keychain-semantics.md §4.2)
+            // kSecReturnRef alone: an object, or nothing for genp/inet (docs/reference/keychain-semantics.md §4.2)
+            default: return reference
             }
         }
         var dict = query.returnsAttributes ? returned(attributes) : [:]
@@ -43,8 +46,10 @@ public struct ResultBuilder {
     /// What a ref object is made of, for the client that builds it (the engine has no objects): the
     /// item's attributes with its class, persistent reference and data (a key's bytes, a certificate's
     /// DER). An identity's is its two halves' under `certificate` and `key`.
-    static func referenceDescription(_ classCode: String, attributes: [String: KeychainValue], persistentRef: Data,
-                                     secret: Data?) -> KeychainValue {
+    static func referenceDescription(
+        _ classCode: String, attributes: [String: KeychainValue], persistentRef: Data,
+        secret: Data?
+    ) -> KeychainValue {
         var description = attributes
         description[QueryKey.class] = .string(classCode)
         description[QueryKey.valuePersistentRef] = .data(persistentRef)

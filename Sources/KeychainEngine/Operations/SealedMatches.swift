@@ -15,10 +15,14 @@ extension Keychain {
     /// It needs no class key, so it answers while the device is locked, and tells no more than that the
     /// items exist (errSecInteractionNotAllowed already does) and their protection class. The filesystem
     /// uses it to find a locked item by its path so that `rmdir` deletes it (docs/spec.md §2).
-    public func sealedMatches(_ query: KeychainDictionary, caller: Caller, limit: Int) throws(KeychainError) -> [SealedMatch] {
+    public func sealedMatches(_ query: KeychainDictionary, caller: Caller, limit: Int) throws(KeychainError)
+        -> [SealedMatch]
+    {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(query)
-        guard let schema = q.schema, !schema.isVirtual else { throw .param("sealed matches are found in stored classes only") }
+        guard let schema = q.schema, !schema.isVirtual else {
+            throw .param("sealed matches are found in stored classes only")
+        }
         let filter = try filter(for: q, caller: caller)
         return try store.read { db in try ItemTable.select(db, schema, filter, limit: limit) }.map {
             SealedMatch(persistentRef: persistentReference($0, schema), accessibility: $0.accessibility)

@@ -25,8 +25,10 @@ extension Keychain {
             filter.equals.append((Attributes.synchronizable.code, [hasher.hash(Attributes.synchronizable.code, 0)]))
         }
         if let items = q.itemList?.filter({ $0.classCode == q.schema?.code }) {
-            filter.oneOf = (items.compactMap { if case .uuid(let u) = $0.target { u } else { nil } },
-                            items.compactMap { if case .rowid(let r) = $0.target { r } else { nil } })
+            filter.oneOf = (
+                items.compactMap { if case .uuid(let u) = $0.target { u } else { nil } },
+                items.compactMap { if case .rowid(let r) = $0.target { r } else { nil } }
+            )
         }
         return filter
     }
@@ -34,21 +36,30 @@ extension Keychain {
     /// Decrypts a row's attributes with its class's metadata key (errSecInteractionNotAllowed while the
     /// class is unavailable). The box authenticates the row's lookup columns too, so a row whose columns
     /// were tampered with or swapped is errSecDecode rather than a wrong answer.
-    package func openAttributes(_ row: StoredRow, schema: ItemClassSchema, keybag: Keybag) throws(KeychainError) -> [String: KeychainValue] {
+    package func openAttributes(_ row: StoredRow, schema: ItemClassSchema, keybag: Keybag) throws(KeychainError)
+        -> [String: KeychainValue]
+    {
         let keys = try keybag.keys(for: row.accessibility)
-        let attributes = try ItemSealer.openAttributes(row, schema: schema, metadataKey: keys.metadataKey,
-                                                       acceptingUnshaped: store.unshapedRowsMayRemain.load(ordering: .acquiring))
+        let attributes = try ItemSealer.openAttributes(
+            row, schema: schema, metadataKey: keys.metadataKey,
+            acceptingUnshaped: store.unshapedRowsMayRemain.load(ordering: .acquiring))
         guard attributes[Attributes.accessible.code] == .string(row.accessibility.rawValue) else {
-            throw KeychainError(SecStatus.decode, "item \(row.rowid) of class '\(schema.code)' does not match its protection class: the vault was modified")
+            throw KeychainError(
+                SecStatus.decode,
+                "item \(row.rowid) of class '\(schema.code)' does not match its protection class: the vault was modified"
+            )
         }
         return attributes
     }
 
     /// The row cache's entry for `uuid`, if the caller's access groups reach it; its class must be
     /// available right now (the lock is never cached). Nil on a miss: the caller asks SQL.
-    func cachedEntry(_ uuid: Data, generation: UInt64, caller: Caller, keybag: Keybag) throws(KeychainError) -> RowCache.Entry? {
+    func cachedEntry(_ uuid: Data, generation: UInt64, caller: Caller, keybag: Keybag) throws(KeychainError) -> RowCache
+        .Entry?
+    {
         guard let entry = rows.entry(uuid, generation: generation),
-              let group = entry.attributes[Attributes.accessGroup.code]?.stringValue, caller.accessGroups.contains(group) else { return nil }
+            let group = entry.attributes[Attributes.accessGroup.code]?.stringValue, caller.accessGroups.contains(group)
+        else { return nil }
         _ = try keybag.keys(for: entry.row.accessibility)
         return entry
     }
@@ -59,10 +70,13 @@ extension Keychain {
 
     /// The secret as its reader gets it: for an item with an application password, opened with the
     /// caller's (``openSecret(_:schema:keybag:)`` returns what is stored, for copies that keep it sealed).
-    func revealSecret(_ row: StoredRow, attributes: [String: KeychainValue], schema: ItemClassSchema, keybag: Keybag,
-                      options: AuthenticationOptions) throws(KeychainError) -> Data? {
+    func revealSecret(
+        _ row: StoredRow, attributes: [String: KeychainValue], schema: ItemClassSchema, keybag: Keybag,
+        options: AuthenticationOptions
+    ) throws(KeychainError) -> Data? {
         guard let stored = try openSecret(row, schema: schema, keybag: keybag) else { return nil }
-        return ApplicationPassword.protects(attributes) ? try ApplicationPassword.open(stored, password: options.applicationPassword) : stored
+        return ApplicationPassword.protects(attributes)
+            ? try ApplicationPassword.open(stored, password: options.applicationPassword) : stored
     }
 
     func persistentReference(_ row: StoredRow, _ schema: ItemClassSchema) -> Data {

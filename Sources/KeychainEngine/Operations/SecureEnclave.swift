@@ -41,7 +41,8 @@ extension Keychain {
             let key = P256.Signing.PrivateKey()
             let publicKey = key.publicKey.x963Representation
             let sealed = try withEnclaveKey(accessibility) { wrapKey in
-                AEAD.seal(key.rawRepresentation, key: wrapKey, associatedData: Self.enclaveBinding(publicKey, accessibility))
+                AEAD.seal(
+                    key.rawRepresentation, key: wrapKey, associatedData: Self.enclaveBinding(publicKey, accessibility))
             }
             return .data(publicKey + sealed)
         case "sign":  // not a schema code
@@ -53,7 +54,9 @@ extension Keychain {
                 throw KeychainError(SecStatus.internalComponent, "Secure Enclave signing failed")
             }
         case "exchange":
-            guard let peerBytes = request["peer"]?.dataValue, let peer = try? P256.KeyAgreement.PublicKey(x963Representation: peerBytes) else {
+            guard let peerBytes = request["peer"]?.dataValue,
+                let peer = try? P256.KeyAgreement.PublicKey(x963Representation: peerBytes)
+            else {
                 throw .param("Secure Enclave key exchange takes a P-256 public key in x9.63 form")
             }
             let key = try enclaveKey(request, caller: caller)
@@ -69,7 +72,9 @@ extension Keychain {
     }
 
     /// The private key of the request's blob, after the lock, the item and its access control allow it.
-    private func enclaveKey(_ request: KeychainDictionary, caller: Caller) throws(KeychainError) -> P256.Signing.PrivateKey {
+    private func enclaveKey(_ request: KeychainDictionary, caller: Caller) throws(KeychainError)
+        -> P256.Signing.PrivateKey
+    {
         guard let blob = request["blob"]?.dataValue, let publicKey = SecureEnclaveBlob.publicKey(of: blob) else {
             throw .param("not a Secure Enclave key blob")
         }
@@ -77,24 +82,35 @@ extension Keychain {
         if let reference = request["persistentRef"]?.dataValue {
             // Reading the key item's data is where its access control is enforced (docs/spec.md §11: the lock,
             // `.privateKeyUsage` with a constraint prompts like any protected read; UI Fail/Skip as asked).
-            var query: KeychainDictionary = [QueryKey.class: .string(Schema.key.code), QueryKey.valuePersistentRef: .data(reference),
-                                             QueryKey.returnData: true, QueryKey.returnAttributes: true]
+            var query: KeychainDictionary = [
+                QueryKey.class: .string(Schema.key.code), QueryKey.valuePersistentRef: .data(reference),
+                QueryKey.returnData: true, QueryKey.returnAttributes: true,
+            ]
             if let ui = request[QueryKey.useAuthenticationUI] { query[QueryKey.useAuthenticationUI] = ui }
-            if let context = request[QueryKey.useAuthenticationContext] { query[QueryKey.useAuthenticationContext] = context }  // the key's LAContext
-            guard case .dictionary(let item)? = try copyMatching(query, caller: caller), item[QueryKey.valueData]?.dataValue == blob,
-                  SecureEnclaveBlob.isEnclaveKey(item),
-                  let stored = item[Attributes.accessible.code]?.stringValue.flatMap(Accessibility.init) else {
+            if let context = request[QueryKey.useAuthenticationContext] {
+                query[QueryKey.useAuthenticationContext] = context
+            }  // the key's LAContext
+            guard case .dictionary(let item)? = try copyMatching(query, caller: caller),
+                item[QueryKey.valueData]?.dataValue == blob,
+                SecureEnclaveBlob.isEnclaveKey(item),
+                let stored = item[Attributes.accessible.code]?.stringValue.flatMap(Accessibility.init)
+            else {
                 throw KeychainError(SecStatus.itemNotFound, "the Secure Enclave key is not in the keychain")
             }
             accessibility = stored
         }
         let scalar = try withEnclaveKey(accessibility) { wrapKey throws(KeychainError) -> Data in
             let sealed = blob.dropFirst(SecureEnclaveBlob.publicKeySize)
-            do { return try AEAD.open(Data(sealed), key: wrapKey, associatedData: Self.enclaveBinding(publicKey, accessibility)) } catch {
+            do {
+                return try AEAD.open(
+                    Data(sealed), key: wrapKey, associatedData: Self.enclaveBinding(publicKey, accessibility))
+            } catch {
                 throw .param("the key was not made by this device's Secure Enclave")
             }
         }
-        do { return try P256.Signing.PrivateKey(rawRepresentation: scalar) } catch { throw .param("the Secure Enclave key is damaged") }
+        do { return try P256.Signing.PrivateKey(rawRepresentation: scalar) } catch {
+            throw .param("the Secure Enclave key is damaged")
+        }
     }
 
     private func enclaveAccessibility(_ request: KeychainDictionary) throws(KeychainError) -> Accessibility {
@@ -105,10 +121,13 @@ extension Keychain {
 
     /// Runs `body` with the wrapping key of `accessibility`: errSecInteractionNotAllowed while its class
     /// is unavailable (the device is locked).
-    private func withEnclaveKey<R>(_ accessibility: Accessibility, _ body: (GuardedKey) throws(KeychainError) -> R) throws(KeychainError) -> R {
+    private func withEnclaveKey<R>(_ accessibility: Accessibility, _ body: (GuardedKey) throws(KeychainError) -> R)
+        throws(KeychainError) -> R
+    {
         try protection.withLock { keybag throws(KeychainError) -> R in
             let keys = try keybag.keys(for: accessibility)
-            let wrapKey = KeyDerivation.subkey(of: deviceKey, context: "keychainfs secure enclave wrap v1", input: keys.classKey)
+            let wrapKey = KeyDerivation.subkey(
+                of: deviceKey, context: "keychainfs secure enclave wrap v1", input: keys.classKey)
             defer { wrapKey.wipe() }
             return try body(wrapKey)
         }
@@ -123,7 +142,9 @@ extension Keychain {
 private struct EnclaveDigest: Digest {
     static var byteCount: Int { 0 }
     let bytes: [UInt8]
-    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R { try bytes.withUnsafeBytes(body) }
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBytes(body)
+    }
     func makeIterator() -> IndexingIterator<[UInt8]> { bytes.makeIterator() }
     var description: String { "EnclaveDigest(\(bytes.count) bytes)" }
 }

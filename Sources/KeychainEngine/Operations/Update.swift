@@ -8,19 +8,27 @@ extension Keychain {
     ///
     /// `removing` (not in Apple's API; the filesystem's removexattr) clears attributes: primary-key and
     /// always-present attributes go back to their defaults, optional ones disappear.
-    public func update(_ query: KeychainDictionary, _ attributesToUpdate: KeychainDictionary,
-                       removing: Set<String> = [], caller: Caller) throws(KeychainError) {
-        try reporting(.update, query, caller) { () throws(KeychainError) in try updating(query, attributesToUpdate, removing: removing, caller: caller) }
+    public func update(
+        _ query: KeychainDictionary, _ attributesToUpdate: KeychainDictionary,
+        removing: Set<String> = [], caller: Caller
+    ) throws(KeychainError) {
+        try reporting(.update, query, caller) { () throws(KeychainError) in
+            try updating(query, attributesToUpdate, removing: removing, caller: caller)
+        }
     }
 
-    private func updating(_ query: KeychainDictionary, _ attributesToUpdate: KeychainDictionary,
-                          removing: Set<String>, caller: Caller) throws(KeychainError) {
+    private func updating(
+        _ query: KeychainDictionary, _ attributesToUpdate: KeychainDictionary,
+        removing: Set<String>, caller: Caller
+    ) throws(KeychainError) {
         try Self.requireGroups(caller)
         let q = try ParsedQuery.parse(query)
         let schema = q.schema!
         if q.hasReturnKeys { throw .param("kSecReturn… keys are not allowed in SecItemUpdate's query") }
         if schema.isVirtual { return try updateIdentities(q, attributesToUpdate, caller: caller) }
-        if !q.matchKeys.isEmpty { throw .param("kSecMatch… keys (kSecMatchLimit included) are not allowed in SecItemUpdate") }
+        if !q.matchKeys.isEmpty {
+            throw .param("kSecMatch… keys (kSecMatchLimit included) are not allowed in SecItemUpdate")
+        }
         if q.hasValueRef { throw .param("kSecValueRef is not supported for class '\(schema.code)'") }
         if q.useKeys[QueryKey.useItemList] != nil { throw .param("kSecUseItemList is not supported") }
         var (changes, newData) = try ParsedQuery.parseChanges(attributesToUpdate, schema: schema)
@@ -29,12 +37,17 @@ extension Keychain {
         changes[Attributes.modificationDate.code] = nil
         for code in removing {
             guard let attribute = schema.attribute(code) else { throw .noSuchAttr(code, in: schema.code) }
-            if attribute.flags.contains(.systemManaged) { throw KeychainError(SecStatus.readOnly, "\(attribute.name) is set by the keychain") }
+            if attribute.flags.contains(.systemManaged) {
+                throw KeychainError(SecStatus.readOnly, "\(attribute.name) is set by the keychain")
+            }
         }
         let filter = try filter(for: q, caller: caller)
-        let password = AuthenticationOptions(useKeys: q.useKeys, authenticationUI: q.authenticationUI).applicationPassword
-        try authorizeUpdate(query, q, changesSecretOrProtection: newData != nil || changes[Attributes.accessControl.code] != nil
-                                || changes[Attributes.accessible.code] != nil, caller: caller)
+        let password = AuthenticationOptions(useKeys: q.useKeys, authenticationUI: q.authenticationUI)
+            .applicationPassword
+        try authorizeUpdate(
+            query, q,
+            changesSecretOrProtection: newData != nil || changes[Attributes.accessControl.code] != nil
+                || changes[Attributes.accessible.code] != nil, caller: caller)
 
         var changed: [Data] = []
         defer { noteChange(.items(changed: changed)) }
@@ -46,28 +59,43 @@ extension Keychain {
                 for row in rows {
                     let old = try openAttributes(row, schema: schema, keybag: keybag)
                     var attributes = old.merging(changes) { $1 }
-                    for code in removing { attributes[code] = Self.removedValue(schema.attribute(code)!, schema, caller) }
-                    let secret = try ApplicationPassword.restate(try openSecret(row, schema: schema, keybag: keybag), from: old, to: attributes,
-                                                                 newData: newData, password: password)
-                    if let interpreter = schema.interpreter, let newData { try interpreter.apply(newData, to: &attributes, schema: schema) }
-                    attributes[Attributes.modificationDate.code] = .date(nextModificationDate(after: old[Attributes.modificationDate.code]))
-                    let accessibility = Accessibility(rawValue: attributes[Attributes.accessible.code]?.stringValue ?? "") ?? row.accessibility
+                    for code in removing {
+                        attributes[code] = Self.removedValue(schema.attribute(code)!, schema, caller)
+                    }
+                    let secret = try ApplicationPassword.restate(
+                        try openSecret(row, schema: schema, keybag: keybag), from: old, to: attributes,
+                        newData: newData, password: password)
+                    if let interpreter = schema.interpreter, let newData {
+                        try interpreter.apply(newData, to: &attributes, schema: schema)
+                    }
+                    attributes[Attributes.modificationDate.code] = .date(
+                        nextModificationDate(after: old[Attributes.modificationDate.code]))
+                    let accessibility =
+                        Accessibility(rawValue: attributes[Attributes.accessible.code]?.stringValue ?? "")
+                        ?? row.accessibility
                     if accessibility == .whenPasscodeSetThisDeviceOnly, !keybag.record.hasPasscode {
-                        throw KeychainError(SecStatus.authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a device passcode")
+                        throw KeychainError(
+                            SecStatus.authFailed,
+                            "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a device passcode")
                     }
                     let lookups = hasher.columns(for: attributes, schema: schema)
-                    let sealed = ItemSealer.seal(attributes: attributes, lookups: lookups, secret: secret, schema: schema, uuid: row.uuid,
-                                                 accessibility: accessibility, keys: try keybag.keys(for: accessibility))
-                    try ItemTable.update(db, schema, StoredRow(
-                        rowid: row.rowid, uuid: row.uuid, accessibility: accessibility, metadata: sealed.metadata,
-                        rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups))
+                    let sealed = ItemSealer.seal(
+                        attributes: attributes, lookups: lookups, secret: secret, schema: schema, uuid: row.uuid,
+                        accessibility: accessibility, keys: try keybag.keys(for: accessibility))
+                    try ItemTable.update(
+                        db, schema,
+                        StoredRow(
+                            rowid: row.rowid, uuid: row.uuid, accessibility: accessibility, metadata: sealed.metadata,
+                            rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups))
                 }
             }
         }
     }
 
     /// What an attribute becomes when removed: its default if items always carry it, otherwise nothing.
-    static func removedValue(_ attribute: AttributeDescriptor, _ schema: ItemClassSchema, _ caller: Caller) -> KeychainValue? {
+    static func removedValue(_ attribute: AttributeDescriptor, _ schema: ItemClassSchema, _ caller: Caller)
+        -> KeychainValue?
+    {
         if attribute.code == Attributes.accessible.code { return .string(schema.defaultAccessibility.rawValue) }
         if attribute.code == Attributes.accessGroup.code { return caller.defaultAccessGroup.map(KeychainValue.string) }
         return attribute.flags.contains(.materialized) ? attribute.defaultValue : nil

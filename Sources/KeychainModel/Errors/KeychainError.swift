@@ -19,7 +19,9 @@ public struct KeychainError: Error, Equatable, CustomStringConvertible, Sendable
     }
     package static let notFound = KeychainError(SecStatus.itemNotFound, "no item matches the query")
     package static func locked(_ pdmn: String) -> KeychainError {
-        .init(SecStatus.interactionNotAllowed, "items with accessibility '\(pdmn)' are unavailable in the current device state")
+        .init(
+            SecStatus.interactionNotAllowed,
+            "items with accessibility '\(pdmn)' are unavailable in the current device state")
     }
     package static func missingEntitlement(_ m: String) -> KeychainError { .init(SecStatus.missingEntitlement, m) }
 }

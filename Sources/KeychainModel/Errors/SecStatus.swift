@@ -97,23 +97,50 @@ public enum SecStatus {
         (duplicateItem, "errSecDuplicateItem", "The specified item already exists in the keychain."),
         (itemNotFound, "errSecItemNotFound", "The specified item could not be found in the keychain."),
         (bufferTooSmall, "errSecBufferTooSmall", "There is not enough memory available to use the specified item."),
-        (dataTooLarge, "errSecDataTooLarge", "This item contains information which is too large or in a format that cannot be displayed."),
+        (
+            dataTooLarge, "errSecDataTooLarge",
+            "This item contains information which is too large or in a format that cannot be displayed."
+        ),
         (noSuchAttr, "errSecNoSuchAttr", "The specified attribute does not exist."),
-        (invalidItemRef, "errSecInvalidItemRef", "The specified item is no longer valid. It may have been deleted from the keychain."),
+        (
+            invalidItemRef, "errSecInvalidItemRef",
+            "The specified item is no longer valid. It may have been deleted from the keychain."
+        ),
         (invalidSearchRef, "errSecInvalidSearchRef", "Unable to search the current keychain."),
         (noSuchClass, "errSecNoSuchClass", "The specified item does not appear to be a valid keychain item."),
         (noDefaultKeychain, "errSecNoDefaultKeychain", "A default keychain could not be found."),
         (interactionNotAllowed, "errSecInteractionNotAllowed", "User interaction is not allowed."),
         (readOnlyAttr, "errSecReadOnlyAttr", "The specified attribute could not be modified."),
-        (wrongSecVersion, "errSecWrongSecVersion", "This keychain was created by a different version of the system software and cannot be opened."),
-        (keySizeNotAllowed, "errSecKeySizeNotAllowed", "This item specifies a key size which is too large or too small."),
-        (noStorageModule, "errSecNoStorageModule", "A required component (data storage module) could not be loaded. You may need to restart your computer."),
-        (noCertificateModule, "errSecNoCertificateModule", "A required component (certificate module) could not be loaded. You may need to restart your computer."),
-        (noPolicyModule, "errSecNoPolicyModule", "A required component (policy module) could not be loaded. You may need to restart your computer."),
-        (interactionRequired, "errSecInteractionRequired", "User interaction is required, but is currently not allowed."),
+        (
+            wrongSecVersion, "errSecWrongSecVersion",
+            "This keychain was created by a different version of the system software and cannot be opened."
+        ),
+        (
+            keySizeNotAllowed, "errSecKeySizeNotAllowed",
+            "This item specifies a key size which is too large or too small."
+        ),
+        (
+            noStorageModule, "errSecNoStorageModule",
+            "A required component (data storage module) could not be loaded. You may need to restart your computer."
+        ),
+        (
+            noCertificateModule, "errSecNoCertificateModule",
+            "A required component (certificate module) could not be loaded. You may need to restart your computer."
+        ),
+        (
+            noPolicyModule, "errSecNoPolicyModule",
+            "A required component (policy module) could not be loaded. You may need to restart your computer."
+        ),
+        (
+            interactionRequired, "errSecInteractionRequired",
+            "User interaction is required, but is currently not allowed."
+        ),
         (dataNotAvailable, "errSecDataNotAvailable", "The contents of this item cannot be retrieved."),
         (dataNotModifiable, "errSecDataNotModifiable", "The contents of this item cannot be modified."),
-        (createChainFailed, "errSecCreateChainFailed", "One or more certificates required to validate this certificate cannot be found."),
+        (
+            createChainFailed, "errSecCreateChainFailed",
+            "One or more certificates required to validate this certificate cannot be found."
+        ),
         (invalidPrefsDomain, "errSecInvalidPrefsDomain", "The specified preferences domain is not valid."),
         (inDarkWake, "errSecInDarkWake", "In dark wake, no UI possible"),
         (aclNotSimple, "errSecACLNotSimple", "The specified access control list is not in standard (simple) form."),
@@ -130,7 +157,10 @@ public enum SecStatus {
         (invalidPasswordRef, "errSecInvalidPasswordRef", "The password reference was invalid."),
         (invalidTrustSettings, "errSecInvalidTrustSettings", "The Trust Settings Record was corrupted."),
         (noTrustSettings, "errSecNoTrustSettings", "No Trust Settings were found."),
-        (pkcs12VerifyFailure, "errSecPkcs12VerifyFailure", "MAC verification failed during PKCS12 import (wrong password?)"),
+        (
+            pkcs12VerifyFailure, "errSecPkcs12VerifyFailure",
+            "MAC verification failed during PKCS12 import (wrong password?)"
+        ),
         (notSigner, "errSecNotSigner", "A certificate was not signed by its proposed parent."),
         (decode, "errSecDecode", "Unable to decode the provided data."),
         (internalError, "errSecInternal", "An internal error occurred."),

@@ -21,8 +21,11 @@ public enum PEMImport {
             case .certificate(let der):
                 return [QueryKey.class: .string(Schema.certificate.code), QueryKey.valueData: .data(der)]
             case .privateKey(let type, let bits, let data):
-                return [QueryKey.class: .string(Schema.key.code), Attributes.keyClass.code: 1, Attributes.keyType.code: .number(type),
-                        Attributes.keySizeInBits.code: .number(bits), QueryKey.valueData: .data(data)]
+                return [
+                    QueryKey.class: .string(Schema.key.code), Attributes.keyClass.code: 1,
+                    Attributes.keyType.code: .number(type),
+                    Attributes.keySizeInBits.code: .number(bits), QueryKey.valueData: .data(data),
+                ]
             }
         }
     }
@@ -31,7 +34,9 @@ public enum PEMImport {
     /// errSecUnknownFormat when neither.
     public static func items(in file: Data) throws(KeychainError) -> [Item] {
         if let text = String(data: file, encoding: .utf8), text.contains("-----BEGIN ") {
-            let found = try blocks(text).map { block throws(KeychainError) in try item(block.label, block.der, pem: block.pem) }
+            let found = try blocks(text).map { block throws(KeychainError) in
+                try item(block.label, block.der, pem: block.pem)
+            }
             guard !found.isEmpty else { throw KeychainError(SecStatus.unknownFormat, "no PEM block") }
             return found
         }
@@ -71,7 +76,9 @@ public enum PEMImport {
                 throw KeychainError(SecStatus.decode, "PEM block \(label) has no END line")
             }
             let body = rest[labelEnd.upperBound..<end.lowerBound].filter { !$0.isWhitespace }
-            guard let der = Data(base64Encoded: String(body)) else { throw KeychainError(SecStatus.decode, "PEM block \(label) is not base64") }
+            guard let der = Data(base64Encoded: String(body)) else {
+                throw KeychainError(SecStatus.decode, "PEM block \(label) is not base64")
+            }
             result.append((label, der, String(rest[begin.lowerBound..<end.upperBound])))
             rest = rest[end.upperBound...]
         }
@@ -81,7 +88,9 @@ public enum PEMImport {
     private static func item(_ label: String, _ der: Data, pem: String) throws(KeychainError) -> Item {
         switch label {
         case "CERTIFICATE", "TRUSTED CERTIFICATE", "X509 CERTIFICATE":
-            guard CertificateInterpreter.attributes(of: der) != nil else { throw KeychainError(SecStatus.decode, "a CERTIFICATE block is not X.509") }
+            guard CertificateInterpreter.attributes(of: der) != nil else {
+                throw KeychainError(SecStatus.decode, "a CERTIFICATE block is not X.509")
+            }
             return .certificate(der)
         case "EC PRIVATE KEY", "PRIVATE KEY":
             if let key = ecKey(pem) { return key }
@@ -90,7 +99,9 @@ public enum PEMImport {
         case "RSA PRIVATE KEY":
             return try rsa(der)
         case "ENCRYPTED PRIVATE KEY":
-            throw KeychainError(SecStatus.unimplemented, "encrypted PEM private keys are not read yet (decrypt with openssl pkey first)")
+            throw KeychainError(
+                SecStatus.unimplemented, "encrypted PEM private keys are not read yet (decrypt with openssl pkey first)"
+            )
         default:
             throw KeychainError(SecStatus.unknownFormat, "unsupported PEM block \(label)")
         }
@@ -105,9 +116,15 @@ public enum PEMImport {
     }
 
     private static func ecKey(_ pem: String) -> Item? {
-        if let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) { return .privateKey(type: keyTypeEC, bits: 256, data: key.x963Representation) }
-        if let key = try? P384.Signing.PrivateKey(pemRepresentation: pem) { return .privateKey(type: keyTypeEC, bits: 384, data: key.x963Representation) }
-        if let key = try? P521.Signing.PrivateKey(pemRepresentation: pem) { return .privateKey(type: keyTypeEC, bits: 521, data: key.x963Representation) }
+        if let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
+            return .privateKey(type: keyTypeEC, bits: 256, data: key.x963Representation)
+        }
+        if let key = try? P384.Signing.PrivateKey(pemRepresentation: pem) {
+            return .privateKey(type: keyTypeEC, bits: 384, data: key.x963Representation)
+        }
+        if let key = try? P521.Signing.PrivateKey(pemRepresentation: pem) {
+            return .privateKey(type: keyTypeEC, bits: 521, data: key.x963Representation)
+        }
         return nil
     }
 
@@ -116,13 +133,17 @@ public enum PEMImport {
     /// PrivateKeyInfo { version, AlgorithmIdentifier, OCTET STRING PKCS#1 } of an RSA key.
     private static func rsaFromPKCS8(_ der: Data) -> Data? {
         guard let root = try? DER.parse([UInt8](der)), root.children.count >= 3,
-              let oidNode = root.children[1].children.first, (try? ASN1ObjectIdentifier(derEncoded: oidNode)) == rsaEncryption,
-              let inner = root.children[2].primitiveBytes else { return nil }
+            let oidNode = root.children[1].children.first,
+            (try? ASN1ObjectIdentifier(derEncoded: oidNode)) == rsaEncryption,
+            let inner = root.children[2].primitiveBytes
+        else { return nil }
         return Data(inner)
     }
 
     private static func rsa(_ pkcs1: Data) throws(KeychainError) -> Item {
-        guard let root = try? DER.parse([UInt8](pkcs1)), root.children.count >= 9, let modulus = root.children[1].primitiveBytes else {
+        guard let root = try? DER.parse([UInt8](pkcs1)), root.children.count >= 9,
+            let modulus = root.children[1].primitiveBytes
+        else {
             throw KeychainError(SecStatus.decode, "not a PKCS#1 RSA private key")
         }
         let bytes = modulus.drop { $0 == 0 }

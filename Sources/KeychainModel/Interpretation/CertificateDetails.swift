@@ -17,7 +17,8 @@ public struct CertificateDetails: Sendable {
     /// The details of `der`; nil if it is not an X.509 certificate.
     public init?(der: Data) {
         guard let attributes = CertificateInterpreter.attributes(of: der), let root = try? DER.parse([UInt8](der)),
-              let tbs = root.children.first?.children else { return nil }
+            let tbs = root.children.first?.children
+        else { return nil }
         var fields = Array(tbs)
         if let first = fields.first, first.isContextSpecific(0) { fields.removeFirst() }
         guard fields.count >= 6 else { return nil }
@@ -39,9 +40,13 @@ public struct CertificateDetails: Sendable {
         var parts = DateComponents()
         parts.timeZone = TimeZone(identifier: "UTC")
         if let time = try? UTCTime(derEncoded: node) {
-            (parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second) = (time.year, time.month, time.day, time.hours, time.minutes, time.seconds)
+            (parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second) = (
+                time.year, time.month, time.day, time.hours, time.minutes, time.seconds
+            )
         } else if let time = try? GeneralizedTime(derEncoded: node) {
-            (parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second) = (time.year, time.month, time.day, time.hours, time.minutes, time.seconds)
+            (parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second) = (
+                time.year, time.month, time.day, time.hours, time.minutes, time.seconds
+            )
         } else {
             return nil
         }
@@ -54,7 +59,9 @@ public struct CertificateDetails: Sendable {
     private static func subjectEmails(_ name: ASN1Node) -> [String] {
         name.children.flatMap { $0.children }.compactMap { pair -> String? in
             let parts = Array(pair.children)
-            guard parts.count == 2, (try? ASN1ObjectIdentifier(derEncoded: parts[0])) == emailOID, let bytes = parts[1].primitiveBytes else { return nil }
+            guard parts.count == 2, (try? ASN1ObjectIdentifier(derEncoded: parts[0])) == emailOID,
+                let bytes = parts[1].primitiveBytes
+            else { return nil }
             return String(decoding: bytes, as: UTF8.self)
         }
     }
@@ -64,9 +71,12 @@ public struct CertificateDetails: Sendable {
         for extensionNode in list.children {
             let parts = Array(extensionNode.children)
             guard let oid = parts.first, (try? ASN1ObjectIdentifier(derEncoded: oid)) == subjectAltNameOID,
-                  let value = parts.last?.primitiveBytes, let names = try? DER.parse(Array(value)) else { continue }
+                let value = parts.last?.primitiveBytes, let names = try? DER.parse(Array(value))
+            else { continue }
             // GeneralName rfc822Name is [1] IA5String, implicitly tagged.
-            return names.children.filter { $0.isContextSpecific(1) }.compactMap { $0.primitiveBytes.map { String(decoding: $0, as: UTF8.self) } }
+            return names.children.filter { $0.isContextSpecific(1) }.compactMap {
+                $0.primitiveBytes.map { String(decoding: $0, as: UTF8.self) }
+            }
         }
         return []
     }

@@ -25,14 +25,16 @@ public enum CertificateInterpreter {
         var fields = root.children[0].children[...]
         var version: Int64 = 1
         if let first = fields.first, first.isContextSpecific(0) {
-            guard let integer = first.children.first?.primitiveBytes, integer.count == 1 else { throw ASN1Error.invalidASN1Object(reason: "version") }
+            guard let integer = first.children.first?.primitiveBytes, integer.count == 1 else {
+                throw ASN1Error.invalidASN1Object(reason: "version")
+            }
             version = Int64(integer.first!) + 1
             fields = fields.dropFirst()
         }
         let tbs = Array(fields)
         guard tbs.count >= 6, tbs[0].identifier == .integer, let serial = tbs[0].primitiveBytes,
-              tbs[2].identifier == .sequence, tbs[4].identifier == .sequence, tbs[5].identifier == .sequence,
-              tbs[5].children.count == 2, let bits = tbs[5].children[1].primitiveBytes, !bits.isEmpty
+            tbs[2].identifier == .sequence, tbs[4].identifier == .sequence, tbs[5].identifier == .sequence,
+            tbs[5].children.count == 2, let bits = tbs[5].children[1].primitiveBytes, !bits.isEmpty
         else { throw ASN1Error.invalidASN1Object(reason: "tbsCertificate") }
 
         var derived = ValueInterpreter.Derived()
@@ -44,7 +46,9 @@ public enum CertificateInterpreter {
             Attributes.serialNumber.code: .data(Data(serial)),
             Attributes.publicKeyHash.code: .data(Data(Insecure.SHA1.hash(data: bits.dropFirst()))),
         ]
-        if let skid = try subjectKeyIdentifier(tbs.dropFirst(6)) { derived.determined[Attributes.subjectKeyID.code] = .data(Data(skid)) }
+        if let skid = try subjectKeyIdentifier(tbs.dropFirst(6)) {
+            derived.determined[Attributes.subjectKeyID.code] = .data(Data(skid))
+        }
         derived.defaults[Attributes.label.code] = .string(try summary(of: tbs[4]))
         return derived
     }
@@ -55,7 +59,8 @@ public enum CertificateInterpreter {
         guard let root = try? DER.parse([UInt8](der)), root.children.count == 3 else { return nil }
         let fields = root.children[0].children.drop { $0.isContextSpecific(0) }
         let tbs = Array(fields)
-        guard tbs.count >= 6, tbs[5].children.count == 2, let bits = tbs[5].children[1].primitiveBytes, bits.count > 1 else { return nil }
+        guard tbs.count >= 6, tbs[5].children.count == 2, let bits = tbs[5].children[1].primitiveBytes, bits.count > 1
+        else { return nil }
         let key = Data(bits.dropFirst())
         return (key.first == 0x04 ? PEMImport.keyTypeEC : PEMImport.keyTypeRSA, key)
     }
@@ -63,11 +68,13 @@ public enum CertificateInterpreter {
     private static let subjectKeyIdentifierOID: ASN1ObjectIdentifier = [2, 5, 29, 14]
 
     private static func subjectKeyIdentifier(_ optionalFields: ArraySlice<ASN1Node>) throws -> ArraySlice<UInt8>? {
-        guard let wrapper = optionalFields.first(where: { $0.isContextSpecific(3) }), let list = wrapper.children.first else { return nil }
+        guard let wrapper = optionalFields.first(where: { $0.isContextSpecific(3) }), let list = wrapper.children.first
+        else { return nil }
         for extensionNode in list.children {
             let parts = extensionNode.children
             guard let oidNode = parts.first, try ASN1ObjectIdentifier(derEncoded: oidNode) == subjectKeyIdentifierOID,
-                  let value = parts.last?.primitiveBytes else { continue }
+                let value = parts.last?.primitiveBytes
+            else { continue }
             return try DER.parse(Array(value)).primitiveBytes
         }
         return nil
@@ -83,14 +90,18 @@ public enum CertificateInterpreter {
                 values[try ASN1ObjectIdentifier(derEncoded: parts[0])] = text
             }
         }
-        let preference: [ASN1ObjectIdentifier] = [[2, 5, 4, 3], [2, 5, 4, 10], [2, 5, 4, 11], [1, 2, 840, 113_549, 1, 9, 1]]
+        let preference: [ASN1ObjectIdentifier] = [
+            [2, 5, 4, 3], [2, 5, 4, 10], [2, 5, 4, 11], [1, 2, 840, 113_549, 1, 9, 1],
+        ]
         return preference.lazy.compactMap { values[$0] }.first ?? "certificate"
     }
 
     private static func string(_ node: ASN1Node) -> String? {
         guard let bytes = node.primitiveBytes else { return nil }
         if node.identifier == .bmpString {
-            let units = stride(from: bytes.startIndex, to: bytes.endIndex - 1, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
+            let units = stride(from: bytes.startIndex, to: bytes.endIndex - 1, by: 2).map {
+                UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1])
+            }
             return String(decoding: units, as: UTF16.self)
         }
         return String(validating: bytes, as: UTF8.self) ?? String(bytes.map { Character(Unicode.Scalar($0)) })

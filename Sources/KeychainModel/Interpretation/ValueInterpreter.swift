@@ -10,10 +10,13 @@ package struct ValueInterpreter: Sendable {
         package var defaults: [String: KeychainValue] = [:]
     }
 
-    package let derive: @Sendable (_ value: Data, _ attributes: [String: KeychainValue]) throws(KeychainError) -> Derived
+    package let derive:
+        @Sendable (_ value: Data, _ attributes: [String: KeychainValue]) throws(KeychainError) -> Derived
 
     /// Applies what `value` says to `attributes`.
-    package func apply(_ value: Data, to attributes: inout [String: KeychainValue], schema: ItemClassSchema) throws(KeychainError) {
+    package func apply(_ value: Data, to attributes: inout [String: KeychainValue], schema: ItemClassSchema)
+        throws(KeychainError)
+    {
         let derived = try derive(value, attributes)
         attributes.merge(derived.determined) { $1 }
         for (code, value) in derived.defaults {

@@ -59,7 +59,9 @@ package struct ParsedQuery {
             }
             q.persistentRef = parsed
             if q.schema == nil { q.schema = Schema.schema(for: parsed.classCode) }
-            guard q.schema?.code == parsed.classCode else { throw .param("kSecValuePersistentRef names another class than kSecClass") }
+            guard q.schema?.code == parsed.classCode else {
+                throw .param("kSecValuePersistentRef names another class than kSecClass")
+            }
         }
         guard let schema = q.schema else { throw .param("kSecClass is missing") }
 
@@ -73,7 +75,9 @@ package struct ParsedQuery {
             case "m": try q.addMatchKey(key, value)
             case "r":
                 guard QueryKey.returnKeys.contains(key) else { throw .param("unknown return key '\(key)'") }
-                guard case .bool(let wanted) = value else { throw .param("'\(key)' must be a boolean (kCFBooleanTrue/False)") }
+                guard case .bool(let wanted) = value else {
+                    throw .param("'\(key)' must be a boolean (kCFBooleanTrue/False)")
+                }
                 q.hasReturnKeys = true
                 if wanted { q.returns.insert(key) }
             case "u":
@@ -97,7 +101,9 @@ package struct ParsedQuery {
         return q
     }
 
-    private mutating func addAttribute(_ code: String, _ value: KeychainValue, schema: ItemClassSchema) throws(KeychainError) {
+    private mutating func addAttribute(_ code: String, _ value: KeychainValue, schema: ItemClassSchema)
+        throws(KeychainError)
+    {
         if code == QueryKey.dataProtectionKeychain { return }
         guard let attribute = schema.attribute(code) else { throw .noSuchAttr(code, in: schema.code) }
         if attribute.kind == .synchronizable {
@@ -131,7 +137,9 @@ package struct ParsedQuery {
 
     /// Parses SecItemUpdate's attributesToUpdate (docs/reference/keychain-semantics.md §4.3): every key but `v_Data` is an attribute
     /// lookup, so `class`, `r_…`, `m_…` and unknown keys are errSecNoSuchAttr.
-    package static func parseChanges(_ dict: KeychainDictionary, schema: ItemClassSchema) throws(KeychainError) -> (attributes: [String: KeychainValue], data: Data?) {
+    package static func parseChanges(_ dict: KeychainDictionary, schema: ItemClassSchema) throws(KeychainError) -> (
+        attributes: [String: KeychainValue], data: Data?
+    ) {
         var attributes: [String: KeychainValue] = [:]
         var data: Data?
         for (key, value) in dict {

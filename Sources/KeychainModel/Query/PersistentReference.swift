@@ -17,7 +17,7 @@ public struct PersistentReference: Sendable, Hashable {
     public init?(_ data: Data) {
         let bytes = [UInt8](data)
         guard bytes.count == 20 || bytes.count == 12,
-              let code = String(validating: bytes[0..<4], as: UTF8.self), Schema.schema(for: code) != nil
+            let code = String(validating: bytes[0..<4], as: UTF8.self), Schema.schema(for: code) != nil
         else { return nil }
         classCode = code
         if bytes.count == 20 {

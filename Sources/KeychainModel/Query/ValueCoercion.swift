@@ -3,7 +3,9 @@ import Foundation
 /// Converts a caller's value to the attribute's kind, as Apple's server does (docs/reference/keychain-semantics.md §3.2).
 /// Any value that cannot be converted is errSecParam.
 package enum ValueCoercion {
-    package static func coerce(_ value: KeychainValue, to attribute: AttributeDescriptor) throws(KeychainError) -> KeychainValue {
+    package static func coerce(_ value: KeychainValue, to attribute: AttributeDescriptor) throws(KeychainError)
+        -> KeychainValue
+    {
         let bad = KeychainError.param("attribute '\(attribute.code)' cannot take a \(value.typeName) value")
         switch attribute.kind {
         case .blob:
@@ -37,21 +39,27 @@ package enum ValueCoercion {
             }
             // Every way in (SecItem calls, the control socket, the CLI's options) comes through here.
             if case .number(let n) = number, !attribute.range.contains(n) {
-                throw .param("attribute '\(attribute.code)' (\(attribute.name)) takes \(attribute.range); \(n) is out of range")
+                throw .param(
+                    "attribute '\(attribute.code)' (\(attribute.name)) takes \(attribute.range); \(n) is out of range")
             }
             return number
         case .date:
             guard case .date(let date) = value else { throw bad }
-            guard DateRange.contains(date) else { throw .param("attribute '\(attribute.code)' takes dates in years 1 through 9999") }
+            guard DateRange.contains(date) else {
+                throw .param("attribute '\(attribute.code)' takes dates in years 1 through 9999")
+            }
             return value
         case .accessibility:
-            let raw: String? = switch value {
-            case .string(let s): s
-            case .data(let d): String(validating: d, as: UTF8.self)
-            default: nil
-            }
+            let raw: String? =
+                switch value {
+                case .string(let s): s
+                case .data(let d): String(validating: d, as: UTF8.self)
+                default: nil
+                }
             guard let raw, Accessibility(rawValue: raw) != nil else {
-                throw .param("kSecAttrAccessible must be one of \(Accessibility.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw .param(
+                    "kSecAttrAccessible must be one of \(Accessibility.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             return .string(raw)
         case .synchronizable:

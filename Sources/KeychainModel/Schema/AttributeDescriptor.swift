@@ -63,8 +63,10 @@ public struct AttributeDescriptor: Sendable, Hashable {
     /// number outside is errSecParam (EINVAL on the mount), never stored wrapped or clamped.
     public let range: NumberRange
 
-    public init(_ code: String, _ name: String, _ kind: AttributeKind, _ flags: AttributeFlags = [],
-                default defaultValue: KeychainValue? = nil, enumeration: Enumeration? = nil, range: NumberRange = .any) {
+    public init(
+        _ code: String, _ name: String, _ kind: AttributeKind, _ flags: AttributeFlags = [],
+        default defaultValue: KeychainValue? = nil, enumeration: Enumeration? = nil, range: NumberRange = .any
+    ) {
         self.code = code
         self.name = name
         self.kind = kind
@@ -145,6 +147,7 @@ extension AttributeDescriptor {
 
     /// The same attribute with other flags (a class where it is, or is not, part of the primary key).
     package func with(_ flags: AttributeFlags, default defaultValue: KeychainValue? = nil) -> AttributeDescriptor {
-        AttributeDescriptor(code, name, kind, flags, default: defaultValue ?? self.defaultValue, enumeration: enumeration, range: range)
+        AttributeDescriptor(
+            code, name, kind, flags, default: defaultValue ?? self.defaultValue, enumeration: enumeration, range: range)
     }
 }

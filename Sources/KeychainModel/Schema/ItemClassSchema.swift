@@ -21,9 +21,12 @@ public struct ItemClassSchema: Sendable {
 
     private let byCode: [String: AttributeDescriptor]
 
-    package init(code: String, name: String, attributes: [AttributeDescriptor],
-         naming: (AttributeDescriptor, AttributeDescriptor), defaultAccessibility: Accessibility,
-         interpreter: ValueInterpreter? = nil, secretWithheldWhen: (code: String, value: KeychainValue)? = nil, isVirtual: Bool = false) {
+    package init(
+        code: String, name: String, attributes: [AttributeDescriptor],
+        naming: (AttributeDescriptor, AttributeDescriptor), defaultAccessibility: Accessibility,
+        interpreter: ValueInterpreter? = nil, secretWithheldWhen: (code: String, value: KeychainValue)? = nil,
+        isVirtual: Bool = false
+    ) {
         self.code = code
         self.name = name
         self.attributes = attributes
@@ -66,7 +69,8 @@ public enum Schema {
     public static let internetPassword = ItemClassSchema(
         code: "inet", name: "kSecClassInternetPassword",
         attributes: Attributes.common + Attributes.password + [
-            Attributes.securityDomain, Attributes.server, Attributes.protocol, Attributes.authenticationType, Attributes.port, Attributes.path,
+            Attributes.securityDomain, Attributes.server, Attributes.protocol, Attributes.authenticationType,
+            Attributes.port, Attributes.path,
         ],
         naming: (Attributes.server, Attributes.account),
         defaultAccessibility: .whenUnlocked)
@@ -76,7 +80,8 @@ public enum Schema {
     public static let certificate = ItemClassSchema(
         code: "cert", name: "kSecClassCertificate",
         attributes: Attributes.common + [
-            Attributes.certificateType, Attributes.certificateEncoding, Attributes.alias, Attributes.subject, Attributes.issuer,
+            Attributes.certificateType, Attributes.certificateEncoding, Attributes.alias, Attributes.subject,
+            Attributes.issuer,
             Attributes.serialNumber, Attributes.subjectKeyID, Attributes.publicKeyHash,
         ],
         naming: (Attributes.label, Attributes.serialNumber),
@@ -88,8 +93,10 @@ public enum Schema {
     public static let key = ItemClassSchema(
         code: "keys", name: "kSecClassKey",
         attributes: Attributes.common + [
-            Attributes.keyClass, Attributes.alias, Attributes.applicationLabel, Attributes.applicationTag, Attributes.keyCreator,
-            Attributes.keyType, Attributes.keySizeInBits, Attributes.effectiveKeySize, Attributes.startDate, Attributes.endDate,
+            Attributes.keyClass, Attributes.alias, Attributes.applicationLabel, Attributes.applicationTag,
+            Attributes.keyCreator,
+            Attributes.keyType, Attributes.keySizeInBits, Attributes.effectiveKeySize, Attributes.startDate,
+            Attributes.endDate,
         ] + Attributes.keyFlags,
         naming: (Attributes.applicationTag, Attributes.keyClass),
         defaultAccessibility: .whenUnlocked,
@@ -101,9 +108,10 @@ public enum Schema {
     /// named, and unique, like its certificate.
     public static let identity = ItemClassSchema(
         code: "idnt", name: "kSecClassIdentity",
-        attributes: certificate.attributes + key.attributes.filter { certificate.attribute($0.code) == nil }.map {
-            $0.with($0.flags.subtracting([.primaryKey, .materialized, .describesValue]))
-        },
+        attributes: certificate.attributes
+            + key.attributes.filter { certificate.attribute($0.code) == nil }.map {
+                $0.with($0.flags.subtracting([.primaryKey, .materialized, .describesValue]))
+            },
         naming: (Attributes.label, Attributes.serialNumber),
         defaultAccessibility: .always,
         isVirtual: true)

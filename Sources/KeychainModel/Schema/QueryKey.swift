@@ -38,7 +38,8 @@ public enum QueryKey {
 
     /// The `u_…` keys the engine accepts (docs/reference/keychain-semantics.md §1.4).
     public static let knownUseKeys: Set<String> = [
-        useItemList, useTombstone, useCredentialReference, useOperationPrompt, useNoAuthenticationUI, useAuthenticationUI,
+        useItemList, useTombstone, useCredentialReference, useOperationPrompt, useNoAuthenticationUI,
+        useAuthenticationUI,
         useAuthenticationContext, useSystemKeychain, useSystemKeychainAlways, useUserIndependentKeychain,
     ]
     /// The `r_…` keys.

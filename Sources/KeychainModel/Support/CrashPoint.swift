@@ -24,9 +24,9 @@ public enum CrashPoint {
     public static func reach(_ name: String, after prepare: () -> Void = {}) {
         guard let chosen, chosen.name == name else { return }
         #if DEBUG
-        let allowed = true
+            let allowed = true
         #else
-        let allowed = state.enabled
+            let allowed = state.enabled
         #endif
         guard allowed, state.count() == chosen.hit else { return }
         if let report = ProcessInfo.processInfo.environment["KEYCHAINFS_CRASH_REPORT"] {
@@ -45,5 +45,9 @@ private final class CrashPointState: @unchecked Sendable {
     private var on = false
     var enabled: Bool { lock.withLock { on } }
     func enable() { lock.withLock { on = true } }
-    func count() -> Int { lock.withLock { hits += 1; return hits } }
+    func count() -> Int {
+        lock.withLock {
+            hits += 1; return hits
+        }
+    }
 }

@@ -9,7 +9,9 @@ public enum TextLines {
         var start = utf8.startIndex, index = start
         while index < utf8.endIndex {
             if utf8[index] == UInt8(ascii: "\n") {
-                let end = index > start && utf8[utf8.index(before: index)] == UInt8(ascii: "\r") ? utf8.index(before: index) : index
+                let end =
+                    index > start && utf8[utf8.index(before: index)] == UInt8(ascii: "\r")
+                    ? utf8.index(before: index) : index
                 lines.append(text[start..<end])
                 start = utf8.index(after: index)
             }

@@ -11,6 +11,7 @@ public enum DateRange {
 
     public static func contains(_ date: Date) -> Bool {
         let seconds = date.timeIntervalSinceReferenceDate
-        return seconds.isFinite && seconds >= earliest.timeIntervalSinceReferenceDate && seconds <= latest.timeIntervalSinceReferenceDate
+        return seconds.isFinite && seconds >= earliest.timeIntervalSinceReferenceDate
+            && seconds <= latest.timeIntervalSinceReferenceDate
     }
 }

@@ -35,7 +35,8 @@ public enum ValueCodec {
         case .data(let d): out.append(Tag.data.rawValue); appendBlob(d, to: &out)
         case .number(let n): out.append(Tag.number.rawValue); appendUInt64(UInt64(bitPattern: n), to: &out)
         case .bool(let b): out.append(Tag.bool.rawValue); out.append(b ? 1 : 0)
-        case .date(let d): out.append(Tag.date.rawValue); appendUInt64(d.timeIntervalSinceReferenceDate.bitPattern, to: &out)
+        case .date(let d):
+            out.append(Tag.date.rawValue); appendUInt64(d.timeIntervalSinceReferenceDate.bitPattern, to: &out)
         case .array(let items):
             out.append(Tag.array.rawValue); appendUInt32(items.count, to: &out)
             for item in items { append(item, to: &out) }
@@ -49,8 +50,12 @@ public enum ValueCodec {
     }
 
     private static func appendBlob(_ d: Data, to out: inout Data) { appendUInt32(d.count, to: &out); out.append(d) }
-    private static func appendUInt32(_ n: Int, to out: inout Data) { withUnsafeBytes(of: UInt32(n).bigEndian) { out.append(contentsOf: $0) } }
-    private static func appendUInt64(_ n: UInt64, to out: inout Data) { withUnsafeBytes(of: n.bigEndian) { out.append(contentsOf: $0) } }
+    private static func appendUInt32(_ n: Int, to out: inout Data) {
+        withUnsafeBytes(of: UInt32(n).bigEndian) { out.append(contentsOf: $0) }
+    }
+    private static func appendUInt64(_ n: UInt64, to out: inout Data) {
+        withUnsafeBytes(of: n.bigEndian) { out.append(contentsOf: $0) }
+    }
 
     private struct Reader {
         let bytes: [UInt8]
@@ -66,7 +71,9 @@ public enum ValueCodec {
         }
         mutating func blob() throws(MalformedInput) -> Data { Data(try take(Int(try uint(4)))) }
         mutating func string() throws(MalformedInput) -> String {
-            guard let s = String(validating: try blob(), as: UTF8.self) else { throw MalformedInput(reason: "invalid UTF-8") }
+            guard let s = String(validating: try blob(), as: UTF8.self) else {
+                throw MalformedInput(reason: "invalid UTF-8")
+            }
             return s
         }
 
@@ -93,7 +100,9 @@ public enum ValueCodec {
                 return .array(items)
             case .dictionary:
                 let count = Int(try uint(4))
-                guard count <= bytes.count - offset else { throw MalformedInput(reason: "dictionary count exceeds input") }
+                guard count <= bytes.count - offset else {
+                    throw MalformedInput(reason: "dictionary count exceeds input")
+                }
                 var dict: [String: KeychainValue] = [:]
                 dict.reserveCapacity(count)  // growing it was a twentieth of a listing's time
                 for _ in 0..<count {

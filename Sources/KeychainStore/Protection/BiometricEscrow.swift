@@ -17,7 +17,9 @@ package struct BiometricEscrow {
     package init(wrapping classKeys: [Accessibility: GuardedKey], passcodeUnlock: Date) {
         let wrappingKey = GuardedKey.random()
         var sealed: [Accessibility: Data] = [:]
-        for (a, key) in classKeys { sealed[a] = key.withBytes { AEAD.seal($0, key: wrappingKey, associatedData: Self.ad(a)) } }
+        for (a, key) in classKeys {
+            sealed[a] = key.withBytes { AEAD.seal($0, key: wrappingKey, associatedData: Self.ad(a)) }
+        }
         self.passcodeUnlock = passcodeUnlock
         self.wrappingKey = wrappingKey
         self.sealed = sealed
@@ -29,7 +31,8 @@ package struct BiometricEscrow {
         for (a, box) in sealed {
             do { keys.append((a, try AEAD.openKey(box, key: wrappingKey, associatedData: Self.ad(a)))) } catch {
                 for (_, k) in keys { k.wipe() }
-                throw KeychainError(SecStatus.internalError, "the biometric copy of class '\(a.rawValue)' does not open")
+                throw KeychainError(
+                    SecStatus.internalError, "the biometric copy of class '\(a.rawValue)' does not open")
             }
         }
         return keys

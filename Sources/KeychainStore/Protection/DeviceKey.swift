@@ -9,14 +9,18 @@ package enum DeviceKey {
     package static func create(at path: String) throws(KeychainError) {
         var bytes = Sodium.randomBytes(GuardedKey.byteCount)
         defer { Sodium.wipe(&bytes) }
-        do { try FileIO.writeExclusively(bytes, to: path, mode: 0o600) } catch where error.status == SecStatus.param {
+        do {
+            try FileIO.writeExclusively(bytes, to: path, mode: 0o600)
+        } catch let error where error.status == SecStatus.param {
             throw .param("a device key (or something else) already exists at \(path)")
         }
     }
 
     package static func load(from path: String) throws(KeychainError) -> GuardedKey {
         guard var bytes = try FileIO.read(path) else {
-            throw KeychainError(SecStatus.notAvailable, "device key not found at \(path): a vault is unreadable without the device key it was made with")
+            throw KeychainError(
+                SecStatus.notAvailable,
+                "device key not found at \(path): a vault is unreadable without the device key it was made with")
         }
         defer { Sodium.wipe(&bytes) }
         do { return try GuardedKey.copying(bytes) } catch {

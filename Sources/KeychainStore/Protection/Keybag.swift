@@ -21,7 +21,9 @@ package struct Keybag {
     private let rowKeyScratch = GuardedKey.random()
 
     /// Makes a new keybag with a fresh class key and metadata key per class (akpu only exists with a passcode).
-    package static func create(at path: String, deviceKey: GuardedKey, hardness: PasscodeHardness, testDevice: Bool) throws(KeychainError) {
+    package static func create(at path: String, deviceKey: GuardedKey, hardness: PasscodeHardness, testDevice: Bool)
+        throws(KeychainError)
+    {
         let kek = KeyDerivation.subkey(of: deviceKey, context: "keychainfs.kek.device.v1")
         defer { kek.wipe() }
         var record = KeybagRecord(hardness: hardness, testDevice: testDevice)
@@ -42,18 +44,28 @@ package struct Keybag {
         // A class whose keys are missing would read as "locked" forever: a damaged keybag, said so now.
         for a in Accessibility.allCases where a != .whenPasscodeSetThisDeviceOnly || record.hasPasscode {
             guard record.classKeys[a.rawValue] != nil, record.metadataKeys[a.rawValue] != nil else {
-                throw KeychainError(SecStatus.decode, "the keybag \(path) is damaged: the keys of class '\(a.rawValue)' are missing")
+                throw KeychainError(
+                    SecStatus.decode, "the keybag \(path) is damaged: the keys of class '\(a.rawValue)' are missing")
             }
         }
-        do { try load(record.hasPasscode ? [.always, .alwaysThisDeviceOnly] : Accessibility.allCases, kek: deviceKEK) } catch {
+        do {
+            try load(record.hasPasscode ? [.always, .alwaysThisDeviceOnly] : Accessibility.allCases, kek: deviceKEK)
+        } catch {
             // No passcode is involved here: these classes are sealed under the device key alone.
-            throw KeychainError(SecStatus.decode, "the device key does not open this vault's keybag \(path): it is not the key the vault was made with (check --device-key), or the keybag is damaged")
+            throw KeychainError(
+                SecStatus.decode,
+                "the device key does not open this vault's keybag \(path): it is not the key the vault was made with (check --device-key), or the keybag is damaged"
+            )
         }
     }
 
     /// Loads a keybag, naming the device key file in the error when the two do not fit.
-    package static func opening(_ path: String, deviceKey: GuardedKey, deviceKeyPath: String) throws(KeychainError) -> Keybag {
-        do { return try Keybag(path: path, deviceKey: deviceKey) } catch where error.message.hasPrefix("the device key does not open") {
+    package static func opening(_ path: String, deviceKey: GuardedKey, deviceKeyPath: String) throws(KeychainError)
+        -> Keybag
+    {
+        do { return try Keybag(path: path, deviceKey: deviceKey) } catch
+            where error.message.hasPrefix("the device key does not open")
+        {
             throw KeychainError(error.status, error.message + " (device key: \(deviceKeyPath))")
         }
     }
@@ -87,7 +99,9 @@ package struct Keybag {
 
     /// The passcode's key-encryption key: Argon2id(passcode) entangled with the device key. Slow by design;
     /// call it without holding the keychain's lock.
-    package static func passcodeKEK(_ passcode: Data, salt: Data, hardness: PasscodeHardness, deviceKey: GuardedKey) throws(KeychainError) -> GuardedKey {
+    package static func passcodeKEK(_ passcode: Data, salt: Data, hardness: PasscodeHardness, deviceKey: GuardedKey)
+        throws(KeychainError) -> GuardedKey
+    {
         let stretched: GuardedKey
         do { stretched = try KeyDerivation.passcodeKey(passcode, salt: salt, hardness: hardness) } catch {
             throw KeychainError(SecStatus.allocate, "Argon2id failed: \(error)")
@@ -121,19 +135,25 @@ package struct Keybag {
     package mutating func unlockWithBiometry(at now: Date) throws(KeychainError) {
         guard record.hasPasscode, state != .unlocked else { return }  // nothing to open: the match is only recorded
         guard let escrow else {
-            throw KeychainError(SecStatus.authFailed, "the passcode is required: no passcode unlock since the last reboot, enrolment or biometry lockout")
+            throw KeychainError(
+                SecStatus.authFailed,
+                "the passcode is required: no passcode unlock since the last reboot, enrolment or biometry lockout")
         }
         guard now.timeIntervalSince(escrow.passcodeUnlock) <= BiometricEscrow.passcodeInterval else {
             dropBiometricEscrow()
-            throw KeychainError(SecStatus.authFailed, "the passcode is required: it was not entered in the last 48 hours")
+            throw KeychainError(
+                SecStatus.authFailed, "the passcode is required: it was not entered in the last 48 hours")
         }
         let loaded = try escrow.unwrap()
         var keys: [(Accessibility, GuardedKey, GuardedKey)] = []
         for (a, c) in loaded {
-            guard let sealed = record.metadataKeys[a.rawValue], let m = try? AEAD.openKey(sealed, key: c, associatedData: Self.metadataKeyAD(a)) else {
+            guard let sealed = record.metadataKeys[a.rawValue],
+                let m = try? AEAD.openKey(sealed, key: c, associatedData: Self.metadataKeyAD(a))
+            else {
                 for (_, c) in loaded { c.wipe() }
                 for (_, _, m) in keys { m.wipe() }
-                throw KeychainError(SecStatus.decode, "the keybag \(path) does not match the biometric copy of class '\(a.rawValue)'")
+                throw KeychainError(
+                    SecStatus.decode, "the keybag \(path) does not match the biometric copy of class '\(a.rawValue)'")
             }
             keys.append((a, c, m))
         }
@@ -160,7 +180,9 @@ package struct Keybag {
     }
 
     /// Changes the passcode; `oldKEK` must unlock the current one.
-    package mutating func changePasscode(oldKEK: GuardedKey, newKEK: GuardedKey, newSalt: Data, at now: Date) throws(KeychainError) {
+    package mutating func changePasscode(oldKEK: GuardedKey, newKEK: GuardedKey, newSalt: Data, at now: Date)
+        throws(KeychainError)
+    {
         try unlock(with: oldKEK, at: now)
         var next = record
         next.passcodeSalt = newSalt
@@ -199,19 +221,27 @@ package struct Keybag {
     // MARK: Wrapping
 
     private static func classKeyAD(_ a: Accessibility) -> Data { Data("keychainfs.classkey.v1/\(a.rawValue)".utf8) }
-    private static func metadataKeyAD(_ a: Accessibility) -> Data { Data("keychainfs.metadatakey.v1/\(a.rawValue)".utf8) }
+    private static func metadataKeyAD(_ a: Accessibility) -> Data {
+        Data("keychainfs.metadatakey.v1/\(a.rawValue)".utf8)
+    }
 
     private static func seal(fresh a: Accessibility, under kek: GuardedKey, into record: inout KeybagRecord) {
         let classKey = GuardedKey.random()
         let metadataKey = GuardedKey.random()
         defer { classKey.wipe(); metadataKey.wipe() }
         record.classKeys[a.rawValue] = classKey.withBytes { AEAD.seal($0, key: kek, associatedData: classKeyAD(a)) }
-        record.metadataKeys[a.rawValue] = metadataKey.withBytes { AEAD.seal($0, key: classKey, associatedData: metadataKeyAD(a)) }
+        record.metadataKeys[a.rawValue] = metadataKey.withBytes {
+            AEAD.seal($0, key: classKey, associatedData: metadataKeyAD(a))
+        }
     }
 
     /// Re-seals a loaded class key under another KEK (its metadata key stays sealed under the class key).
-    private func rewrap(_ a: Accessibility, under kek: GuardedKey, into record: inout KeybagRecord) throws(KeychainError) {
-        guard let key = classKeys[a] else { throw KeychainError(SecStatus.internalError, "class key '\(a.rawValue)' is not loaded") }
+    private func rewrap(_ a: Accessibility, under kek: GuardedKey, into record: inout KeybagRecord)
+        throws(KeychainError)
+    {
+        guard let key = classKeys[a] else {
+            throw KeychainError(SecStatus.internalError, "class key '\(a.rawValue)' is not loaded")
+        }
         record.classKeys[a.rawValue] = key.withBytes { AEAD.seal($0, key: kek, associatedData: Self.classKeyAD(a)) }
     }
 
@@ -219,7 +249,8 @@ package struct Keybag {
     private mutating func load(_ classes: [Accessibility], kek: GuardedKey) throws(KeychainError) {
         var loaded: [(Accessibility, GuardedKey, GuardedKey)] = []
         for a in classes {
-            guard let sealedClass = record.classKeys[a.rawValue], let sealedMetadata = record.metadataKeys[a.rawValue] else { continue }
+            guard let sealedClass = record.classKeys[a.rawValue], let sealedMetadata = record.metadataKeys[a.rawValue]
+            else { continue }
             do {
                 let c = try AEAD.openKey(sealedClass, key: kek, associatedData: Self.classKeyAD(a))
                 let m = try AEAD.openKey(sealedMetadata, key: c, associatedData: Self.metadataKeyAD(a))

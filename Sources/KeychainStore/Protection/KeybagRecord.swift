@@ -31,7 +31,8 @@ package struct KeybagRecord: Codable {
             throw KeychainError(SecStatus.notAvailable, "keybag not found at \(path)")
         }
         do { return try JSONDecoder().decode(KeybagRecord.self, from: data) } catch {
-            throw KeychainError(SecStatus.decode, "the keybag \(path) is damaged or truncated: restore the vault from a backup")
+            throw KeychainError(
+                SecStatus.decode, "the keybag \(path) is damaged or truncated: restore the vault from a backup")
         }
     }
 
@@ -39,7 +40,9 @@ package struct KeybagRecord: Codable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data: Data
-        do { data = try encoder.encode(self) } catch { throw KeychainError(SecStatus.internalError, "cannot encode the keybag") }
+        do { data = try encoder.encode(self) } catch {
+            throw KeychainError(SecStatus.internalError, "cannot encode the keybag")
+        }
         try FileIO.writeAtomically(data, to: path, mode: 0o600, crashPoint: crashPoint)
     }
 }

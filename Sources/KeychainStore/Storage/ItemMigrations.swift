@@ -35,11 +35,16 @@ package enum ItemMigrations {
     /// Brings the database at `queue` to the current format. Refuses a database migrated by a newer build.
     package static func migrate(_ queue: DatabaseQueue, path: String) throws {
         let (superseded, pending, hasTables) = try queue.read { db in
-            (try migrator.hasBeenSuperseded(db), try !migrator.hasCompletedMigrations(db),
-             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'") ?? 0 > 0)
+            (
+                try migrator.hasBeenSuperseded(db), try !migrator.hasCompletedMigrations(db),
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'") ?? 0 > 0
+            )
         }
         if superseded {
-            throw KeychainError(SecStatus.wrongSecVersion, "\(path) was migrated by a newer keychainfs (format above \(VaultFormat.current)): upgrade keychainfs to open this vault")
+            throw KeychainError(
+                SecStatus.wrongSecVersion,
+                "\(path) was migrated by a newer keychainfs (format above \(VaultFormat.current)): upgrade keychainfs to open this vault"
+            )
         }
         guard pending else { return }
         let backup = backupPath(path)

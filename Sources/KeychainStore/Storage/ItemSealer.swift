@@ -14,22 +14,35 @@ package enum ItemSealer {
         package let rowKey: GuardedKey
     }
 
-    package static func identity(_ classCode: String, _ uuid: Data, _ accessibility: Accessibility, part: String) -> Data {
+    package static func identity(_ classCode: String, _ uuid: Data, _ accessibility: Accessibility, part: String)
+        -> Data
+    {
         Data("keychainfs.item.v1/\(part)/\(classCode)/\(accessibility.rawValue)/".utf8) + uuid
     }
 
     /// ``identity(_:_:_:part:)``'s bytes before the UUID for the metadata box, per class and protection class.
-    private static let metadataPrefixes: [String: [Accessibility: [UInt8]]] = Dictionary(uniqueKeysWithValues: Schema.storedClasses.map { schema in
-        (schema.code, Dictionary(uniqueKeysWithValues: Accessibility.allCases.map { ($0, Array(identity(schema.code, Data(), $0, part: "metadata"))) }))
-    })
+    private static let metadataPrefixes: [String: [Accessibility: [UInt8]]] = Dictionary(
+        uniqueKeysWithValues: Schema.storedClasses.map { schema in
+            (
+                schema.code,
+                Dictionary(
+                    uniqueKeysWithValues: Accessibility.allCases.map {
+                        ($0, Array(identity(schema.code, Data(), $0, part: "metadata")))
+                    })
+            )
+        })
 
     /// The metadata box also authenticates the row's lookup columns (in schema order): a column changed
     /// or swapped in the file fails decryption, so a query can never be answered with another item.
-    package static func metadataBinding(_ classCode: String, _ uuid: Data, _ accessibility: Accessibility,
-                                _ lookups: [Data?]) -> Data {
+    package static func metadataBinding(
+        _ classCode: String, _ uuid: Data, _ accessibility: Accessibility,
+        _ lookups: [Data?]
+    ) -> Data {
         // Built as bytes: appending to Data piece by piece was a sixth of a listing's time, and the
         // interpolated prefix (now made once per class and protection class) a tenth.
-        let prefix = metadataPrefixes[classCode]?[accessibility] ?? Array(identity(classCode, Data(), accessibility, part: "metadata"))
+        let prefix =
+            metadataPrefixes[classCode]?[accessibility]
+            ?? Array(identity(classCode, Data(), accessibility, part: "metadata"))
         var binding = [UInt8]()
         binding.reserveCapacity(prefix.count + uuid.count + lookups.reduce(0) { $0 + 1 + ($1?.count ?? 0) })
         binding.append(contentsOf: prefix)
@@ -49,8 +62,10 @@ package enum ItemSealer {
     /// secret column nulled, emptied or cut in the file then fails the metadata box (errSecDecode) instead
     /// of reading as "no data" (issue 22, 23). Rows sealed before this binding carry
     /// ``metadataBinding(_:_:_:_:)`` alone and are opened with it (see ``openAttributes(_:schema:metadataKey:)``).
-    package static func shapedBinding(_ classCode: String, _ uuid: Data, _ accessibility: Accessibility,
-                              _ lookups: [Data?], sealedSecret: Data?) -> Data {
+    package static func shapedBinding(
+        _ classCode: String, _ uuid: Data, _ accessibility: Accessibility,
+        _ lookups: [Data?], sealedSecret: Data?
+    ) -> Data {
         var binding = metadataBinding(classCode, uuid, accessibility, lookups)
         binding.append(contentsOf: Array("/shape/".utf8))
         if let sealedSecret {
@@ -62,63 +77,100 @@ package enum ItemSealer {
         return binding
     }
 
-    package static func seal(attributes: [String: KeychainValue], lookups: [Data?], secret: Data?, schema: ItemClassSchema, uuid: Data,
-                     accessibility: Accessibility, keys: Keys) -> (metadata: Data, rowKey: Data, secret: Data?) {
+    package static func seal(
+        attributes: [String: KeychainValue], lookups: [Data?], secret: Data?, schema: ItemClassSchema, uuid: Data,
+        accessibility: Accessibility, keys: Keys
+    ) -> (metadata: Data, rowKey: Data, secret: Data?) {
         let classCode = schema.code
         let rowKey = keys.rowKey
         rowKey.randomize()
         defer { rowKey.zero() }
-        let wrapped = rowKey.withBytes { AEAD.seal($0, key: keys.classKey, associatedData: identity(classCode, uuid, accessibility, part: "rowkey")) }
-        let sealedSecret = secret.map { AEAD.seal($0, key: rowKey, associatedData: identity(classCode, uuid, accessibility, part: "secret")) }
-        let metadata = AEAD.seal(ValueCodec.encode(.dictionary(attributes)), key: keys.metadataKey,
-                                 associatedData: shapedBinding(classCode, uuid, accessibility, lookups, sealedSecret: sealedSecret))
+        let wrapped = rowKey.withBytes {
+            AEAD.seal($0, key: keys.classKey, associatedData: identity(classCode, uuid, accessibility, part: "rowkey"))
+        }
+        let sealedSecret = secret.map {
+            AEAD.seal($0, key: rowKey, associatedData: identity(classCode, uuid, accessibility, part: "secret"))
+        }
+        let metadata = AEAD.seal(
+            ValueCodec.encode(.dictionary(attributes)), key: keys.metadataKey,
+            associatedData: shapedBinding(classCode, uuid, accessibility, lookups, sealedSecret: sealedSecret))
         return (metadata, wrapped, sealedSecret)
     }
 
     /// `acceptingUnshaped`: whether a row sealed before the shape binding may still open (false once the
     /// vault has sealed every row again: a row that then opens only the old way was put back from an old copy).
-    package static func openAttributes(_ row: StoredRow, schema: ItemClassSchema, metadataKey: GuardedKey,
-                               acceptingUnshaped: Bool) throws(KeychainError) -> [String: KeychainValue] {
+    package static func openAttributes(
+        _ row: StoredRow, schema: ItemClassSchema, metadataKey: GuardedKey,
+        acceptingUnshaped: Bool
+    ) throws(KeychainError) -> [String: KeychainValue] {
         let classCode = schema.code
         do {
             let plain: Data
             do {
-                plain = try AEAD.open(row.metadata, key: metadataKey,
-                                      associatedData: shapedBinding(classCode, row.uuid, row.accessibility, row.lookups, sealedSecret: row.secret))
+                plain = try AEAD.open(
+                    row.metadata, key: metadataKey,
+                    associatedData: shapedBinding(
+                        classCode, row.uuid, row.accessibility, row.lookups, sealedSecret: row.secret))
             } catch {
                 // A row of an earlier release (format 2 and before): its box binds no shape. A row sealed
                 // with the shape never opens this way, so its damage cannot pass as an older row.
                 guard acceptingUnshaped else { throw error }
-                plain = try AEAD.open(row.metadata, key: metadataKey,
-                                      associatedData: metadataBinding(classCode, row.uuid, row.accessibility, row.lookups))
+                plain = try AEAD.open(
+                    row.metadata, key: metadataKey,
+                    associatedData: metadataBinding(classCode, row.uuid, row.accessibility, row.lookups))
             }
-            guard case .dictionary(let attributes) = try ValueCodec.decode(plain) else { throw ValueCodec.MalformedInput(reason: "not a dictionary") }
+            guard case .dictionary(let attributes) = try ValueCodec.decode(plain) else {
+                throw ValueCodec.MalformedInput(reason: "not a dictionary")
+            }
             return attributes
         } catch {
-            throw KeychainError(SecStatus.decode, "item \(row.rowid) of class '\(classCode)' failed to decrypt (the vault was modified?): \(error)")
+            throw KeychainError(
+                SecStatus.decode,
+                "item \(row.rowid) of class '\(classCode)' failed to decrypt (the vault was modified?): \(error)")
         }
     }
 
     /// The metadata box of `row` sealed again with its shape, for a row sealed before the shape was bound;
     /// nil when it already binds its shape. Throws errSecDecode when it opens with neither binding.
-    package static func resealedWithShape(_ row: StoredRow, classCode: String, metadataKey: GuardedKey) throws(KeychainError) -> Data? {
-        if (try? AEAD.open(row.metadata, key: metadataKey, associatedData: shapedBinding(classCode, row.uuid, row.accessibility, row.lookups,
-                                                                                        sealedSecret: row.secret))) != nil { return nil }
-        guard let plain = try? AEAD.open(row.metadata, key: metadataKey, associatedData: metadataBinding(classCode, row.uuid, row.accessibility, row.lookups)) else {
-            throw KeychainError(SecStatus.decode, "item \(row.rowid) of class '\(classCode)' failed to decrypt (the vault was modified?)")
+    package static func resealedWithShape(_ row: StoredRow, classCode: String, metadataKey: GuardedKey)
+        throws(KeychainError) -> Data?
+    {
+        if (try? AEAD.open(
+            row.metadata, key: metadataKey,
+            associatedData: shapedBinding(
+                classCode, row.uuid, row.accessibility, row.lookups,
+                sealedSecret: row.secret))) != nil
+        {
+            return nil
         }
-        return AEAD.seal(plain, key: metadataKey, associatedData: shapedBinding(classCode, row.uuid, row.accessibility, row.lookups, sealedSecret: row.secret))
+        guard
+            let plain = try? AEAD.open(
+                row.metadata, key: metadataKey,
+                associatedData: metadataBinding(classCode, row.uuid, row.accessibility, row.lookups))
+        else {
+            throw KeychainError(
+                SecStatus.decode,
+                "item \(row.rowid) of class '\(classCode)' failed to decrypt (the vault was modified?)")
+        }
+        return AEAD.seal(
+            plain, key: metadataKey,
+            associatedData: shapedBinding(classCode, row.uuid, row.accessibility, row.lookups, sealedSecret: row.secret)
+        )
     }
 
     package static func openSecret(_ row: StoredRow, classCode: String, keys: Keys) throws(KeychainError) -> Data? {
         guard let sealed = row.secret else { return nil }
         do {
             let rowKey = keys.rowKey
-            try AEAD.openKey(row.rowKey, key: keys.classKey, associatedData: identity(classCode, row.uuid, row.accessibility, part: "rowkey"), into: rowKey)
+            try AEAD.openKey(
+                row.rowKey, key: keys.classKey,
+                associatedData: identity(classCode, row.uuid, row.accessibility, part: "rowkey"), into: rowKey)
             defer { rowKey.zero() }
-            return try AEAD.open(sealed, key: rowKey, associatedData: identity(classCode, row.uuid, row.accessibility, part: "secret"))
+            return try AEAD.open(
+                sealed, key: rowKey, associatedData: identity(classCode, row.uuid, row.accessibility, part: "secret"))
         } catch {
-            throw KeychainError(SecStatus.decode, "secret of item \(row.rowid) of class '\(classCode)' failed to decrypt: \(error)")
+            throw KeychainError(
+                SecStatus.decode, "secret of item \(row.rowid) of class '\(classCode)' failed to decrypt: \(error)")
         }
     }
 }

@@ -30,7 +30,10 @@ package final class ItemStore: Sendable {
         } catch let error as KeychainError {
             throw error
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
-            throw KeychainError(SecStatus.decode, "the item database \(path) is damaged (\(error.resultCode)): restore it from a backup ('keychainfs restore')")
+            throw KeychainError(
+                SecStatus.decode,
+                "the item database \(path) is damaged (\(error.resultCode)): restore it from a backup ('keychainfs restore')"
+            )
         } catch {
             throw KeychainError(SecStatus.notAvailable, "cannot open the item database \(path): \(error)")
         }
@@ -69,9 +72,14 @@ package final class ItemStore: Sendable {
         if let error = error as? KeychainError { return error }
         if let error = error as? DatabaseError {
             switch error.resultCode {
-            case .SQLITE_CONSTRAINT: return KeychainError(SecStatus.duplicateItem, "an item with the same primary key already exists")
+            case .SQLITE_CONSTRAINT:
+                return KeychainError(SecStatus.duplicateItem, "an item with the same primary key already exists")
             case .SQLITE_MISMATCH: return KeychainError(SecStatus.noSuchAttr, "attribute type mismatch")
-            case .SQLITE_CORRUPT, .SQLITE_NOTADB: return KeychainError(SecStatus.decode, "the item database \(path) is damaged (\(error.resultCode)): restore it from a backup ('keychainfs restore')")
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+                return KeychainError(
+                    SecStatus.decode,
+                    "the item database \(path) is damaged (\(error.resultCode)): restore it from a backup ('keychainfs restore')"
+                )
             default: return KeychainError(SecStatus.notAvailable, "database error \(error.resultCode)")
             }
         }

@@ -17,8 +17,10 @@ package enum ItemTable {
         // Most selective first (the naming attributes, as Apple orders acct, svce, …), so the UNIQUE
         // index serves lookups by name.
         let leading = uniqueLeadingColumns(schema)
-        let unique = (leading + schema.primaryKey.map(\.code).filter { !leading.contains($0) }).map(column).joined(separator: ", ")
-        var statements = ["""
+        let unique = (leading + schema.primaryKey.map(\.code).filter { !leading.contains($0) }).map(column).joined(
+            separator: ", ")
+        var statements = [
+            """
             CREATE TABLE IF NOT EXISTS \(schema.code) (
               rowid INTEGER PRIMARY KEY AUTOINCREMENT,
               uuid BLOB NOT NULL UNIQUE,
@@ -28,10 +30,13 @@ package enum ItemTable {
               secret BLOB,
               \(lookups.joined(separator: ",\n  ")),
               UNIQUE(\(unique)))
-            """]
+            """
+        ]
         // The UNIQUE index already serves its leading column: a second index would only slow every insert.
         for attribute in schema.attributes where attribute.flags.contains(.indexed) && attribute.code != leading.first {
-            statements.append("CREATE INDEX IF NOT EXISTS \(schema.code)_\(attribute.code) ON \(schema.code)(\(column(attribute.code)))")
+            statements.append(
+                "CREATE INDEX IF NOT EXISTS \(schema.code)_\(attribute.code) ON \(schema.code)(\(column(attribute.code)))"
+            )
         }
         return statements
     }
@@ -47,29 +52,37 @@ package enum ItemTable {
         /// kSecMatchItemList: the row must be one of these (persistent references' UUIDs, legacy rowids).
         package var oneOf: (uuids: [Data], rowids: [Int64])?
 
-        package init(equals: [(code: String, oneOf: [Data])] = [], uuid: Data? = nil, rowid: Int64? = nil, rowidAbove: Int64? = nil,
-                     accessibility: Accessibility? = nil, oneOf: (uuids: [Data], rowids: [Int64])? = nil) {
+        package init(
+            equals: [(code: String, oneOf: [Data])] = [], uuid: Data? = nil, rowid: Int64? = nil,
+            rowidAbove: Int64? = nil,
+            accessibility: Accessibility? = nil, oneOf: (uuids: [Data], rowids: [Int64])? = nil
+        ) {
             self.equals = equals; self.uuid = uuid; self.rowid = rowid; self.rowidAbove = rowidAbove
             self.accessibility = accessibility; self.oneOf = oneOf
         }
     }
 
-    package static func select(_ db: Database, _ schema: ItemClassSchema, _ filter: Filter, limit: Int? = nil) throws -> [StoredRow] {
+    package static func select(_ db: Database, _ schema: ItemClassSchema, _ filter: Filter, limit: Int? = nil) throws
+        -> [StoredRow]
+    {
         var rows: [StoredRow] = []
         try forEach(db, schema, filter, limit: limit) { rows.append($0) }
         return rows
     }
 
     /// The rows `filter` matches, in rowid order, one at a time (a listing of every item never holds them all).
-    package static func forEach(_ db: Database, _ schema: ItemClassSchema, _ filter: Filter, limit: Int? = nil,
-                        _ body: (StoredRow) throws -> Void) throws {
+    package static func forEach(
+        _ db: Database, _ schema: ItemClassSchema, _ filter: Filter, limit: Int? = nil,
+        _ body: (StoredRow) throws -> Void
+    ) throws {
         var clauses: [String] = []
         var arguments: [(any DatabaseValueConvertible)?] = []
         // Sorted: one SQL text per query shape, so the statement cache stays small (dictionary order varies).
         for (code, hashes) in filter.equals.sorted(by: { $0.code < $1.code }) {
             // `+column` keeps the planner from choosing an index for a column nearly every row shares.
             let unindexed = schema.attribute(code)?.flags.contains(.poorlySelective) == true ? "+" : ""
-            clauses.append("\(unindexed)\(column(code)) IN (\(Array(repeating: "?", count: hashes.count).joined(separator: ",")))")
+            clauses.append(
+                "\(unindexed)\(column(code)) IN (\(Array(repeating: "?", count: hashes.count).joined(separator: ",")))")
             arguments.append(contentsOf: hashes)
         }
         if let uuid = filter.uuid { clauses.append("uuid = ?"); arguments.append(uuid) }
@@ -78,8 +91,14 @@ package enum ItemTable {
         if let a = filter.accessibility { clauses.append("keyclass = ?"); arguments.append(a.storageIndex) }
         if let items = filter.oneOf {
             var alternatives: [String] = []
-            if !items.uuids.isEmpty { alternatives.append("uuid IN (\(Array(repeating: "?", count: items.uuids.count).joined(separator: ",")))") }
-            if !items.rowids.isEmpty { alternatives.append("rowid IN (\(Array(repeating: "?", count: items.rowids.count).joined(separator: ",")))") }
+            if !items.uuids.isEmpty {
+                alternatives.append(
+                    "uuid IN (\(Array(repeating: "?", count: items.uuids.count).joined(separator: ",")))")
+            }
+            if !items.rowids.isEmpty {
+                alternatives.append(
+                    "rowid IN (\(Array(repeating: "?", count: items.rowids.count).joined(separator: ",")))")
+            }
             clauses.append(alternatives.isEmpty ? "0" : "(" + alternatives.joined(separator: " OR ") + ")")
             for uuid in items.uuids { arguments.append(uuid) }
             for rowid in items.rowids { arguments.append(rowid) }
@@ -101,7 +120,8 @@ package enum ItemTable {
     package static func insert(_ db: Database, _ schema: ItemClassSchema, _ row: StoredRow) throws -> Int64 {
         let codes = schema.attributes.map(\.code)
         let names = ["uuid", "keyclass", "metadata", "rowkey", "secret"] + codes.map(column)
-        let sql = "INSERT INTO \(schema.code) (\(names.joined(separator: ","))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ",")))"
+        let sql =
+            "INSERT INTO \(schema.code) (\(names.joined(separator: ","))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ",")))"
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values(row)))
         return db.lastInsertedRowID
     }
@@ -127,12 +147,14 @@ package enum ItemTable {
     /// The columns `select` reads, in the order `decode` reads them by index (by name, GRDB compares
     /// case-insensitively: measurably slow at this row width).
     /// `SELECT <columns> FROM <table>` per class, built once (rebuilding it was a tenth of a lookup).
-    private static let selectPrefix: [String: String] = Dictionary(uniqueKeysWithValues: Schema.storedClasses.map {
-        ($0.code, "SELECT \(selectedColumns($0)) FROM \($0.code)")
-    })
+    private static let selectPrefix: [String: String] = Dictionary(
+        uniqueKeysWithValues: Schema.storedClasses.map {
+            ($0.code, "SELECT \(selectedColumns($0)) FROM \($0.code)")
+        })
 
     private static func selectedColumns(_ schema: ItemClassSchema) -> String {
-        (["rowid", "uuid", "keyclass", "metadata", "rowkey", "secret"] + schema.attributes.map { column($0.code) }).joined(separator: ", ")
+        (["rowid", "uuid", "keyclass", "metadata", "rowkey", "secret"] + schema.attributes.map { column($0.code) })
+            .joined(separator: ", ")
     }
 
     private static func decode(_ row: Row, _ schema: ItemClassSchema) throws -> StoredRow {
@@ -140,6 +162,8 @@ package enum ItemTable {
             throw KeychainError(SecStatus.decode, "row has an unknown protection class")
         }
         let lookups = (0..<schema.attributes.count).map { row[6 + $0] as Data? }
-        return StoredRow(rowid: row[0], uuid: row[1], accessibility: accessibility, metadata: row[3], rowKey: row[4], secret: row[5], lookups: lookups)
+        return StoredRow(
+            rowid: row[0], uuid: row[1], accessibility: accessibility, metadata: row[3], rowKey: row[4], secret: row[5],
+            lookups: lookups)
     }
 }

@@ -28,9 +28,14 @@ package struct LookupHasher: Sendable {
         var code = code
         return code.withUTF8 { codeBytes in
             if case .string(var text) = value {
-                return text.withUTF8 { KeyDerivation.keyedHash(UnsafeRawBufferPointer(codeBytes), UnsafeRawBufferPointer($0), key: indexKey) }
+                return text.withUTF8 {
+                    KeyDerivation.keyedHash(
+                        UnsafeRawBufferPointer(codeBytes), UnsafeRawBufferPointer($0), key: indexKey)
+                }
             }
-            return Self.matchBytes(value).withUnsafeBytes { KeyDerivation.keyedHash(UnsafeRawBufferPointer(codeBytes), $0, key: indexKey) }
+            return Self.matchBytes(value).withUnsafeBytes {
+                KeyDerivation.keyedHash(UnsafeRawBufferPointer(codeBytes), $0, key: indexKey)
+            }
         }
     }
 
@@ -39,7 +44,9 @@ package struct LookupHasher: Sendable {
     /// In the schema's attribute order.
     package func columns(for attributes: [String: KeychainValue], schema: ItemClassSchema) -> [Data?] {
         schema.attributes.map { attribute in
-            (attributes[attribute.code] ?? (attribute.isPrimaryKey ? attribute.defaultValue : nil)).map { hash(attribute.code, $0) }
+            (attributes[attribute.code] ?? (attribute.isPrimaryKey ? attribute.defaultValue : nil)).map {
+                hash(attribute.code, $0)
+            }
         }
     }
 }

@@ -7,7 +7,9 @@ package final class RowCache: Sendable {
     package struct Entry: Sendable {
         package let row: StoredRow
         package let attributes: [String: KeychainValue]
-        package init(row: StoredRow, attributes: [String: KeychainValue]) { self.row = row; self.attributes = attributes }
+        package init(row: StoredRow, attributes: [String: KeychainValue]) {
+            self.row = row; self.attributes = attributes
+        }
     }
 
     /// Enough for a hot set of thousands of items; a row costs about a kilobyte here.

@@ -17,7 +17,10 @@ package struct StoredRow: Sendable {
     /// by code: listings decode thousands of rows).
     package var lookups: [Data?]
 
-    package init(rowid: Int64, uuid: Data, accessibility: Accessibility, metadata: Data, rowKey: Data, secret: Data?, lookups: [Data?]) {
+    package init(
+        rowid: Int64, uuid: Data, accessibility: Accessibility, metadata: Data, rowKey: Data, secret: Data?,
+        lookups: [Data?]
+    ) {
         self.rowid = rowid; self.uuid = uuid; self.accessibility = accessibility
         self.metadata = metadata; self.rowKey = rowKey; self.secret = secret; self.lookups = lookups
     }

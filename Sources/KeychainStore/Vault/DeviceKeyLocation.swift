@@ -10,7 +10,9 @@ public enum DeviceKeyLocation {
         let environment = ProcessInfo.processInfo.environment
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/keychainfs" }
         guard let home = environment["HOME"], home.hasPrefix("/") else {
-            throw KeychainError(SecStatus.notAvailable, "neither XDG_STATE_HOME nor HOME is set: choose where the device key goes with --device-key")
+            throw KeychainError(
+                SecStatus.notAvailable,
+                "neither XDG_STATE_HOME nor HOME is set: choose where the device key goes with --device-key")
         }
         return home + "/.local/state/keychainfs"
     }
@@ -35,7 +37,10 @@ extension Vault {
         var config = try config()
         if let outside = config.deviceKeyPath {
             // An earlier run stopped after pointing the config outside: finish by removing the inside copy.
-            if FileManager.default.fileExists(atPath: defaultDeviceKeyPath), try sameKey(outside, defaultDeviceKeyPath) { unlink(defaultDeviceKeyPath) }
+            if FileManager.default.fileExists(atPath: defaultDeviceKeyPath), try sameKey(outside, defaultDeviceKeyPath)
+            {
+                unlink(defaultDeviceKeyPath)
+            }
             throw .param("the device key of \(directory) is already outside the vault, at \(outside)")
         }
         guard var bytes = try FileIO.read(defaultDeviceKeyPath) else {
@@ -43,8 +48,14 @@ extension Vault {
         }
         defer { Sodium.wipe(&bytes) }
         let target: String
-        if let destination { target = URL(fileURLWithPath: destination).standardizedFileURL.path } else { target = try DeviceKeyLocation.newDefaultPath() }
-        do { try FileIO.writeExclusively(bytes, to: target, mode: 0o600) } catch where error.status == SecStatus.param {
+        if let destination {
+            target = URL(fileURLWithPath: destination).standardizedFileURL.path
+        } else {
+            target = try DeviceKeyLocation.newDefaultPath()
+        }
+        do {
+            try FileIO.writeExclusively(bytes, to: target, mode: 0o600)
+        } catch let error where error.status == SecStatus.param {
             throw .param("\(target) already exists: choose another file with --to")
         }
         config.deviceKeyPath = target

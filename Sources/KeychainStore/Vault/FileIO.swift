@@ -8,7 +8,9 @@ package enum FileIO {
     /// Writes `data` to a fresh temporary file, fsyncs it and renames it over `path`, so readers see the
     /// old or the new file. A symlink at `path` is replaced, never followed. `crashPoint` names the moment
     /// the new file is complete but not yet in place (``CrashPoint``).
-    package static func writeAtomically(_ data: Data, to path: String, mode: mode_t, crashPoint: String? = nil) throws(KeychainError) {
+    package static func writeAtomically(_ data: Data, to path: String, mode: mode_t, crashPoint: String? = nil)
+        throws(KeychainError)
+    {
         let temporary = try writeTemporary(data, near: path, mode: mode)
         if let crashPoint { CrashPoint.reach(crashPoint) }
         guard rename(temporary, path) == 0 else {
@@ -41,18 +43,25 @@ package enum FileIO {
     /// with no writer or reader cannot hang the open), O_NOFOLLOW, and the opened file must be a regular
     /// file (a FIFO, device, socket or directory is an error); blocking mode is restored for the caller.
     /// Throws errSecNotAvailable naming the path and what it is.
-    package static func openRegular(_ path: String, flags: Int32, mode: mode_t = 0, verb: String = "open") throws(KeychainError) -> Int32 {
-        guard let fd = try openRegularIfPresent(path, flags: flags, mode: mode, verb: verb) else { throw failed(verb, path, ENOENT) }
+    package static func openRegular(_ path: String, flags: Int32, mode: mode_t = 0, verb: String = "open")
+        throws(KeychainError) -> Int32
+    {
+        guard let fd = try openRegularIfPresent(path, flags: flags, mode: mode, verb: verb) else {
+            throw failed(verb, path, ENOENT)
+        }
         return fd
     }
 
     /// ``openRegular(_:flags:mode:)``, or nil when nothing is at `path`.
-    package static func openRegularIfPresent(_ path: String, flags: Int32, mode: mode_t = 0, verb: String = "open") throws(KeychainError) -> Int32? {
+    package static func openRegularIfPresent(_ path: String, flags: Int32, mode: mode_t = 0, verb: String = "open")
+        throws(KeychainError) -> Int32?
+    {
         // Not even opened when it is seen to be something else (opening a device can act on it); a
         // symlink is left to O_NOFOLLOW's error, and what is swapped in meanwhile to fstat below.
         var st = stat()
         if lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG, st.st_mode & S_IFMT != S_IFLNK {
-            throw KeychainError(SecStatus.notAvailable, "cannot \(verb) \(path): it is \(kind(st.st_mode)), not a regular file")
+            throw KeychainError(
+                SecStatus.notAvailable, "cannot \(verb) \(path): it is \(kind(st.st_mode)), not a regular file")
         }
         let fd = open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, mode)
         if fd < 0 {
@@ -66,7 +75,8 @@ package enum FileIO {
         }
         guard st.st_mode & S_IFMT == S_IFREG else {
             close(fd)
-            throw KeychainError(SecStatus.notAvailable, "cannot \(verb) \(path): it is \(kind(st.st_mode)), not a regular file")
+            throw KeychainError(
+                SecStatus.notAvailable, "cannot \(verb) \(path): it is \(kind(st.st_mode)), not a regular file")
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return fd
@@ -125,7 +135,9 @@ package enum FileIO {
     }
 
     private static func failed(_ verb: String, _ path: String, _ code: Int32) -> KeychainError {
-        let reason = code == ELOOP ? "it is a symlink, which keychainfs never follows in a vault" : String(cString: strerror(code))
+        let reason =
+            code == ELOOP
+            ? "it is a symlink, which keychainfs never follows in a vault" : String(cString: strerror(code))
         return KeychainError(SecStatus.notAvailable, "cannot \(verb) \(path): \(reason)")
     }
 }

@@ -28,6 +28,9 @@ extension Vault {
     }
 
     static func throwawayDirectories(_ directory: String, _ deviceKeyPath: String) -> [String] {
-        [URL(fileURLWithPath: directory).standardizedFileURL.path, (URL(fileURLWithPath: deviceKeyPath).standardizedFileURL.path as NSString).deletingLastPathComponent]
+        [
+            URL(fileURLWithPath: directory).standardizedFileURL.path,
+            (URL(fileURLWithPath: deviceKeyPath).standardizedFileURL.path as NSString).deletingLastPathComponent,
+        ]
     }
 }

@@ -51,20 +51,30 @@ public struct Vault: Sendable {
     /// The device starts without a passcode. Every file is made fresh (O_EXCL) and private (0600).
     /// `simulatedDevice` (KeychainTesting's, implies `testDevice`) marks the keybag with the minimal
     /// passcode derivation, which only an engine on a virtual clock opens.
-    public static func create(at directory: String, deviceKeyPath: String? = nil, testDevice: Bool = false,
-                              simulatedDevice: Bool = false) throws(KeychainError) -> Vault {
+    public static func create(
+        at directory: String, deviceKeyPath: String? = nil, testDevice: Bool = false,
+        simulatedDevice: Bool = false
+    ) throws(KeychainError) -> Vault {
         let testDevice = testDevice || simulatedDevice
         let vault = Vault(directory: directory)
         guard !vault.exists else { throw .param("a vault already exists at \(vault.directory)") }
         // A simulated device's files, in its own fresh directory, skip fsync (ThrowawayDirectories).
-        if simulatedDevice, let deviceKeyPath { ThrowawayDirectories.add(throwawayDirectories(directory, deviceKeyPath)) }
+        if simulatedDevice, let deviceKeyPath {
+            ThrowawayDirectories.add(throwawayDirectories(directory, deviceKeyPath))
+        }
         try VaultDirectory.makePrivate(vault.directory)
         let keyPath: String
-        if let deviceKeyPath { keyPath = URL(fileURLWithPath: deviceKeyPath).standardizedFileURL.path } else { keyPath = try DeviceKeyLocation.newDefaultPath() }
+        if let deviceKeyPath {
+            keyPath = URL(fileURLWithPath: deviceKeyPath).standardizedFileURL.path
+        } else {
+            keyPath = try DeviceKeyLocation.newDefaultPath()
+        }
         try DeviceKey.create(at: keyPath)
         let deviceKey = try DeviceKey.load(from: keyPath)
         defer { deviceKey.wipe() }
-        try Keybag.create(at: vault.keybagPath, deviceKey: deviceKey, hardness: simulatedDevice ? .simulated : testDevice ? .interactive : .moderate, testDevice: testDevice)
+        try Keybag.create(
+            at: vault.keybagPath, deviceKey: deviceKey,
+            hardness: simulatedDevice ? .simulated : testDevice ? .interactive : .moderate, testDevice: testDevice)
         // SQLite gives -wal and -shm the database file's mode: make it 0600 before SQLite sees it.
         try FileIO.createExclusively(vault.databasePath, mode: 0o600)
         _ = try ItemStore(path: vault.databasePath)
@@ -76,7 +86,9 @@ public struct Vault: Sendable {
     /// where SQLite would follow one) and makes a missing database file 0600 before SQLite creates it.
     public func checkPrivate() throws(KeychainError) {
         try VaultDirectory.checkPrivate(directory)
-        for path in [databasePath, databasePath + "-wal", databasePath + "-shm", databasePath + "-journal"] { try VaultDirectory.checkRegularFile(path) }
+        for path in [databasePath, databasePath + "-wal", databasePath + "-shm", databasePath + "-journal"] {
+            try VaultDirectory.checkRegularFile(path)
+        }
         var st = stat()
         if lstat(databasePath, &st) != 0, errno == ENOENT { try FileIO.createExclusively(databasePath, mode: 0o600) }
     }
@@ -84,11 +96,15 @@ public struct Vault: Sendable {
     /// Reads the vault's config.
     public func config() throws(KeychainError) -> Config {
         guard let data = try FileIO.read(configPath) else {
-            throw KeychainError(SecStatus.notAvailable, "\(directory) is not a keychainfs vault (no vault.json); create one with 'keychainfs init'")
+            throw KeychainError(
+                SecStatus.notAvailable,
+                "\(directory) is not a keychainfs vault (no vault.json); create one with 'keychainfs init'")
         }
         let config: Config
         do { config = try JSONDecoder().decode(Config.self, from: data) } catch {
-            throw KeychainError(SecStatus.decode, "\(configPath) is damaged or truncated (not a vault config): restore it from a backup")
+            throw KeychainError(
+                SecStatus.decode, "\(configPath) is damaged or truncated (not a vault config): restore it from a backup"
+            )
         }
         try VaultFormat.check(config.format, at: configPath)
         return config
@@ -110,7 +126,9 @@ public struct Vault: Sendable {
     package func save(_ config: Config) throws(KeychainError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard let data = try? encoder.encode(config) else { throw KeychainError(SecStatus.internalError, "cannot encode the vault config") }
+        guard let data = try? encoder.encode(config) else {
+            throw KeychainError(SecStatus.internalError, "cannot encode the vault config")
+        }
         try FileIO.writeAtomically(data, to: configPath, mode: 0o600)
     }
 }

@@ -13,9 +13,13 @@ public enum VaultFormat {
     /// Refuses a vault written by a newer keychainfs, naming both versions.
     package static func check(_ format: Int, at path: String) throws(KeychainError) {
         guard format <= current else {
-            throw KeychainError(SecStatus.wrongSecVersion,
-                                "\(path) records vault format \(format), newer than this keychainfs reads (format \(current)): upgrade keychainfs to open this vault")
+            throw KeychainError(
+                SecStatus.wrongSecVersion,
+                "\(path) records vault format \(format), newer than this keychainfs reads (format \(current)): upgrade keychainfs to open this vault"
+            )
         }
-        guard format >= 1 else { throw KeychainError(SecStatus.decode, "\(path) records an impossible vault format \(format)") }
+        guard format >= 1 else {
+            throw KeychainError(SecStatus.decode, "\(path) records an impossible vault format \(format)")
+        }
     }
 }

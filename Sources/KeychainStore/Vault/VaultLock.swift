@@ -25,7 +25,8 @@ public final class VaultLock: Sendable {
         }
         guard locked else {
             close(fd)
-            throw KeychainError(SecStatus.notAvailable, "the vault \(vault.directory) is already open in another keychainfs process")
+            throw KeychainError(
+                SecStatus.notAvailable, "the vault \(vault.directory) is already open in another keychainfs process")
         }
         var previous: UInt64 = 0
         previousToken = pread(fd, &previous, 8, 0) == 8 ? previous : 0

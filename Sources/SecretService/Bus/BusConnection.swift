@@ -20,13 +20,25 @@ public struct BusError: Error, Sendable, Equatable {
         self.message = message
     }
 
-    public static func invalidArgs(_ message: String) -> BusError { BusError("org.freedesktop.DBus.Error.InvalidArgs", message) }
-    public static func accessDenied(_ message: String) -> BusError { BusError("org.freedesktop.DBus.Error.AccessDenied", message) }
+    public static func invalidArgs(_ message: String) -> BusError {
+        BusError("org.freedesktop.DBus.Error.InvalidArgs", message)
+    }
+    public static func accessDenied(_ message: String) -> BusError {
+        BusError("org.freedesktop.DBus.Error.AccessDenied", message)
+    }
     public static func failed(_ message: String) -> BusError { BusError("org.freedesktop.DBus.Error.Failed", message) }
-    public static func unknownMethod(_ message: String) -> BusError { BusError("org.freedesktop.DBus.Error.UnknownMethod", message) }
-    public static func isLocked(_ message: String) -> BusError { BusError("org.freedesktop.Secret.Error.IsLocked", message) }
-    public static func noSession(_ message: String) -> BusError { BusError("org.freedesktop.Secret.Error.NoSession", message) }
-    public static func noSuchObject(_ message: String) -> BusError { BusError("org.freedesktop.Secret.Error.NoSuchObject", message) }
+    public static func unknownMethod(_ message: String) -> BusError {
+        BusError("org.freedesktop.DBus.Error.UnknownMethod", message)
+    }
+    public static func isLocked(_ message: String) -> BusError {
+        BusError("org.freedesktop.Secret.Error.IsLocked", message)
+    }
+    public static func noSession(_ message: String) -> BusError {
+        BusError("org.freedesktop.Secret.Error.NoSession", message)
+    }
+    public static func noSuchObject(_ message: String) -> BusError {
+        BusError("org.freedesktop.Secret.Error.NoSuchObject", message)
+    }
 }
 
 /// A signal to send.
@@ -92,8 +104,9 @@ public final class BusConnection: @unchecked Sendable {
         let flags = UInt64(SD_BUS_NAME_ALLOW_REPLACEMENT) | (replace ? UInt64(SD_BUS_NAME_REPLACE_EXISTING) : 0)
         let result = sd_bus_request_name(bus, name, flags)
         if result == -EEXIST {
-            throw BusError.failed("\(name) is already owned on this bus by \(owner(of: name)); "
-                + (replace ? "it did not allow replacement" : "stop it or pass --replace to take the name over"))
+            throw BusError.failed(
+                "\(name) is already owned on this bus by \(owner(of: name)); "
+                    + (replace ? "it did not allow replacement" : "stop it or pass --replace to take the name over"))
         }
         guard result >= 0 else { throw BusError.failed("cannot own \(name): \(Self.describe(result))") }
     }
@@ -101,7 +114,9 @@ public final class BusConnection: @unchecked Sendable {
     /// Who owns `name`: its pid and executable, as the bus reports them.
     private func owner(of name: String) -> String {
         var creds: OpaquePointer?
-        guard sd_bus_get_name_creds(bus, name, UInt64(SD_BUS_CREDS_PID), &creds) >= 0, let creds else { return "another connection" }
+        guard sd_bus_get_name_creds(bus, name, UInt64(SD_BUS_CREDS_PID), &creds) >= 0, let creds else {
+            return "another connection"
+        }
         defer { sd_bus_creds_unref(creds) }
         var pid: pid_t = 0
         guard sd_bus_creds_get_pid(creds, &pid) >= 0 else { return "another connection" }
@@ -140,28 +155,41 @@ public final class BusConnection: @unchecked Sendable {
     /// Serves method calls on `prefix` and every path below it with `handler`, and reports peers that
     /// leave the bus to `peerGone`, on the connection's thread, until ``stop()``. The objects are in place
     /// before `name` is owned (``requestName(_:replace:)``), so no client that finds the name misses them.
-    public func serve(prefix: String, as name: String, replace: Bool, handler: @escaping Handler,
-                      peerGone: @escaping @Sendable (String) -> Void) throws(BusError) {
+    public func serve(
+        prefix: String, as name: String, replace: Bool, handler: @escaping Handler,
+        peerGone: @escaping @Sendable (String) -> Void
+    ) throws(BusError) {
         self.handler = handler
         self.peerGone = peerGone
         let me = Unmanaged.passUnretained(self).toOpaque()
-        var result = sd_bus_add_fallback(bus, nil, prefix, { message, userdata, _ in
-            guard let message, let userdata else { return 0 }
-            return Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().dispatch(message)
-        }, me)
+        var result = sd_bus_add_fallback(
+            bus, nil, prefix,
+            { message, userdata, _ in
+                guard let message, let userdata else { return 0 }
+                return Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().dispatch(message)
+            }, me)
         guard result >= 0 else { throw BusError.failed("cannot serve \(prefix): \(Self.describe(result))") }
-        result = sd_bus_match_signal(bus, nil, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged", { message, userdata, _ in
-            guard let message, let userdata else { return 0 }
-            Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().nameOwnerChanged(message)
-            return 0
-        }, me)
+        result = sd_bus_match_signal(
+            bus, nil, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged",
+            { message, userdata, _ in
+                guard let message, let userdata else { return 0 }
+                Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().nameOwnerChanged(message)
+                return 0
+            }, me)
         guard result >= 0 else { throw BusError.failed("cannot watch peers: \(Self.describe(result))") }
         // Another program that takes the name over (its --replace) is said in the daemon's log.
-        _ = sd_bus_match_signal(bus, nil, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameLost", { message, _, _ in
-            guard let message, let arguments = try? BusMessageCodec.arguments(of: message), let lost = arguments.first?.stringValue else { return 0 }
-            FileHandle.standardError.write(Data("keychainfs: secret service: another program took \(lost) over; this vault no longer serves it\n".utf8))
-            return 0
-        }, nil)
+        _ = sd_bus_match_signal(
+            bus, nil, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameLost",
+            { message, _, _ in
+                guard let message, let arguments = try? BusMessageCodec.arguments(of: message),
+                    let lost = arguments.first?.stringValue
+                else { return 0 }
+                FileHandle.standardError.write(
+                    Data(
+                        "keychainfs: secret service: another program took \(lost) over; this vault no longer serves it\n"
+                            .utf8))
+                return 0
+            }, nil)
         try requestName(name, replace: replace)
         running = true
         let thread = Thread { [self] in loop() }
@@ -198,15 +226,20 @@ public final class BusConnection: @unchecked Sendable {
     private func loop() {
         defer { finished.signal() }
         while !stopping.load(ordering: .acquiring) {
-            for signal in outgoing.withLock({ pending in defer { pending.removeAll() }; return pending }) { send(signal) }
+            for signal in outgoing.withLock({ pending in
+                defer { pending.removeAll() }; return pending
+            }) { send(signal) }
             var processed: Int32
             repeat { processed = sd_bus_process(bus, nil) } while processed > 0 && !stopping.load(ordering: .acquiring)
             if processed < 0 {
-                FileHandle.standardError.write(Data("keychainfs: secret service: the bus connection ended (\(Self.describe(processed)))\n".utf8))
+                FileHandle.standardError.write(
+                    Data("keychainfs: secret service: the bus connection ended (\(Self.describe(processed)))\n".utf8))
                 return
             }
-            var fds = [pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus)), revents: 0),
-                       pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus)), revents: 0),
+                pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+            ]
             _ = poll(&fds, 2, waitMilliseconds())
             var drain = [UInt8](repeating: 0, count: 64)
             while read(wake.read, &drain, drain.count) > 0 {}
@@ -226,7 +259,8 @@ public final class BusConnection: @unchecked Sendable {
 
     private func send(_ signal: BusSignal) {
         var message: OpaquePointer?
-        guard sd_bus_message_new_signal(bus, &message, signal.path, signal.interface, signal.member) >= 0, let message else { return }
+        guard sd_bus_message_new_signal(bus, &message, signal.path, signal.interface, signal.member) >= 0, let message
+        else { return }
         defer { sd_bus_message_unref(message) }
         guard (try? BusMessageCodec.append(signal.arguments, to: message)) != nil else { return }
         _ = sd_bus_send(bus, message, nil)
@@ -237,9 +271,11 @@ public final class BusConnection: @unchecked Sendable {
         let string = { (pointer: UnsafePointer<CChar>?) in pointer.map { String(cString: $0) } ?? "" }
         let outcome: Result<[BusValue], BusError>
         do {
-            let call = BusCall(sender: string(sd_bus_message_get_sender(message)), path: string(sd_bus_message_get_path(message)),
-                               interface: string(sd_bus_message_get_interface(message)), member: string(sd_bus_message_get_member(message)),
-                               arguments: try BusMessageCodec.arguments(of: message))
+            let call = BusCall(
+                sender: string(sd_bus_message_get_sender(message)), path: string(sd_bus_message_get_path(message)),
+                interface: string(sd_bus_message_get_interface(message)),
+                member: string(sd_bus_message_get_member(message)),
+                arguments: try BusMessageCodec.arguments(of: message))
             outcome = handler(call, self)
         } catch {
             outcome = .failure(.invalidArgs(error.message))
@@ -277,7 +313,8 @@ public final class BusConnection: @unchecked Sendable {
 
     private func nameOwnerChanged(_ message: OpaquePointer) {
         guard let arguments = try? BusMessageCodec.arguments(of: message), arguments.count == 3,
-              let name = arguments[0].stringValue, name.hasPrefix(":"), arguments[2].stringValue == "" else { return }
+            let name = arguments[0].stringValue, name.hasPrefix(":"), arguments[2].stringValue == ""
+        else { return }
         forget(name)
         peerGone?(name)
     }

@@ -44,7 +44,9 @@ package enum BusMessageCodec {
                     let entered = sd_bus_message_enter_container(m, CChar(UInt8(ascii: "e")), inner)
                     if entered == 0 { break }
                     try check(entered)
-                    guard let key = try next(m, &budget), let value = try next(m, &budget) else { throw Malformed(message: "a dictionary entry without a value") }
+                    guard let key = try next(m, &budget), let value = try next(m, &budget) else {
+                        throw Malformed(message: "a dictionary entry without a value")
+                    }
                     try check(sd_bus_message_exit_container(m))
                     entries.append(.init(key, value))
                 }
@@ -122,10 +124,14 @@ package enum BusMessageCodec {
         case .uint64(let v): try basic("t", v)
         case .double(let v): try basic("d", v)
         case .string(let s), .objectPath(let s), .signature(let s):
-            let type: Character = if case .objectPath = value { "o" } else if case .signature = value { "g" } else { "s" }
+            let type: Character =
+                if case .objectPath = value { "o" } else if case .signature = value { "g" } else { "s" }
             try check(s.withCString { sd_bus_message_append_basic(m, CChar(type.asciiValue!), $0) })
         case .bytes(let data):
-            try check(data.withUnsafeBytes { sd_bus_message_append_array(m, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) })
+            try check(
+                data.withUnsafeBytes {
+                    sd_bus_message_append_array(m, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count)
+                })
         case .array(let element, let items):
             try container("a", element) { () throws(Malformed) in for item in items { try append(item, to: m) } }
         case .dictionary(let key, let valueType, let entries):
@@ -138,7 +144,9 @@ package enum BusMessageCodec {
                 }
             }
         case .structure(let fields):
-            try container("r", fields.map(\.signature).joined()) { () throws(Malformed) in for field in fields { try append(field, to: m) } }
+            try container("r", fields.map(\.signature).joined()) { () throws(Malformed) in
+                for field in fields { try append(field, to: m) }
+            }
         case .variant(let inner):
             try container("v", inner.signature) { () throws(Malformed) in try append(inner, to: m) }
         }

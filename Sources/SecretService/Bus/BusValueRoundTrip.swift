@@ -34,11 +34,15 @@ package final class BusValueRoundTrip {
     /// (a value no message can hold: an invalid object path or signature, a string with a NUL).
     package func readBack(_ values: [BusValue]) -> Result<[BusValue], BusMessageCodec.Malformed>? {
         var message: OpaquePointer?
-        guard sd_bus_message_new_method_call(bus, &message, "org.example.Fuzz", "/org/example/Fuzz", "org.example.Fuzz", "Call") >= 0,
-              let message else { return nil }
+        guard
+            sd_bus_message_new_method_call(
+                bus, &message, "org.example.Fuzz", "/org/example/Fuzz", "org.example.Fuzz", "Call") >= 0,
+            let message
+        else { return nil }
         defer { sd_bus_message_unref(message) }
         guard (try? BusMessageCodec.append(values, to: message)) != nil,
-              sd_bus_message_seal(message, 1, 0) >= 0, sd_bus_message_rewind(message, 1) >= 0 else { return nil }
+            sd_bus_message_seal(message, 1, 0) >= 0, sd_bus_message_rewind(message, 1) >= 0
+        else { return nil }
         do { return .success(try BusMessageCodec.arguments(of: message)) } catch { return .failure(error) }
     }
 }

@@ -29,9 +29,14 @@ public final class PrivateBus: Sendable {
     public init(vault: Vault) throws(BusError) {
         socketPath = Self.socketPath(for: vault)
         let directory = (socketPath as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         unlink(socketPath)
-        guard let executable = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard
+            let executable = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
             throw BusError.failed("--private-bus needs dbus-daemon (apt install dbus-daemon)")
         }
         let process = Process()

@@ -19,9 +19,13 @@ struct CallArguments {
     func string(_ index: Int) -> String { call.arguments[index].stringValue ?? "" }
 
     /// A secret struct (oayays): its session, parameters, value and content type.
-    static func secret(_ value: BusValue) throws(BusError) -> (session: String, parameters: Data, value: Data, contentType: String) {
+    static func secret(_ value: BusValue) throws(BusError) -> (
+        session: String, parameters: Data, value: Data, contentType: String
+    ) {
         guard case .structure(let fields) = value, fields.count == 4, case .objectPath(let session) = fields[0],
-              let parameters = fields[1].bytesValue, let secret = fields[2].bytesValue, case .string(let contentType) = fields[3] else {
+            let parameters = fields[1].bytesValue, let secret = fields[2].bytesValue,
+            case .string(let contentType) = fields[3]
+        else {
             throw .invalidArgs("a secret is (oayays): session, parameters, value, content type")
         }
         guard contentType.utf8.count <= 256 else { throw .invalidArgs("a content type is at most 256 bytes") }

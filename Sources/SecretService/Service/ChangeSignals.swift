@@ -53,8 +53,10 @@ final class ChangeSignals: Sendable {
         let collection = ObjectPath.collectionPath
         var signals: [BusSignal] = []
         func itemSignal(_ member: String, _ reference: Data) {
-            signals.append(BusSignal(path: collection, interface: ServiceObjects.collectionInterface, member: member,
-                                     arguments: [.objectPath(ObjectPath.itemPath(reference))]))
+            signals.append(
+                BusSignal(
+                    path: collection, interface: ServiceObjects.collectionInterface, member: member,
+                    arguments: [.objectPath(ObjectPath.itemPath(reference))]))
         }
         for reference in now.items.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             if let old = before.items[reference] {
@@ -65,22 +67,38 @@ final class ChangeSignals: Sendable {
         }
         for reference in before.items.keys where now.items[reference] == nil { itemSignal("ItemDeleted", reference) }
         var changed: [String: BusValue] = [:]
-        if now.items.keys != before.items.keys { changed["Items"] = .paths(now.items.keys.map(ObjectPath.itemPath).sorted()) }
+        if now.items.keys != before.items.keys {
+            changed["Items"] = .paths(now.items.keys.map(ObjectPath.itemPath).sorted())
+        }
         if now.locked != before.locked {
             changed["Locked"] = .bool(now.locked)
             // Each item's Locked too, so a client's cached item proxies follow (at most ``maxItemSignals``).
-            for reference in now.items.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }).prefix(Self.maxItemSignals) {
-                signals.append(BusSignal(path: ObjectPath.itemPath(reference), interface: ServiceObjects.propertiesInterface, member: "PropertiesChanged",
-                                         arguments: [.string(ServiceObjects.itemInterface), .properties(["Locked": .bool(now.locked)]),
-                                                     .array(element: "s", [])]))
+            for reference in now.items.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }).prefix(Self.maxItemSignals)
+            {
+                signals.append(
+                    BusSignal(
+                        path: ObjectPath.itemPath(reference), interface: ServiceObjects.propertiesInterface,
+                        member: "PropertiesChanged",
+                        arguments: [
+                            .string(ServiceObjects.itemInterface), .properties(["Locked": .bool(now.locked)]),
+                            .array(element: "s", []),
+                        ]))
             }
         }
-        if !signals.isEmpty, let modified = now.items.values.map(\.modified).max() { changed["Modified"] = .uint64(ServiceObjects.seconds(modified)) }
+        if !signals.isEmpty, let modified = now.items.values.map(\.modified).max() {
+            changed["Modified"] = .uint64(ServiceObjects.seconds(modified))
+        }
         guard !signals.isEmpty || !changed.isEmpty else { return }
-        signals.append(BusSignal(path: collection, interface: ServiceObjects.propertiesInterface, member: "PropertiesChanged",
-                                 arguments: [.string(ServiceObjects.collectionInterface), .properties(changed), .array(element: "s", [])]))
-        signals.append(BusSignal(path: ObjectPath.root, interface: ServiceObjects.serviceInterface, member: "CollectionChanged",
-                                 arguments: [.objectPath(collection)]))
+        signals.append(
+            BusSignal(
+                path: collection, interface: ServiceObjects.propertiesInterface, member: "PropertiesChanged",
+                arguments: [
+                    .string(ServiceObjects.collectionInterface), .properties(changed), .array(element: "s", []),
+                ]))
+        signals.append(
+            BusSignal(
+                path: ObjectPath.root, interface: ServiceObjects.serviceInterface, member: "CollectionChanged",
+                arguments: [.objectPath(collection)]))
         for signal in signals { connection.emit(signal) }
     }
 }

@@ -12,7 +12,8 @@ extension ServiceObjects {
         case "SearchItems":
             let args = try CallArguments(call, signature: "a{ss}")
             let wanted = try ItemMapping.attributes(args[0])
-            guard keychain.isAvailable(.whenUnlocked) else { return [.paths([])] }  // sealed while locked (Service.SearchItems)
+            // sealed while locked (Service.SearchItems)
+            guard keychain.isAvailable(.whenUnlocked) else { return [.paths([])] }
             return [.paths(try face.search(wanted, caller).map { ObjectPath.itemPath($0.reference) })]
         case "CreateItem":
             let args = try CallArguments(call, signature: "a{sv}(oayays)b")
@@ -20,22 +21,30 @@ extension ServiceObjects {
             for entry in args[0].entries ?? [] {
                 switch entry.key.stringValue {
                 case Self.labelProperty?:
-                    guard let text = entry.value.stringValue else { throw .invalidArgs("\(Self.labelProperty) is a string") }
+                    guard let text = entry.value.stringValue else {
+                        throw .invalidArgs("\(Self.labelProperty) is a string")
+                    }
                     label = text
                 case Self.attributesProperty?:
-                    guard case .variant(let map) = entry.value else { throw .invalidArgs("\(Self.attributesProperty) is a{ss}") }
+                    guard case .variant(let map) = entry.value else {
+                        throw .invalidArgs("\(Self.attributesProperty) is a{ss}")
+                    }
                     attributes = try ItemMapping.attributes(map)
                 default: continue  // other properties (a type, a schema) are not kept, as gnome-keyring ignores them
                 }
             }
             let secret = try CallArguments.secret(args[1])
-            let plaintext = try sessions.crypto(secret.session, caller: call.sender).open(secret.value, parameters: secret.parameters)
-            let (reference, _) = try face.create(attributes: attributes, label: label, secret: plaintext, contentType: secret.contentType,
-                                                 replace: args[2].boolValue ?? false, caller)
+            let plaintext = try sessions.crypto(secret.session, caller: call.sender).open(
+                secret.value, parameters: secret.parameters)
+            let (reference, _) = try face.create(
+                attributes: attributes, label: label, secret: plaintext, contentType: secret.contentType,
+                replace: args[2].boolValue ?? false, caller)
             return [.objectPath(ObjectPath.itemPath(reference)), .objectPath(ObjectPath.none)]
         case "Delete":
             _ = try CallArguments(call, signature: "")
-            throw BusError("org.freedesktop.DBus.Error.NotSupported", "the collection is the vault: it is not deleted through the Secret Service")
+            throw BusError(
+                "org.freedesktop.DBus.Error.NotSupported",
+                "the collection is the vault: it is not deleted through the Secret Service")
         default:
             throw .unknownMethod("no method \(call.member) of \(Self.collectionInterface)")
         }
@@ -50,14 +59,24 @@ extension ServiceObjects {
                 throw .noSuchObject("no such item: \(ObjectPath.itemPath(reference))")
             }
             let sealed = try crypto.seal(secret)
-            return [CallArguments.secret(session: args.string(0), parameters: sealed.parameters, value: sealed.value, contentType: item.contentType)]
+            return [
+                CallArguments.secret(
+                    session: args.string(0), parameters: sealed.parameters, value: sealed.value,
+                    contentType: item.contentType)
+            ]
         case "SetSecret":
             let item = try existingItem(reference, caller)
             let args = try CallArguments(call, signature: "(oayays)")
             let secret = try CallArguments.secret(args[0])
-            let plaintext = try sessions.crypto(secret.session, caller: call.sender).open(secret.value, parameters: secret.parameters)
-            try face.update(reference, [QueryKey.valueData: .data(plaintext),
-                                        Attributes.generic.code: .data(ItemMapping.record(item.attributes, contentType: secret.contentType))], caller)
+            let plaintext = try sessions.crypto(secret.session, caller: call.sender).open(
+                secret.value, parameters: secret.parameters)
+            try face.update(
+                reference,
+                [
+                    QueryKey.valueData: .data(plaintext),
+                    Attributes.generic.code: .data(
+                        ItemMapping.record(item.attributes, contentType: secret.contentType)),
+                ], caller)
             return []
         case "Delete":
             _ = try CallArguments(call, signature: "")
@@ -69,7 +88,9 @@ extension ServiceObjects {
     }
 
     func existingItem(_ reference: Data, _ caller: Caller) throws(BusError) -> ServiceItem {
-        guard let item = try face.item(reference, caller) else { throw .noSuchObject("no such item: \(ObjectPath.itemPath(reference))") }
+        guard let item = try face.item(reference, caller) else {
+            throw .noSuchObject("no such item: \(ObjectPath.itemPath(reference))")
+        }
         return item
     }
 
@@ -82,8 +103,12 @@ extension ServiceObjects {
         case "Attributes":
             let attributes = try ItemMapping.attributes(value)
             let (service, account) = ItemMapping.name(of: attributes)
-            try face.update(item.reference, [Attributes.service.code: .string(service), Attributes.account.code: .string(account),
-                                             Attributes.generic.code: .data(ItemMapping.record(attributes, contentType: item.contentType))], caller)
+            try face.update(
+                item.reference,
+                [
+                    Attributes.service.code: .string(service), Attributes.account.code: .string(account),
+                    Attributes.generic.code: .data(ItemMapping.record(attributes, contentType: item.contentType)),
+                ], caller)
         default:
             throw BusError("org.freedesktop.DBus.Error.PropertyReadOnly", "\(name) cannot be set")
         }

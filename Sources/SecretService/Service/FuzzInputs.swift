@@ -13,11 +13,17 @@ package enum SecretServiceFuzzInputs {
             return "item path \(text) does not round-trip"
         }
         // kSecAttrGeneric, which any program can write: a record that reads back keeps its attributes.
-        let found: KeychainDictionary = [QueryKey.valuePersistentRef: .data(Data([1])), Attributes.generic.code: .data(ItemMapping.marker + data)]
+        let found: KeychainDictionary = [
+            QueryKey.valuePersistentRef: .data(Data([1])), Attributes.generic.code: .data(ItemMapping.marker + data),
+        ]
         if let item = ItemMapping.item(found), item.attributes != ["service": "", "username": ""] {
-            let again = ItemMapping.item([QueryKey.valuePersistentRef: .data(Data([1])),
-                                          Attributes.generic.code: .data(ItemMapping.record(item.attributes, contentType: item.contentType))])
-            if again?.attributes != item.attributes || again?.contentType != item.contentType { return "a record does not survive a rewrite" }
+            let again = ItemMapping.item([
+                QueryKey.valuePersistentRef: .data(Data([1])),
+                Attributes.generic.code: .data(ItemMapping.record(item.attributes, contentType: item.contentType)),
+            ])
+            if again?.attributes != item.attributes || again?.contentType != item.contentType {
+                return "a record does not survive a rewrite"
+            }
         }
         // Values a client sends: argument readers never crash; the codec reads back what it writes.
         var generator = FuzzValues(data)
@@ -32,7 +38,8 @@ package enum SecretServiceFuzzInputs {
         // Secrets: an encrypted value under a fixed key either opens or is InvalidArgs; seal then open is the identity.
         let crypto = SessionCrypto.aes(key: SymmetricKey(data: Data(repeating: 7, count: 16)))
         _ = try? crypto.open(data.dropFirst(min(16, data.count)), parameters: data.prefix(16))
-        if let sealed = try? crypto.seal(data), (try? crypto.open(sealed.value, parameters: sealed.parameters)) != data {
+        if let sealed = try? crypto.seal(data), (try? crypto.open(sealed.value, parameters: sealed.parameters)) != data
+        {
             return "a sealed secret does not open to itself"
         }
         if data.count <= 128 { _ = try? SessionCrypto.agree(clientPublic: data) }

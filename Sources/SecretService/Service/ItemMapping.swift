@@ -67,33 +67,47 @@ enum ItemMapping {
         var attributes = ["service": service, "username": account]
         var contentType = defaultContentType
         if let generic = found[Attributes.generic.code]?.dataValue, generic.starts(with: marker),
-           let body = try? JSONSerialization.jsonObject(with: generic.dropFirst(marker.count)) as? [String: Any],
-           let stored = body["attributes"] as? [String: String] {
+            let body = try? JSONSerialization.jsonObject(with: generic.dropFirst(marker.count)) as? [String: Any],
+            let stored = body["attributes"] as? [String: String]
+        {
             attributes = stored
             contentType = body["contentType"] as? String ?? defaultContentType
         }
         let created = date(found[Attributes.creationDate.code]) ?? Date(timeIntervalSince1970: 0)
-        return ServiceItem(reference: reference, attributes: attributes, label: text(found[Attributes.label.code]), contentType: contentType,
-                           created: created, modified: date(found[Attributes.modificationDate.code]) ?? created,
-                           accessibility: found[Attributes.accessible.code]?.stringValue.flatMap(Accessibility.init(rawValue:)) ?? .whenUnlocked)
+        return ServiceItem(
+            reference: reference, attributes: attributes, label: text(found[Attributes.label.code]),
+            contentType: contentType,
+            created: created, modified: date(found[Attributes.modificationDate.code]) ?? created,
+            accessibility: found[Attributes.accessible.code]?.stringValue.flatMap(Accessibility.init(rawValue:))
+                ?? .whenUnlocked)
     }
 
     /// Refuses an attribute map over the bounds, with the reason.
     static func check(_ attributes: [String: String]) throws(BusError) {
-        guard attributes.count <= maxAttributes else { throw .invalidArgs("at most \(maxAttributes) attributes, not \(attributes.count)") }
+        guard attributes.count <= maxAttributes else {
+            throw .invalidArgs("at most \(maxAttributes) attributes, not \(attributes.count)")
+        }
         for (name, value) in attributes {
-            guard !name.isEmpty, name.utf8.count <= maxNameBytes else { throw .invalidArgs("an attribute name is 1 to \(maxNameBytes) bytes") }
-            guard value.utf8.count <= maxValueBytes else { throw .invalidArgs("attribute '\(name)': a value is at most \(maxValueBytes) bytes") }
+            guard !name.isEmpty, name.utf8.count <= maxNameBytes else {
+                throw .invalidArgs("an attribute name is 1 to \(maxNameBytes) bytes")
+            }
+            guard value.utf8.count <= maxValueBytes else {
+                throw .invalidArgs("attribute '\(name)': a value is at most \(maxValueBytes) bytes")
+            }
         }
     }
 
     /// An `a{ss}` argument as a Swift dictionary (a repeated name: the last one wins, as in gnome-keyring).
     static func attributes(_ value: BusValue) throws(BusError) -> [String: String] {
         guard let entries = value.entries else { throw .invalidArgs("attributes must be a{ss}") }
-        guard entries.count <= maxAttributes * 4 else { throw .invalidArgs("at most \(maxAttributes) attributes, not \(entries.count)") }
+        guard entries.count <= maxAttributes * 4 else {
+            throw .invalidArgs("at most \(maxAttributes) attributes, not \(entries.count)")
+        }
         var map: [String: String] = [:]
         for entry in entries {
-            guard case .string(let name) = entry.key, case .string(let text) = entry.value else { throw .invalidArgs("attributes must be a{ss}") }
+            guard case .string(let name) = entry.key, case .string(let text) = entry.value else {
+                throw .invalidArgs("attributes must be a{ss}")
+            }
             map[name] = text
         }
         try check(map)

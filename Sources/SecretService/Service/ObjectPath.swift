@@ -21,14 +21,19 @@ enum ObjectPath: Equatable {
     static func parse(_ path: String) -> ObjectPath? {
         if path == root { return .service }
         if path == collectionPath || aliases.contains(where: { path == root + "/aliases/" + $0 }) { return .collection }
-        for parent in [root + "/collection", root + "/aliases", root + "/session", root + "/prompt"] where path == parent { return .node(path) }
-        if path.hasPrefix(collectionPath + "/"), let reference = hex(String(path.dropFirst(collectionPath.count + 1))) { return .item(reference) }
+        for parent in [root + "/collection", root + "/aliases", root + "/session", root + "/prompt"]
+        where path == parent { return .node(path) }
+        if path.hasPrefix(collectionPath + "/"), let reference = hex(String(path.dropFirst(collectionPath.count + 1))) {
+            return .item(reference)
+        }
         if let id = number(path, after: root + "/session/s") { return .session(id) }
         if let id = number(path, after: root + "/prompt/p") { return .prompt(id) }
         return nil
     }
 
-    static func itemPath(_ reference: Data) -> String { collectionPath + "/" + reference.map { String(format: "%02x", $0) }.joined() }
+    static func itemPath(_ reference: Data) -> String {
+        collectionPath + "/" + reference.map { String(format: "%02x", $0) }.joined()
+    }
     static func sessionPath(_ id: UInt64) -> String { root + "/session/s\(id)" }
     static func promptPath(_ id: UInt64) -> String { root + "/prompt/p\(id)" }
 

@@ -18,8 +18,10 @@ extension ServiceObjects {
             }
             // The prompt names the peer process (`device prompts` shows it), as the mount's prompts name theirs.
             let kind: PromptKind = keychain.biometryStatus().enrolled ? .biometryOrPasscode : .passcode
-            let raised = keychain.prompts.raise(kind: kind, reason: "unlock the keychain for \(caller.executable ?? "a client") (Secret Service)",
-                                                caller: caller, item: nil) { [self] answer in
+            let raised = keychain.prompts.raise(
+                kind: kind, reason: "unlock the keychain for \(caller.executable ?? "a client") (Secret Service)",
+                caller: caller, item: nil
+            ) { [self] answer in
                 complete(id, dismissed: !unlock(with: answer))
             }
             // An answer may have come already (prompt auto, a queued answer) and finished the prompt: nothing to keep.
@@ -37,7 +39,8 @@ extension ServiceObjects {
     /// Unlocks the device with a prompt's answer; false when it was refused, cancelled or timed out.
     private func unlock(with answer: PromptAnswer) -> Bool {
         switch answer {
-        case .passcode(let passcode): (try? keychain.unlockDevice(passcode: passcode)) != nil && keychain.isAvailable(.whenUnlocked)
+        case .passcode(let passcode):
+            (try? keychain.unlockDevice(passcode: passcode)) != nil && keychain.isAvailable(.whenUnlocked)
         case .match: (try? keychain.unlockWithBiometry(match: true)) != nil
         case .noMatch: (try? keychain.unlockWithBiometry(match: false)) != nil
         // accept: a matching face where one will do; the daemon does not know the passcode to type for it.
@@ -49,7 +52,9 @@ extension ServiceObjects {
     /// Ends prompt `id` with its Completed signal (once: a second completion finds it gone).
     private func complete(_ id: UInt64, dismissed: Bool) {
         guard let prompt = prompts.finish(id) else { return }
-        connection.emit(BusSignal(path: ObjectPath.promptPath(id), interface: Self.promptInterface, member: "Completed",
-                                  arguments: [.bool(dismissed), .variant(.paths(dismissed ? [] : prompt.objects))]))
+        connection.emit(
+            BusSignal(
+                path: ObjectPath.promptPath(id), interface: Self.promptInterface, member: "Completed",
+                arguments: [.bool(dismissed), .variant(.paths(dismissed ? [] : prompt.objects))]))
     }
 }

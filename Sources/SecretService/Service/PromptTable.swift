@@ -22,9 +22,13 @@ final class PromptTable: Sendable {
 
     func add(owner: String, objects: [String]) throws(BusError) -> UInt64 {
         let outcome: Result<UInt64, BusError> = state.withLock { s in
-            if s.prompts.count >= Self.maxTotal { return .failure(.failed("too many prompts pending (\(Self.maxTotal)); try again later")) }
+            if s.prompts.count >= Self.maxTotal {
+                return .failure(.failed("too many prompts pending (\(Self.maxTotal)); try again later"))
+            }
             if s.prompts.values.count(where: { $0.owner == owner }) >= Self.maxPerPeer {
-                return .failure(.failed("a client may have at most \(Self.maxPerPeer) prompts pending; complete or dismiss one first"))
+                return .failure(
+                    .failed(
+                        "a client may have at most \(Self.maxPerPeer) prompts pending; complete or dismiss one first"))
             }
             let id = s.nextID
             s.nextID += 1

@@ -10,7 +10,9 @@ extension ServiceObjects {
         case "Get":
             let args = try CallArguments(call, signature: "ss")
             let all = try propertyValues(of: object, interface: args.string(0), caller)
-            guard let value = all[args.string(1)] else { throw .invalidArgs("no property \(args.string(1)) of \(args.string(0))") }
+            guard let value = all[args.string(1)] else {
+                throw .invalidArgs("no property \(args.string(1)) of \(args.string(0))")
+            }
             return [.variant(value)]
         case "GetAll":
             let args = try CallArguments(call, signature: "s")
@@ -18,8 +20,10 @@ extension ServiceObjects {
         case "Set":
             let args = try CallArguments(call, signature: "ssv")
             guard case .variant(let value) = args[2] else { throw .invalidArgs("Set takes a variant") }
-            guard case .item(let reference) = object, args.string(0) == Self.itemInterface || args.string(0).isEmpty else {
-                throw BusError("org.freedesktop.DBus.Error.PropertyReadOnly", "\(args.string(1)) of \(call.path) cannot be set")
+            guard case .item(let reference) = object, args.string(0) == Self.itemInterface || args.string(0).isEmpty
+            else {
+                throw BusError(
+                    "org.freedesktop.DBus.Error.PropertyReadOnly", "\(args.string(1)) of \(call.path) cannot be set")
             }
             try setItemProperty(args.string(1), value, try existingItem(reference, caller), caller)
             return []
@@ -29,7 +33,9 @@ extension ServiceObjects {
     }
 
     /// The properties of `object` under `interface` (an empty interface: the object's own).
-    private func propertyValues(of object: ObjectPath, interface: String, _ caller: Caller) throws(BusError) -> [String: BusValue] {
+    private func propertyValues(of object: ObjectPath, interface: String, _ caller: Caller) throws(BusError) -> [String:
+        BusValue]
+    {
         guard interface.isEmpty || interface == Self.interface(of: object) else {
             throw .invalidArgs("\(Self.interface(of: object)) is the interface of this object, not \(interface)")
         }
@@ -40,14 +46,19 @@ extension ServiceObjects {
             // While locked the items' attributes are sealed (as on iOS): the collection lists none until Unlock.
             let items = keychain.isAvailable(.whenUnlocked) ? try face.items(caller) : []
             let created = vaultCreated()
-            return ["Items": .paths(items.map { ObjectPath.itemPath($0.reference) }), "Label": .string("Login"),
-                    "Locked": .bool(!keychain.isAvailable(.whenUnlocked)), "Created": .uint64(created),
-                    "Modified": .uint64(items.map { Self.seconds($0.modified) }.max() ?? created)]
+            return [
+                "Items": .paths(items.map { ObjectPath.itemPath($0.reference) }), "Label": .string("Login"),
+                "Locked": .bool(!keychain.isAvailable(.whenUnlocked)), "Created": .uint64(created),
+                "Modified": .uint64(items.map { Self.seconds($0.modified) }.max() ?? created),
+            ]
         case .item(let reference):
             let item = try existingItem(reference, caller)
-            return ["Locked": .bool(!keychain.isAvailable(item.accessibility)), "Attributes": .stringMap(item.attributes),
-                    "Label": .string(item.label), "Created": .uint64(Self.seconds(item.created)), "Modified": .uint64(Self.seconds(item.modified)),
-                    "Type": .string(item.attributes["xdg:schema"] ?? "")]
+            return [
+                "Locked": .bool(!keychain.isAvailable(item.accessibility)), "Attributes": .stringMap(item.attributes),
+                "Label": .string(item.label), "Created": .uint64(Self.seconds(item.created)),
+                "Modified": .uint64(Self.seconds(item.modified)),
+                "Type": .string(item.attributes["xdg:schema"] ?? ""),
+            ]
         case .session, .prompt, .node:
             return [:]
         }

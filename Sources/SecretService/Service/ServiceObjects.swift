@@ -25,14 +25,18 @@ final class ServiceObjects: Sendable {
     let prompts = PromptTable()
     let changes: ChangeSignals
 
-    init(keychain: Keychain, accessPolicy: AccessPolicy, audit: AuditLog?, enforcesAccess: Bool, connection: BusConnection) {
+    init(
+        keychain: Keychain, accessPolicy: AccessPolicy, audit: AuditLog?, enforcesAccess: Bool,
+        connection: BusConnection
+    ) {
         self.keychain = keychain
         face = VaultFace(keychain: keychain)
         self.accessPolicy = accessPolicy
         self.audit = audit
         self.enforcesAccess = enforcesAccess
         self.connection = connection
-        changes = ChangeSignals(keychain: keychain, face: face, caller: accessPolicy.defaultCaller, connection: connection)
+        changes = ChangeSignals(
+            keychain: keychain, face: face, caller: accessPolicy.defaultCaller, connection: connection)
     }
 
     func watchChanges() { changes.start() }
@@ -44,10 +48,14 @@ final class ServiceObjects: Sendable {
             return .failure(.noSuchObject("no such object: \(call.path)"))
         }
         if call.interface == Self.introspectableInterface {
-            guard call.member == "Introspect" else { return .failure(.unknownMethod("no method \(call.member) of \(call.interface)")) }
+            guard call.member == "Introspect" else {
+                return .failure(.unknownMethod("no method \(call.member) of \(call.interface)"))
+            }
             return .success([.string(Introspection.xml(for: object, children: children(of: object)))])
         }
-        if call.interface == "org.freedesktop.DBus.Peer" { return .failure(.unknownMethod("handled by the bus library")) }
+        if call.interface == "org.freedesktop.DBus.Peer" {
+            return .failure(.unknownMethod("handled by the bus library"))
+        }
         guard let peer = connection.peer(call.sender) else {
             record(call, pid: -1, uid: 0, caller: nil, status: SecStatus.missingEntitlement)
             return .failure(.accessDenied("the bus does not name the calling process"))
@@ -65,12 +73,15 @@ final class ServiceObjects: Sendable {
             outcome = .failure(error)
         }
         if !(call.interface == Self.propertiesInterface && call.member != "Set") {
-            let status: OSStatus = switch outcome {
-            case .success: SecStatus.success
-            case .failure(let error): Self.status(of: error)
-            }
+            let status: OSStatus =
+                switch outcome {
+                case .success: SecStatus.success
+                case .failure(let error): Self.status(of: error)
+                }
             // Fails closed, as the control socket does: an answer whose audit line cannot be written is withheld.
-            if !record(call, item: auditedItem, pid: resolved.pid, uid: resolved.uid, caller: resolved.caller, status: status) {
+            if !record(
+                call, item: auditedItem, pid: resolved.pid, uid: resolved.uid, caller: resolved.caller, status: status)
+            {
                 return .failure(.failed("the audit log cannot be written"))
             }
         }
@@ -119,7 +130,8 @@ final class ServiceObjects: Sendable {
     private func caller(_ peer: (pid: Int32, uid: UInt32)) throws(BusError) -> Caller {
         guard enforcesAccess else { return accessPolicy.defaultCaller.acting(asProcess: peer.pid) }
         do {
-            return try PeerCaller.resolve(PeerProcess(pid: peer.pid, uid: peer.uid), policy: accessPolicy, fallback: accessPolicy.defaultCaller)
+            return try PeerCaller.resolve(
+                PeerProcess(pid: peer.pid, uid: peer.uid), policy: accessPolicy, fallback: accessPolicy.defaultCaller)
         } catch {
             throw .accessDenied("\(error.message) (pid \(peer.pid), \(PeerProcess.executable(of: peer.pid) ?? "?"))")
         }
@@ -128,10 +140,14 @@ final class ServiceObjects: Sendable {
     /// The audit line of a call: the operation `secret-service.<Member>`, the item (or else the object path),
     /// the caller; never a secret.
     @discardableResult
-    private func record(_ call: BusCall, item: String? = nil, pid: Int32, uid: UInt32, caller: Caller?, status: OSStatus) -> Bool {
+    private func record(
+        _ call: BusCall, item: String? = nil, pid: Int32, uid: UInt32, caller: Caller?, status: OSStatus
+    ) -> Bool {
         guard let audit else { return true }
         do {
-            try audit.record("secret-service." + call.member, item: item ?? call.path, status: status, by: .init(pid: pid, uid: uid, rule: caller?.grantedBy))
+            try audit.record(
+                "secret-service." + call.member, item: item ?? call.path, status: status,
+                by: .init(pid: pid, uid: uid, rule: caller?.grantedBy))
             return true
         } catch {
             return false
@@ -145,13 +161,15 @@ final class ServiceObjects: Sendable {
         if case .item(let reference) = object {
             attributes = (try? face.item(reference, caller))?.attributes
         } else if call.member == "CreateItem", let properties = call.arguments.first?.entries,
-                  let map = properties.first(where: { $0.key.stringValue == Self.attributesProperty })?.value {
+            let map = properties.first(where: { $0.key.stringValue == Self.attributesProperty })?.value
+        {
             attributes = try? ItemMapping.attributes(map)
         }
         guard let attributes else { return nil }
         let (service, account) = ItemMapping.name(of: attributes)
-        return ItemTitle.of(classCode: Schema.genericPassword.code,
-                            [Attributes.service.code: .string(service), Attributes.account.code: .string(account)])
+        return ItemTitle.of(
+            classCode: Schema.genericPassword.code,
+            [Attributes.service.code: .string(service), Attributes.account.code: .string(account)])
     }
 
     private static func status(of error: BusError) -> OSStatus {

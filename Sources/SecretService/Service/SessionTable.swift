@@ -22,9 +22,13 @@ final class SessionTable: Sendable {
 
     func open(owner: String, crypto: SessionCrypto) throws(BusError) -> UInt64 {
         let outcome: Result<UInt64, BusError> = state.withLock { s in
-            if s.sessions.count >= Self.maxTotal { return .failure(.failed("too many open sessions (\(Self.maxTotal)); try again later")) }
+            if s.sessions.count >= Self.maxTotal {
+                return .failure(.failed("too many open sessions (\(Self.maxTotal)); try again later"))
+            }
             if s.sessions.values.count(where: { $0.owner == owner }) >= Self.maxPerPeer {
-                return .failure(.failed("a client may keep at most \(Self.maxPerPeer) sessions open; close one (Session.Close) first"))
+                return .failure(
+                    .failed(
+                        "a client may keep at most \(Self.maxPerPeer) sessions open; close one (Session.Close) first"))
             }
             let id = s.nextID
             s.nextID += 1
@@ -37,7 +41,8 @@ final class SessionTable: Sendable {
     /// The crypto of session `path`, which `caller` must have opened (another client's session is NoSession).
     func crypto(_ path: String, caller: String) throws(BusError) -> SessionCrypto {
         guard case .session(let id)? = ObjectPath.parse(path),
-              let session = state.withLock({ $0.sessions[id] }), session.owner == caller else {
+            let session = state.withLock({ $0.sessions[id] }), session.owner == caller
+        else {
             throw .noSession("no open session \(path) of this client (call OpenSession first)")
         }
         return session.crypto

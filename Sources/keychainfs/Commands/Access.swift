@@ -28,15 +28,22 @@ struct RuleMatcher: ParsableArguments {
     @Option(help: ArgumentHelp("An executable's SHA-256, hex.", valueName: "HEX")) var sha256: String?
     @Option(help: ArgumentHelp("A user id.", valueName: "N")) var uid: UInt32?
     @Option(help: ArgumentHelp("A unit of the system manager (system.slice).", valueName: "NAME")) var unit: String?
-    @Option(help: ArgumentHelp("A unit of the caller's own user manager (user@UID.service).", valueName: "NAME")) var userUnit: String?
+    @Option(help: ArgumentHelp("A unit of the caller's own user manager (user@UID.service).", valueName: "NAME"))
+    var userUnit: String?
     @Flag(help: "Also match when an ancestor process runs the executable (--exe, --sha256).") var ancestor = false
 
     func validate() throws {
         let given = [exe != nil, sha256 != nil, uid != nil, unit != nil, userUnit != nil].filter { $0 }.count
-        guard given == 1 else { throw ValidationError("give exactly one of --exe, --sha256, --uid, --unit, --user-unit") }
-        if ancestor && (uid != nil || unit != nil || userUnit != nil) { throw ValidationError("--ancestor applies to --exe and --sha256") }
+        guard given == 1 else {
+            throw ValidationError("give exactly one of --exe, --sha256, --uid, --unit, --user-unit")
+        }
+        if ancestor && (uid != nil || unit != nil || userUnit != nil) {
+            throw ValidationError("--ancestor applies to --exe and --sha256")
+        }
         if let exe, !exe.hasPrefix("/") { throw ValidationError("--exe takes an absolute path") }
-        if let sha256, sha256.utf8.count != 64 || !sha256.allSatisfy(\.isHexDigit) { throw ValidationError("--sha256 takes 64 hex digits") }
+        if let sha256, sha256.utf8.count != 64 || !sha256.allSatisfy(\.isHexDigit) {
+            throw ValidationError("--sha256 takes 64 hex digits")
+        }
     }
 
     var match: AccessRule.Match {
@@ -70,26 +77,34 @@ enum AccessRules {
 }
 
 struct AccessList: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the rules, in the order they are tried.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the rules, in the order they are tried.")
     @OptionGroup var address: DaemonAddress
 
     func run() throws {
         let rules = try AccessRules.load(try address.resolveVault())
         if rules.isEmpty { print("no rules: every caller has the mount's access groups") }
         for rule in rules {
-            let allowed = rule.permissions.isEmpty ? "" : "\tallow: " + rule.permissions.sorted().map(\.rawValue).joined(separator: ", ")
-            print("\(rule.name)\t\(AccessRules.describe(rule.match))\(rule.ancestor ? " (or an ancestor)" : "")\tgroups: \(rule.groups.joined(separator: ", "))\(allowed)")
+            let allowed =
+                rule.permissions.isEmpty
+                ? "" : "\tallow: " + rule.permissions.sorted().map(\.rawValue).joined(separator: ", ")
+            print(
+                "\(rule.name)\t\(AccessRules.describe(rule.match))\(rule.ancestor ? " (or an ancestor)" : "")\tgroups: \(rule.groups.joined(separator: ", "))\(allowed)"
+            )
         }
     }
 }
 
 struct AccessGrant: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "grant", abstract: "Grant an access group to the callers a rule matches.")
+    static let configuration = CommandConfiguration(
+        commandName: "grant", abstract: "Grant an access group to the callers a rule matches.")
     @Argument(help: "The access group.") var group: String
     @OptionGroup var matcher: RuleMatcher
     @Option(help: "The rule's name (default: what it matches).") var name: String?
-    @Option(help: ArgumentHelp("Also allow these control commands (repeatable; needed under --strict, and for vault commands whenever rules exist).",
-                               valueName: "PERMISSION")) var allow: [ControlPermission] = []
+    @Option(
+        help: ArgumentHelp(
+            "Also allow these control commands (repeatable; needed under --strict, and for vault commands whenever rules exist).",
+            valueName: "PERMISSION")) var allow: [ControlPermission] = []
     @OptionGroup var address: DaemonAddress
 
     func validate() throws {
@@ -105,16 +120,21 @@ struct AccessGrant: ParsableCommand {
             if let name { rules[index].name = name }
             rules[index].permissions.formUnion(allow)
         } else {
-            rules.append(AccessRule(name: name ?? AccessRule.defaultName(for: matcher.match), match: matcher.match,
-                                    ancestor: matcher.ancestor, groups: [group], permissions: Set(allow)))
+            rules.append(
+                AccessRule(
+                    name: name ?? AccessRule.defaultName(for: matcher.match), match: matcher.match,
+                    ancestor: matcher.ancestor, groups: [group], permissions: Set(allow)))
         }
-        if Set(rules.map(\.name)).count != rules.count { throw CLIError("another rule is already named '\(name ?? "")'") }
+        if Set(rules.map(\.name)).count != rules.count {
+            throw CLIError("another rule is already named '\(name ?? "")'")
+        }
         try AccessRules.save(rules, vault)
     }
 }
 
 struct AccessRevoke: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Take an access group away from a rule (the rule goes with its last group).")
+    static let configuration = CommandConfiguration(
+        commandName: "revoke", abstract: "Take an access group away from a rule (the rule goes with its last group).")
     @Argument(help: "The access group.") var group: String
     @OptionGroup var matcher: RuleMatcher
     @OptionGroup var address: DaemonAddress
@@ -122,7 +142,8 @@ struct AccessRevoke: ParsableCommand {
     func run() throws {
         let vault = try address.resolveVault()
         var rules = try AccessRules.load(vault)
-        guard let index = rules.firstIndex(where: { $0.match == matcher.match }), rules[index].groups.contains(group) else {
+        guard let index = rules.firstIndex(where: { $0.match == matcher.match }), rules[index].groups.contains(group)
+        else {
             throw CLIError("no rule for \(AccessRules.describe(matcher.match)) grants '\(group)'")
         }
         rules[index].groups.removeAll { $0 == group }

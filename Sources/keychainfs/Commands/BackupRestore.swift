@@ -9,8 +9,11 @@ import SodiumCrypto
 struct Backup: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
-        abstract: "Write every item but the ThisDeviceOnly ones (and Secure Enclave keys) to FILE, sealed with a backup password (Argon2id).",
-        discussion: "The vault must be mounted and its device unlocked. The file opens on any device with the password, as Apple's encrypted backups do.")
+        abstract:
+            "Write every item but the ThisDeviceOnly ones (and Secure Enclave keys) to FILE, sealed with a backup password (Argon2id).",
+        discussion:
+            "The vault must be mounted and its device unlocked. The file opens on any device with the password, as Apple's encrypted backups do."
+    )
 
     @Argument(help: "The backup file to create (never overwritten).") var file: String
     @OptionGroup var address: DaemonAddress
@@ -31,12 +34,16 @@ struct Backup: ParsableCommand {
 struct Restore: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
-        abstract: "Restore a backup made by 'keychainfs backup' into an empty vault, or with --merge item by item (the newer item wins).",
+        abstract:
+            "Restore a backup made by 'keychainfs backup' into an empty vault, or with --merge item by item (the newer item wins).",
         discussion: "The vault must be mounted and its device unlocked.")
 
     @Argument(help: "The backup file.") var file: String
     @OptionGroup var address: DaemonAddress
-    @Flag(help: "Merge into a vault that has items: an item replaces the vault's copy only if its modification date is newer.") var merge = false
+    @Flag(
+        help:
+            "Merge into a vault that has items: an item replaces the vault's copy only if its modification date is newer."
+    ) var merge = false
     @Flag(help: "Read the backup password from standard input instead of prompting.") var passwordStdin = false
 
     func run() throws {
@@ -47,7 +54,9 @@ struct Restore: ParsableCommand {
         var password = try input.next("Backup password: ")
         defer { Sodium.wipe(&password) }
         let outcome = try address.call(RestoreCall(archive: archive, password: password, merge: merge))
-        print("restored: \(outcome.added) added, \(outcome.replaced) replaced, \(outcome.kept) kept (the vault's copy was as new)")
+        print(
+            "restored: \(outcome.added) added, \(outcome.replaced) replaced, \(outcome.kept) kept (the vault's copy was as new)"
+        )
     }
 }
 
@@ -56,7 +65,8 @@ struct Restore: ParsableCommand {
 struct MoveDeviceKey: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "move-device-key",
-        abstract: "Move a vault's device key out of the vault directory (to ~/.local/state/keychainfs/ unless --to), so a copied directory is unreadable.",
+        abstract:
+            "Move a vault's device key out of the vault directory (to ~/.local/state/keychainfs/ unless --to), so a copied directory is unreadable.",
         discussion: "The vault must not be mounted.")
 
     @Argument(help: "The vault directory.") var vault: String

@@ -10,21 +10,27 @@ struct Device: ParsableCommand {
         commandName: "device",
         abstract: "Drive the device-lock simulator of a running daemon.",
         discussion: "Each command returns once the new state is in force: the next read after 'lock' fails.",
-        subcommands: [DeviceStatusCommand.self, Lock.self, Unlock.self, Reboot.self, Passcode.self, AutoLock.self,
-                      Biometry.self, Prompt.self, Prompts.self])
+        subcommands: [
+            DeviceStatusCommand.self, Lock.self, Unlock.self, Reboot.self, Passcode.self, AutoLock.self,
+            Biometry.self, Prompt.self, Prompts.self,
+        ])
 
     struct DeviceStatusCommand: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "status", abstract: "State, passcode, failed attempts, auto-lock.")
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "State, passcode, failed attempts, auto-lock.")
         @OptionGroup var address: DaemonAddress
         func run() throws { DeviceStatusPrinter.print(try address.call(DeviceStatusCall())) }
     }
 
     struct Lock: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "lock", abstract: "Lock: WhenUnlocked items become unavailable (EACCES).")
+        static let configuration = CommandConfiguration(
+            commandName: "lock", abstract: "Lock: WhenUnlocked items become unavailable (EACCES).")
         @OptionGroup var address: DaemonAddress
         func run() throws {
             let status = try address.call(DeviceLock())
-            if status.state == DeviceState.noPasscode.rawValue { print("no passcode is set: the device stays unlocked (as on iOS)") }
+            if status.state == DeviceState.noPasscode.rawValue {
+                print("no passcode is set: the device stays unlocked (as on iOS)")
+            }
         }
     }
 
@@ -32,8 +38,12 @@ struct Device: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "unlock", abstract: "Unlock with the passcode.")
         @OptionGroup var address: DaemonAddress
         @Flag(help: "Read the passcode from standard input instead of prompting.") var passcodeStdin = false
-        @Flag(help: "Unlock with the enrolled face (needs a passcode unlock since the last reboot, enrolment change or lockout, within 48 h; docs/face-id.md).") var biometry = false
-        @Flag(help: "With --biometry: present a face that does not match (counts toward the lockout after 5).") var noMatch = false
+        @Flag(
+            help:
+                "Unlock with the enrolled face (needs a passcode unlock since the last reboot, enrolment change or lockout, within 48 h; docs/face-id.md)."
+        ) var biometry = false
+        @Flag(help: "With --biometry: present a face that does not match (counts toward the lockout after 5).")
+        var noMatch = false
         func run() throws {
             if noMatch && !biometry { throw ValidationError("--no-match goes with --biometry") }
             if biometry { _ = try address.send(.unlockBiometry, ["match": .bool(!noMatch)]); return }
@@ -45,27 +55,35 @@ struct Device: ParsableCommand {
     }
 
     struct Reboot: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "reboot", abstract: "Reboot: AfterFirstUnlock items too become unavailable until the next unlock.")
+        static let configuration = CommandConfiguration(
+            commandName: "reboot",
+            abstract: "Reboot: AfterFirstUnlock items too become unavailable until the next unlock.")
         @OptionGroup var address: DaemonAddress
         func run() throws { _ = try address.call(DeviceReboot()) }
     }
 
     struct AutoLock: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "auto-lock", abstract: "Lock automatically SECONDS after each unlock, or 'off'.")
+        static let configuration = CommandConfiguration(
+            commandName: "auto-lock", abstract: "Lock automatically SECONDS after each unlock, or 'off'.")
         @OptionGroup var address: DaemonAddress
         @Argument(help: "Seconds, or 'off'.") var seconds: String
         func run() throws {
             if seconds == "off" { _ = try address.call(AutoLockCall(seconds: nil)); return }
-            guard let n = Int64(seconds), n > 0 else { throw ValidationError("expected a positive number of seconds or 'off'") }
+            guard let n = Int64(seconds), n > 0 else {
+                throw ValidationError("expected a positive number of seconds or 'off'")
+            }
             _ = try address.call(AutoLockCall(seconds: Int(n)))
         }
     }
 
     struct Passcode: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "passcode", abstract: "Set, change or remove the device passcode.", subcommands: [Set.self, Change.self, Remove.self])
+        static let configuration = CommandConfiguration(
+            commandName: "passcode", abstract: "Set, change or remove the device passcode.",
+            subcommands: [Set.self, Change.self, Remove.self])
 
         struct Set: ParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "set", abstract: "Set the first passcode (standard input: one line).")
+            static let configuration = CommandConfiguration(
+                commandName: "set", abstract: "Set the first passcode (standard input: one line).")
             @OptionGroup var address: DaemonAddress
             @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
             func run() throws {
@@ -77,7 +95,8 @@ struct Device: ParsableCommand {
         }
 
         struct Change: ParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "change", abstract: "Change the passcode (standard input: old, then new, one per line).")
+            static let configuration = CommandConfiguration(
+                commandName: "change", abstract: "Change the passcode (standard input: old, then new, one per line).")
             @OptionGroup var address: DaemonAddress
             @Flag(help: "Read the passcodes from standard input.") var passcodeStdin = false
             func run() throws {
@@ -91,7 +110,9 @@ struct Device: ParsableCommand {
         }
 
         struct Remove: ParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove the passcode: every WhenPasscodeSetThisDeviceOnly item is deleted, as on iOS.")
+            static let configuration = CommandConfiguration(
+                commandName: "remove",
+                abstract: "Remove the passcode: every WhenPasscodeSetThisDeviceOnly item is deleted, as on iOS.")
             @OptionGroup var address: DaemonAddress
             @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
             func run() throws {

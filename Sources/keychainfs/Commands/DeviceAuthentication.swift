@@ -11,7 +11,8 @@ struct Biometry: ParsableCommand {
 
     struct Enroll: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "enroll", abstract: "Enrol a face (again: items bound to .biometryCurrentSet become unusable).")
+            commandName: "enroll", abstract: "Enrol a face (again: items bound to .biometryCurrentSet become unusable)."
+        )
         @OptionGroup var address: DaemonAddress
         func run() throws { Biometry.print(try address.send(.biometryEnroll)) }
     }
@@ -23,7 +24,8 @@ struct Biometry: ParsableCommand {
     }
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "status", abstract: "Enrolment, lockout, failures, automatic answer.")
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Enrolment, lockout, failures, automatic answer.")
         @OptionGroup var address: DaemonAddress
         func run() throws { Biometry.print(try address.send(.biometryStatus)) }
     }
@@ -33,16 +35,23 @@ struct Biometry: ParsableCommand {
         Swift.print("biometry: \(d["enrolled"] == .bool(true) ? "enrolled (Face ID)" : "not enrolled")")
         Swift.print("locked out: \(d["lockedOut"] == .bool(true) ? "yes (enter the passcode)" : "no")")
         Swift.print("failed matches: \(d["failures"]?.numberValue ?? 0)")
-        if let domain = d["domainState"]?.dataValue { Swift.print("domain state: \(domain.prefix(8).map { String(format: "%02x", $0) }.joined())") }
-        if case .date(let last) = d["lastBiometricUnlock"] { Swift.print("last biometric unlock: \(ISO8601DateFormatter().string(from: last))") }
-        Swift.print("prompts answered automatically: \(d["autoAnswer"]?.stringValue ?? "?"); timeout \(d["promptTimeout"]?.numberValue ?? 0) s")
+        if let domain = d["domainState"]?.dataValue {
+            Swift.print("domain state: \(domain.prefix(8).map { String(format: "%02x", $0) }.joined())")
+        }
+        if case .date(let last) = d["lastBiometricUnlock"] {
+            Swift.print("last biometric unlock: \(ISO8601DateFormatter().string(from: last))")
+        }
+        Swift.print(
+            "prompts answered automatically: \(d["autoAnswer"]?.stringValue ?? "?"); timeout \(d["promptTimeout"]?.numberValue ?? 0) s"
+        )
     }
 }
 
 /// `keychainfs device prompt …`: answer authentication prompts from a script (docs/spec.md §11).
 struct Prompt: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "prompt", abstract: "Answer the oldest pending authentication prompt (or the next one), or set the automatic answer.",
+        commandName: "prompt",
+        abstract: "Answer the oldest pending authentication prompt (or the next one), or set the automatic answer.",
         discussion: "Default: 'auto cancel', so an unattended run never hangs. Use 'auto off' to answer by hand.",
         subcommands: [Match.self, NoMatch.self, Cancel.self, Passcode.self, Auto.self, Timeout.self])
 
@@ -53,7 +62,9 @@ struct Prompt: ParsableCommand {
             var args: KeychainDictionary = ["answer": .string(answer), "next": .bool(next)]  // not a schema code
             args.merge(extra) { $1 }
             if let prompt = try address.send(.promptAnswer, args)?.dictionaryValue {
-                print("answered prompt \(prompt["id"]?.numberValue ?? 0) (\(TerminalText.escaped(prompt["item"]?.stringValue ?? ""))): \(answer)")
+                print(
+                    "answered prompt \(prompt["id"]?.numberValue ?? 0) (\(TerminalText.escaped(prompt["item"]?.stringValue ?? ""))): \(answer)"
+                )
             }
         }
     }
@@ -65,13 +76,15 @@ struct Prompt: ParsableCommand {
     }
 
     struct NoMatch: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "no-match", abstract: "A face that does not match (counts toward the lockout).")
+        static let configuration = CommandConfiguration(
+            commandName: "no-match", abstract: "A face that does not match (counts toward the lockout).")
         @OptionGroup var target: Target
         func run() throws { try target.send("no-match") }
     }
 
     struct Cancel: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "cancel", abstract: "Tap Cancel (errSecUserCanceled).")
+        static let configuration = CommandConfiguration(
+            commandName: "cancel", abstract: "Tap Cancel (errSecUserCanceled).")
         @OptionGroup var target: Target
         func run() throws { try target.send("cancel") }
     }
@@ -87,17 +100,24 @@ struct Prompt: ParsableCommand {
     }
 
     struct Auto: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "auto", abstract: "Answer every prompt with MODE: match, no-match, cancel, accept (a face where one will do, else the passcode), or off.")
+        static let configuration = CommandConfiguration(
+            commandName: "auto",
+            abstract:
+                "Answer every prompt with MODE: match, no-match, cancel, accept (a face where one will do, else the passcode), or off."
+        )
         @OptionGroup var address: DaemonAddress
         @Argument(help: "match, no-match, cancel, accept or off") var mode: String
         func run() throws {
-            guard PromptAutoMode(rawValue: mode) != nil else { throw ValidationError("expected match, no-match, cancel, accept or off") }
+            guard PromptAutoMode(rawValue: mode) != nil else {
+                throw ValidationError("expected match, no-match, cancel, accept or off")
+            }
             _ = try address.send(.promptAuto, ["mode": .string(mode)])
         }
     }
 
     struct Timeout: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "timeout", abstract: "Seconds before an unanswered prompt ends as a user cancel (default 30).")
+        static let configuration = CommandConfiguration(
+            commandName: "timeout", abstract: "Seconds before an unanswered prompt ends as a user cancel (default 30).")
         @OptionGroup var address: DaemonAddress
         @Argument var seconds: Int64
         func run() throws { _ = try address.send(.promptTimeout, ["seconds": .number(seconds)]) }
@@ -106,7 +126,8 @@ struct Prompt: ParsableCommand {
 
 /// `keychainfs device prompts`: the pending prompts, oldest first.
 struct Prompts: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "prompts", abstract: "List pending authentication prompts with their reason and caller.")
+    static let configuration = CommandConfiguration(
+        commandName: "prompts", abstract: "List pending authentication prompts with their reason and caller.")
     @OptionGroup var address: DaemonAddress
     func run() throws {
         for prompt in try address.send(.prompts)?.arrayValue ?? [] {

@@ -21,7 +21,9 @@ struct Mount: ParsableCommand {
     @Flag(help: "Stay in the foreground and log to standard error.")
     var foreground = false
 
-    @Option(name: .customLong("access-group"), help: "An access group of the mount's caller, in order (repeatable; default: 'default').")
+    @Option(
+        name: .customLong("access-group"),
+        help: "An access group of the mount's caller, in order (repeatable; default: 'default').")
     var accessGroups: [String] = []
 
     @Option(help: "Accessibility of items made with mkdir (raw value such as 'ck' or constant name).")
@@ -30,10 +32,12 @@ struct Mount: ParsableCommand {
     @Option(help: "The device key file, if it is not the vault's own.")
     var deviceKey: String?
 
-    @Option(help: "Append a JSON line per open of a secret, SecItem call and device command to FILE (reopened on SIGHUP).")
+    @Option(
+        help: "Append a JSON line per open of a secret, SecItem call and device command to FILE (reopened on SIGHUP).")
     var auditLog: String?
 
-    @Option(help: "Sync synchronizable items every SECONDS (the vault must have 'keychainfs sync init' or 'join' done).")
+    @Option(
+        help: "Sync synchronizable items every SECONDS (the vault must have 'keychainfs sync init' or 'join' done).")
     var syncInterval: Int?
 
     @Flag(help: "Refuse callers that no rule of the vault's access.toml matches (keychainfs access).")
@@ -42,34 +46,57 @@ struct Mount: ParsableCommand {
     @Option(help: "Seconds before an unanswered authentication prompt ends as a user cancel.")
     var promptTimeout: Int = 30
 
-    @Flag(help: "Let root read the mount too (systemd LoadCredential=); other users stay out. A mounting user other than root needs 'user_allow_other' in /etc/fuse.conf.")
+    @Flag(
+        help:
+            "Let root read the mount too (systemd LoadCredential=); other users stay out. A mounting user other than root needs 'user_allow_other' in /etc/fuse.conf."
+    )
     var allowRoot = false
 
-    @Flag(help: "Read path for read-heavy services: no OPEN round trips, a read-only mount; refused with access rules, --strict or --audit-log; values with access control are EACCES.")
+    @Flag(
+        help:
+            "Read path for read-heavy services: no OPEN round trips, a read-only mount; refused with access rules, --strict or --audit-log; values with access control are EACCES."
+    )
     var kernelCache = false
 
-    @Flag(help: "Serve the freedesktop Secret Service (org.freedesktop.secrets) on the D-Bus session bus from this vault (docs/secret-service.md).")
+    @Flag(
+        help:
+            "Serve the freedesktop Secret Service (org.freedesktop.secrets) on the D-Bus session bus from this vault (docs/secret-service.md)."
+    )
     var secretService = false
 
-    @Flag(help: "With --secret-service: start a D-Bus session bus of the daemon's own (for servers and CI) and print its DBUS_SESSION_BUS_ADDRESS; it stops on unmount.")
+    @Flag(
+        help:
+            "With --secret-service: start a D-Bus session bus of the daemon's own (for servers and CI) and print its DBUS_SESSION_BUS_ADDRESS; it stops on unmount."
+    )
     var privateBus = false
 
     @Flag(help: "With --secret-service: take org.freedesktop.secrets over from the program that owns it.")
     var replace = false
 
     func validate() throws {
-        if (privateBus || replace) && !secretService { throw ValidationError("--private-bus and --replace go with --secret-service") }
-        guard (1...86_400).contains(promptTimeout) else { throw ValidationError("--prompt-timeout must be 1 to 86400 seconds") }
-        if let defaultAccessible, Accessibility(argument: defaultAccessible) == nil {
-            throw ValidationError("unknown accessibility '\(defaultAccessible)': use ak, ck, dk, aku, cku, dku, akpu or a kSecAttrAccessible… name")
+        if (privateBus || replace) && !secretService {
+            throw ValidationError("--private-bus and --replace go with --secret-service")
         }
-        if let syncInterval, syncInterval < 1 { throw ValidationError("--sync-interval takes a whole number of seconds, at least 1") }
+        guard (1...86_400).contains(promptTimeout) else {
+            throw ValidationError("--prompt-timeout must be 1 to 86400 seconds")
+        }
+        if let defaultAccessible, Accessibility(argument: defaultAccessible) == nil {
+            throw ValidationError(
+                "unknown accessibility '\(defaultAccessible)': use ak, ck, dk, aku, cku, dku, akpu or a kSecAttrAccessible… name"
+            )
+        }
+        if let syncInterval, syncInterval < 1 {
+            throw ValidationError("--sync-interval takes a whole number of seconds, at least 1")
+        }
         if allowRoot, getuid() != 0, !FuseConfiguration.allowsOther() {
-            throw ValidationError("--allow-root needs a line 'user_allow_other' in \(FuseConfiguration.path) when the mounting user is not root "
-                + "(fusermount3 refuses allow_root otherwise); ask an administrator to add it")
+            throw ValidationError(
+                "--allow-root needs a line 'user_allow_other' in \(FuseConfiguration.path) when the mounting user is not root "
+                    + "(fusermount3 refuses allow_root otherwise); ask an administrator to add it")
         }
         if kernelCache, strict || auditLog != nil {
-            throw ValidationError("--kernel-cache cannot be combined with \(strict ? "--strict" : "--audit-log"): the kernel would open files without asking the daemon")
+            throw ValidationError(
+                "--kernel-cache cannot be combined with \(strict ? "--strict" : "--audit-log"): the kernel would open files without asking the daemon"
+            )
         }
     }
 
@@ -77,7 +104,9 @@ struct Mount: ParsableCommand {
         let vault = Vault(directory: vault)
         _ = try vault.config()
         try vault.checkPrivate()
-        if ControlClient(vault: vault).isDaemonRunning { throw CLIError("\(vault.directory) is already served by a daemon") }
+        if ControlClient(vault: vault).isDaemonRunning {
+            throw CLIError("\(vault.directory) is already served by a daemon")
+        }
         let mountpoint = try MountPoint.prepare(mountpoint)
 
         guard foreground else {
@@ -103,7 +132,9 @@ struct Mount: ParsableCommand {
         configuration.promptTimeout = TimeInterval(promptTimeout)
         configuration.readPath = kernelCache ? .kernelCache : .gatekeeper
         configuration.allowRoot = allowRoot
-        if secretService { configuration.secretService = SecretServiceOptions(privateBus: privateBus, replace: replace) }
+        if secretService {
+            configuration.secretService = SecretServiceOptions(privateBus: privateBus, replace: replace)
+        }
         let status = Daemon.run(configuration, log: Logger(label: "keychainfs"))
         if status != 0 { throw ExitCode(status) }
     }
@@ -112,7 +143,8 @@ struct Mount: ParsableCommand {
     /// opens anywhere. It still mounts; the user is told once how to move the key out.
     private func warnIfDeviceKeyInside(_ vault: Vault) {
         guard (try? vault.deviceKeyIsInside(override: deviceKey)) == true else { return }
-        let warning = "keychainfs: warning: the device key of \(vault.directory) is inside the vault directory, so a copy of the directory opens anywhere; "
+        let warning =
+            "keychainfs: warning: the device key of \(vault.directory) is inside the vault directory, so a copy of the directory opens anywhere; "
             + "move it out with 'keychainfs move-device-key \(vault.directory)' while the vault is not mounted\n"
         FileHandle.standardError.write(Data(warning.utf8))
     }

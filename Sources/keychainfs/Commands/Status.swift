@@ -5,7 +5,8 @@ import KeychainEngine
 import KeychainModel
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show a running daemon's vault, mount, device state and item counts.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show a running daemon's vault, mount, device state and item counts.")
 
     @OptionGroup var address: DaemonAddress
 

@@ -12,8 +12,11 @@ struct Sync: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",  // not a schema code
         abstract: "Replicate synchronizable items through a git repository, end to end encrypted.",
-        subcommands: [Now.self, InitRemote.self, Invite.self, Join.self, SyncStatus.self, Members.self, Remove.self, Rotate.self, Leave.self,
-                      MergeDriver.self],
+        subcommands: [
+            Now.self, InitRemote.self, Invite.self, Join.self, SyncStatus.self, Members.self, Remove.self, Rotate.self,
+            Leave.self,
+            MergeDriver.self,
+        ],
         defaultSubcommand: Now.self)
 
     struct Now: ParsableCommand {
@@ -23,20 +26,26 @@ struct Sync: ParsableCommand {
     }
 
     struct InitRemote: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "init", abstract: "Make a new sync key and push the vault's synchronizable items to REMOTE (an empty repository).")
+        static let configuration = CommandConfiguration(
+            commandName: "init",
+            abstract: "Make a new sync key and push the vault's synchronizable items to REMOTE (an empty repository).")
         @OptionGroup var address: DaemonAddress
         @Argument(help: "The git repository (path or URL).") var remote: String
-        @Option(help: "This vault's name in the circle (default: the host's name).") var name: String = SyncRunner.hostName
+        @Option(help: "This vault's name in the circle (default: the host's name).") var name: String = SyncRunner
+            .hostName
         func run() throws {
             let remote = SyncRunner.absolute(remote)
-            SyncRunner(address).report(try SyncRunner(address).perform(.syncInit, ["remote": .string(remote), "name": .string(name)]) {
-                try $0.initialize(remote: remote, name: name)
-            })
+            SyncRunner(address).report(
+                try SyncRunner(address).perform(.syncInit, ["remote": .string(remote), "name": .string(name)]) {
+                    try $0.initialize(remote: remote, name: name)
+                })
         }
     }
 
     struct Invite: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "invite", abstract: "Print a one-time code that lets another vault join (valid one hour unless --expires).")
+        static let configuration = CommandConfiguration(
+            commandName: "invite",
+            abstract: "Print a one-time code that lets another vault join (valid one hour unless --expires).")
         @OptionGroup var address: DaemonAddress
         @Option(help: "Seconds the invitation stays valid.") var expires: Int64 = 3600
         func run() throws {
@@ -50,27 +59,38 @@ struct Sync: ParsableCommand {
     }
 
     struct Join: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "join", abstract: "Join the sync group of REMOTE with an invitation code read from standard input.")
+        static let configuration = CommandConfiguration(
+            commandName: "join",
+            abstract: "Join the sync group of REMOTE with an invitation code read from standard input.")
         @OptionGroup var address: DaemonAddress
         @Argument(help: "The git repository (path or URL).") var remote: String
         @Flag(help: "Read the invitation code from standard input (the only way: never in argv).") var codeStdin = false
-        @Option(help: "This vault's name in the circle (default: the host's name).") var name: String = SyncRunner.hostName
+        @Option(help: "This vault's name in the circle (default: the host's name).") var name: String = SyncRunner
+            .hostName
         func run() throws {
-            guard codeStdin else { throw ValidationError("pass --code-stdin and give the invitation code on standard input") }
-            guard let input = try BoundedInput.read(.standardInput, limit: 64 << 10) else { throw CLIError("standard input is larger than 64 KiB: expected an invitation code") }
+            guard codeStdin else {
+                throw ValidationError("pass --code-stdin and give the invitation code on standard input")
+            }
+            guard let input = try BoundedInput.read(.standardInput, limit: 64 << 10) else {
+                throw CLIError("standard input is larger than 64 KiB: expected an invitation code")
+            }
             let text = String(decoding: input, as: UTF8.self)
             let code: InvitationCode
             do { code = try InvitationCode.parse(text) } catch { throw CLIError(error.message) }
             let remote = SyncRunner.absolute(remote)
             let runner = SyncRunner(address)
-            runner.report(try runner.perform(.syncJoin, ["remote": .string(remote), "code": .string(code.canonical), "name": .string(name)]) {
-                try $0.join(remote: remote, code: code, name: name)
-            })
+            runner.report(
+                try runner.perform(
+                    .syncJoin, ["remote": .string(remote), "code": .string(code.canonical), "name": .string(name)]
+                ) {
+                    try $0.join(remote: remote, code: code, name: name)
+                })
         }
     }
 
     struct SyncStatus: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "status", abstract: "Whether the vault syncs, with which remote, how many items.")
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Whether the vault syncs, with which remote, how many items.")
         @OptionGroup var address: DaemonAddress
         func run() throws {
             let status = try SyncRunner(address).perform(.syncStatus) { .dictionary(try $0.status()) }
@@ -81,7 +101,9 @@ struct Sync: ParsableCommand {
     }
 
     struct Members: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "members", abstract: "The circle's members as this vault last verified them: name, fingerprint, added by, when.")
+        static let configuration = CommandConfiguration(
+            commandName: "members",
+            abstract: "The circle's members as this vault last verified them: name, fingerprint, added by, when.")
         @OptionGroup var address: DaemonAddress
         func run() throws {
             let list = try SyncRunner(address).perform(.syncMembers) { .array(try $0.members()) }
@@ -97,7 +119,9 @@ struct Sync: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove MEMBER (name or fingerprint): a new epoch key it is not given, every item re-sealed.")
+        static let configuration = CommandConfiguration(
+            commandName: "remove",
+            abstract: "Remove MEMBER (name or fingerprint): a new epoch key it is not given, every item re-sealed.")
         @OptionGroup var address: DaemonAddress
         @Argument(help: "The member's name or fingerprint.") var member: String
         func run() throws {
@@ -107,20 +131,28 @@ struct Sync: ParsableCommand {
     }
 
     struct Rotate: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "rotate", abstract: "Start a new epoch: a new items key, every item re-sealed, nobody removed.")
+        static let configuration = CommandConfiguration(
+            commandName: "rotate", abstract: "Start a new epoch: a new items key, every item re-sealed, nobody removed."
+        )
         @OptionGroup var address: DaemonAddress
-        func run() throws { SyncRunner(address).report(try SyncRunner(address).perform(.syncRotate) { try $0.rotate() }) }
+        func run() throws {
+            SyncRunner(address).report(try SyncRunner(address).perform(.syncRotate) { try $0.rotate() })
+        }
     }
 
     struct Leave: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "leave", abstract: "Leave the circle: sign the leave, then drop this vault's sync setup (its items stay).")
+        static let configuration = CommandConfiguration(
+            commandName: "leave",
+            abstract: "Leave the circle: sign the leave, then drop this vault's sync setup (its items stay).")
         @OptionGroup var address: DaemonAddress
         func run() throws { SyncRunner(address).report(try SyncRunner(address).perform(.syncLeave) { try $0.leave() }) }
     }
 
     struct MergeDriver: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "merge-driver", abstract: "git's merge driver for item files (registered by init and join; git calls it).", shouldDisplay: false)
+            commandName: "merge-driver",
+            abstract: "git's merge driver for item files (registered by init and join; git calls it).",
+            shouldDisplay: false)
         @OptionGroup var address: DaemonAddress
         @Argument(help: "%O: the common ancestor (unused: the rule compares the two sides).") var base: String
         @Argument(help: "%A: our version; the result is written here.") var ours: String
@@ -137,7 +169,9 @@ struct Sync: ParsableCommand {
             } catch {
                 throw CLIError("merge driver: cannot read the versions of \(path)")
             }
-            guard let a = readA, let b = readB else { throw CLIError("merge driver: a version of \(path) is larger than 16 MiB") }
+            guard let a = readA, let b = readB else {
+                throw CLIError("merge driver: a version of \(path) is larger than 16 MiB")
+            }
             let vault = try address.resolveVault()
             let request = ControlRequest(.syncMerge, ["name": .string(name), "ours": .data(a), "theirs": .data(b)])
             let merged: Data
@@ -148,7 +182,9 @@ struct Sync: ParsableCommand {
                     try keychain.mergeSyncFiles(name: name, ours: a, theirs: b)
                 }
             }
-            guard FileManager.default.createFile(atPath: ours, contents: merged) else { throw CLIError("merge driver: cannot write \(ours)") }
+            guard FileManager.default.createFile(atPath: ours, contents: merged) else {
+                throw CLIError("merge driver: cannot write \(ours)")
+            }
         }
     }
 }
@@ -158,28 +194,38 @@ struct SyncRunner {
     let address: DaemonAddress
     init(_ address: DaemonAddress) { self.address = address }
 
-    func perform(_ command: ControlCommand, _ arguments: KeychainDictionary = [:],
-                 inProcess: (SyncSession) throws -> KeychainValue) throws -> KeychainValue {
+    func perform(
+        _ command: ControlCommand, _ arguments: KeychainDictionary = [:],
+        inProcess: (SyncSession) throws -> KeychainValue
+    ) throws -> KeychainValue {
         let vault = try address.resolveVault()
         let client = ControlClient(vault: vault)
         var request = ControlRequest(command, arguments)
         request.arguments = arguments
         if let response = try client.sendIfServed(request) { return try response.check() ?? .dictionary([:]) }
         _ = try vault.config()
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return try inProcess(SyncSession(vault: vault, access: InProcessSyncAccess(vault: vault), executable: executable))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return try inProcess(
+            SyncSession(vault: vault, access: InProcessSyncAccess(vault: vault), executable: executable))
     }
 
-    func perform(_ command: ControlCommand, _ arguments: KeychainDictionary = [:],
-                 inProcess: (SyncSession) throws -> SyncReport) throws -> KeychainValue {
+    func perform(
+        _ command: ControlCommand, _ arguments: KeychainDictionary = [:],
+        inProcess: (SyncSession) throws -> SyncReport
+    ) throws -> KeychainValue {
         try perform(command, arguments) { session in Self.encode(try inProcess(session)) }
     }
 
     func report(_ value: KeychainValue) {
         let d = value.dictionaryValue ?? [:]
-        print("exported \(d["exported"]?.numberValue ?? 0), imported \(d["imported"]?.numberValue ?? 0)\(d["pushed"] == .bool(true) ? ", pushed" : "")")
+        print(
+            "exported \(d["exported"]?.numberValue ?? 0), imported \(d["imported"]?.numberValue ?? 0)\(d["pushed"] == .bool(true) ? ", pushed" : "")"
+        )
         for note in d["notes"]?.arrayValue ?? [] { print(note.stringValue ?? "") }
-        for skipped in d["skipped"]?.arrayValue ?? [] { FileHandle.standardError.write(Data("skipped \(skipped.stringValue ?? "")\n".utf8)) }
+        for skipped in d["skipped"]?.arrayValue ?? [] {
+            FileHandle.standardError.write(Data("skipped \(skipped.stringValue ?? "")\n".utf8))
+        }
     }
 
     static func encode(_ report: SyncReport) -> KeychainValue { .dictionary(report.dictionary) }
@@ -204,7 +250,8 @@ struct SyncRunner {
 
     /// A local path made absolute (the daemon runs elsewhere); URLs pass through.
     static func absolute(_ remote: String) -> String {
-        remote.contains("://") || remote.contains(":") && !remote.hasPrefix("/") && !remote.hasPrefix(".") ? remote
+        remote.contains("://") || remote.contains(":") && !remote.hasPrefix("/") && !remote.hasPrefix(".")
+            ? remote
             : URL(fileURLWithPath: remote).standardizedFileURL.path
     }
 }

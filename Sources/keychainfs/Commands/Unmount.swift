@@ -6,13 +6,16 @@ import KeychainModel
 import KeychainFS
 
 struct Unmount: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "unmount", abstract: "Unmount a vault and stop its daemon; returns once the mount is gone.")
+    static let configuration = CommandConfiguration(
+        commandName: "unmount", abstract: "Unmount a vault and stop its daemon; returns once the mount is gone.")
 
     @Argument(help: "The mount point.")
     var mountpoint: String
 
     func run() throws {
-        guard let entry = MountTable.entry(mountpoint: mountpoint) else { throw CLIError("\(mountpoint) is not a keychainfs mount") }
+        guard let entry = MountTable.entry(mountpoint: mountpoint) else {
+            throw CLIError("\(mountpoint) is not a keychainfs mount")
+        }
         let client = ControlClient(vault: Vault(directory: entry.vault))
         do {
             _ = try client.send(ControlRequest(.unmount)).check()
@@ -20,7 +23,9 @@ struct Unmount: ParsableCommand {
             // No daemon answers: a dead mount (daemon killed), or one that is not ours to stop.
             FuseMount.detach(entry.mountpoint)
             if MountTable.isMounted(entry.mountpoint) {
-                throw CLIError("cannot unmount \(entry.mountpoint): its daemon cannot be reached (\(error.message)) and the mount could not be detached (is it another user's?)")
+                throw CLIError(
+                    "cannot unmount \(entry.mountpoint): its daemon cannot be reached (\(error.message)) and the mount could not be detached (is it another user's?)"
+                )
             }
             return
         }
@@ -29,7 +34,9 @@ struct Unmount: ParsableCommand {
             guard Date() < deadline else {
                 FuseMount.detach(entry.mountpoint)
                 if MountTable.isMounted(entry.mountpoint) {
-                    throw CLIError("the daemon did not unmount \(entry.mountpoint) within 10 s, and the mount could not be detached")
+                    throw CLIError(
+                        "the daemon did not unmount \(entry.mountpoint) within 10 s, and the mount could not be detached"
+                    )
                 }
                 throw CLIError("the daemon did not unmount \(entry.mountpoint) within 10 s; detached it")
             }

@@ -21,7 +21,11 @@ struct ExportedItems {
     var isEmpty: Bool { certificates.isEmpty && privateKeys.isEmpty && publicKeys.isEmpty && identities.isEmpty }
 
     init(connection: KeychainConnection, type: Export.ItemType) throws(KeychainError) {
-        if [.certs, .all].contains(type) { certificates = try Self.all(Schema.certificate.code, connection).compactMap { $0[QueryKey.valueData]?.dataValue } }
+        if [.certs, .all].contains(type) {
+            certificates = try Self.all(Schema.certificate.code, connection).compactMap {
+                $0[QueryKey.valueData]?.dataValue
+            }
+        }
         if [.privKeys, .allKeys, .all].contains(type) {
             for key in try Self.keys(connection, keyClass: 1) { privateKeys.append(try Self.privateKey(key)) }
         }
@@ -30,20 +34,28 @@ struct ExportedItems {
                 key[QueryKey.valueData]?.dataValue.map { (key[Attributes.keyType.code]?.numberValue ?? 0, $0) }
             }
         }
-        if [.identities, .all].contains(type) { identities = try Self.identities(connection) }  // `-t all -f pkcs12` has them too
+        // `-t all -f pkcs12` has them too
+        if [.identities, .all].contains(type) { identities = try Self.identities(connection) }
     }
 
-    private static func all(_ classCode: String, _ connection: KeychainConnection, _ extra: KeychainDictionary = [:]) throws(KeychainError) -> [[String: KeychainValue]] {
-        let query: KeychainDictionary = [QueryKey.class: .string(classCode), QueryKey.returnAttributes: true, QueryKey.returnData: true,
-                                         QueryKey.matchLimit: .string(QueryKey.matchLimitAll)]
+    private static func all(_ classCode: String, _ connection: KeychainConnection, _ extra: KeychainDictionary = [:])
+        throws(KeychainError) -> [[String: KeychainValue]]
+    {
+        let query: KeychainDictionary = [
+            QueryKey.class: .string(classCode), QueryKey.returnAttributes: true, QueryKey.returnData: true,
+            QueryKey.matchLimit: .string(QueryKey.matchLimitAll),
+        ]
         do {
-            return try connection.copyMatching(query.merging(extra) { $1 }.includingSynchronizable)?.arrayValue?.compactMap(\.dictionaryValue) ?? []
-        } catch where error.status == SecStatus.itemNotFound {
+            return try connection.copyMatching(query.merging(extra) { $1 }.includingSynchronizable)?.arrayValue?
+                .compactMap(\.dictionaryValue) ?? []
+        } catch let error where error.status == SecStatus.itemNotFound {
             return []
         }
     }
 
-    private static func keys(_ connection: KeychainConnection, keyClass: Int64, label: KeychainValue? = nil) throws(KeychainError) -> [[String: KeychainValue]] {
+    private static func keys(_ connection: KeychainConnection, keyClass: Int64, label: KeychainValue? = nil)
+        throws(KeychainError) -> [[String: KeychainValue]]
+    {
         var match: KeychainDictionary = [Attributes.keyClass.code: .number(keyClass)]
         if let label { match[Attributes.applicationLabel.code] = label }
         return try all(Schema.key.code, connection, match)
@@ -55,7 +67,9 @@ struct ExportedItems {
         guard !Keychain.withholdsSecret(Schema.key, item), let data = item[QueryKey.valueData]?.dataValue else {
             throw KeychainError(SecStatus.dataNotAvailable, "a private key is not extractable")
         }
-        return .privateKey(type: item[Attributes.keyType.code]?.numberValue ?? 0, bits: item[Attributes.keySizeInBits.code]?.numberValue ?? 0, data: data)
+        return .privateKey(
+            type: item[Attributes.keyType.code]?.numberValue ?? 0,
+            bits: item[Attributes.keySizeInBits.code]?.numberValue ?? 0, data: data)
     }
 
     /// Each identity, as the engine joins it (the identity class: a certificate and the private key whose
@@ -63,9 +77,13 @@ struct ExportedItems {
     private static func identities(_ connection: KeychainConnection) throws(KeychainError) -> [Identity] {
         var identities: [Identity] = []
         for identity in try all(Schema.identity.code, connection) {
-            guard let der = identity[QueryKey.valueData]?.dataValue, let label = identity[Attributes.applicationLabel.code],
-                  let key = try keys(connection, keyClass: 1, label: label).first else { continue }
-            identities.append(Identity(certificate: der, key: try privateKey(key), label: identity[Attributes.label.code]?.stringValue))
+            guard let der = identity[QueryKey.valueData]?.dataValue,
+                let label = identity[Attributes.applicationLabel.code],
+                let key = try keys(connection, keyClass: 1, label: label).first
+            else { continue }
+            identities.append(
+                Identity(
+                    certificate: der, key: try privateKey(key), label: identity[Attributes.label.code]?.stringValue))
         }
         return identities
     }

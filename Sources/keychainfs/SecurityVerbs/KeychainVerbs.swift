@@ -15,7 +15,8 @@ private func deviceCommand<Call: ControlCall>(_ keychain: KeychainArgument, _ op
 }
 
 struct LockKeychain: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "lock-keychain", abstract: "Lock the device of a served vault (macOS security verb).")
+    static let configuration = CommandConfiguration(
+        commandName: "lock-keychain", abstract: "Lock the device of a served vault (macOS security verb).")
     @Flag(name: .customShort("a"), help: "Lock all keychains (here: the one named, or the default).") var all = false
     @OptionGroup var keychain: KeychainArgument
 
@@ -25,13 +26,18 @@ struct LockKeychain: ParsableCommand {
 struct UnlockKeychain: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unlock-keychain", abstract: "Unlock the device of a served vault (macOS security verb).",
-        discussion: "The passcode is read from a no-echo prompt, or from standard input when it is not a terminal; never from argv (-p is refused).")
-    @Option(name: .customShort("p"), help: "Refused: a password in argv is visible to every user (use standard input).") var password: String?
+        discussion:
+            "The passcode is read from a no-echo prompt, or from standard input when it is not a terminal; never from argv (-p is refused)."
+    )
+    @Option(name: .customShort("p"), help: "Refused: a password in argv is visible to every user (use standard input).")
+    var password: String?
     @Flag(name: .customShort("u"), help: "Read the password from the prompt (the default).") var prompt = false
     @OptionGroup var keychain: KeychainArgument
 
     func validate() throws {
-        if password != nil { throw ValidationError("-p would put the passcode in argv; pipe it on standard input instead") }
+        if password != nil {
+            throw ValidationError("-p would put the passcode in argv; pipe it on standard input instead")
+        }
     }
 
     func run() throws {
@@ -42,21 +48,29 @@ struct UnlockKeychain: ParsableCommand {
 }
 
 struct DumpKeychain: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "dump-keychain", abstract: "Print every password item (macOS security verb).")
+    static let configuration = CommandConfiguration(
+        commandName: "dump-keychain", abstract: "Print every password item (macOS security verb).")
     @Flag(name: .customShort("d"), help: "Also print each item's data (its secret).") var data = false
-    @Flag(name: .customShort("a"), help: "Accepted for macOS compatibility (access lists: none here).") var accessLists = false
-    @Flag(name: .customShort("i"), help: "Accepted for macOS compatibility (interactive: no effect).") var interactive = false
+    @Flag(name: .customShort("a"), help: "Accepted for macOS compatibility (access lists: none here).")
+    var accessLists = false
+    @Flag(name: .customShort("i"), help: "Accepted for macOS compatibility (interactive: no effect).") var interactive =
+        false
     @Flag(name: .customShort("r"), help: "Accepted for macOS compatibility (raw data: no effect).") var raw = false
     @OptionGroup var keychain: KeychainArgument
 
     func run() throws {
         let connection = try keychain.connect(for: "SecKeychainSearchCopyNext")
         for classCode in [Schema.internetPassword.code, Schema.genericPassword.code] {
-            var query: KeychainDictionary = [QueryKey.class: .string(classCode), QueryKey.returnAttributes: true, QueryKey.matchLimit: .string(QueryKey.matchLimitAll)]
-                .includingSynchronizable
+            var query: KeychainDictionary = [
+                QueryKey.class: .string(classCode), QueryKey.returnAttributes: true,
+                QueryKey.matchLimit: .string(QueryKey.matchLimitAll),
+            ]
+            .includingSynchronizable
             if data { query[QueryKey.returnData] = true }
             let items: [KeychainValue]
-            do { items = try connection.copyMatching(query)?.arrayValue ?? [] } catch where error.status == SecStatus.itemNotFound {
+            do { items = try connection.copyMatching(query)?.arrayValue ?? [] } catch
+                where error.status == SecStatus.itemNotFound
+            {
                 continue
             } catch {
                 throw SecurityOutput.fail("SecKeychainSearchCopyNext", error)
@@ -65,7 +79,9 @@ struct DumpKeychain: ParsableCommand {
                 SecurityOutput.printItem(item, classCode: classCode, vault: connection.vault)
                 if data {
                     print("data:")
-                    print(SecurityOutput.format(item[QueryKey.valueData].map { .data($0.dataValue ?? Data()) } ?? nil, type: "blob"))
+                    print(
+                        SecurityOutput.format(
+                            item[QueryKey.valueData].map { .data($0.dataValue ?? Data()) } ?? nil, type: "blob"))
                 }
             }
         }

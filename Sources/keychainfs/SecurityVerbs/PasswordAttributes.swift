@@ -47,7 +47,8 @@ struct InternetPasswordAttributes: ParsableArguments {
     @Option(name: .customShort("p"), help: "Path.") var path: String?
     @Option(name: .customShort("P"), help: "Port number.") var port: Int64?
     @Option(name: .customShort("r"), help: "Protocol (four-character code, e.g. 'htps').") var `protocol`: String?
-    @Option(name: .customShort("t"), help: "Authentication type (four-character code, e.g. 'dflt').") var authenticationType: String?
+    @Option(name: .customShort("t"), help: "Authentication type (four-character code, e.g. 'dflt').")
+    var authenticationType: String?
 
     func attributes() throws -> KeychainDictionary {
         var d = try common.attributes()
@@ -57,11 +58,15 @@ struct InternetPasswordAttributes: ParsableArguments {
         if let path { d[Attributes.path.code] = .string(path) }
         if let port { d[Attributes.port.code] = .number(port) }
         if let value = `protocol` {
-            guard value.utf8.count == 4 else { throw ValidationError("-r takes a four-character protocol code such as 'htps' or 'ftp '") }
+            guard value.utf8.count == 4 else {
+                throw ValidationError("-r takes a four-character protocol code such as 'htps' or 'ftp '")
+            }
             d[Attributes.protocol.code] = .string(value)
         }
         if let authenticationType {
-            guard authenticationType.utf8.count == 4 else { throw ValidationError("-t takes a four-character code such as 'dflt'") }
+            guard authenticationType.utf8.count == 4 else {
+                throw ValidationError("-t takes a four-character code such as 'dflt'")
+            }
             d[Attributes.authenticationType.code] = .string(authenticationType)
         }
         return d

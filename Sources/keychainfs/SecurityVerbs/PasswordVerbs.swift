@@ -12,16 +12,21 @@ enum PasswordVerbs {
         return attributes.filter { keys.contains($0.key) }
     }
 
-    static func add(_ attributes: KeychainDictionary, password: Data, update: Bool, keychain: KeychainArgument, operation: String) throws {
+    static func add(
+        _ attributes: KeychainDictionary, password: Data, update: Bool, keychain: KeychainArgument, operation: String
+    ) throws {
         let connection = try keychain.connect(for: operation)
         var item = attributes
         item[QueryKey.valueData] = .data(password)
         do {
             _ = try connection.add(item)
-        } catch where error.status == SecStatus.duplicateItem && update {
+        } catch let error where error.status == SecStatus.duplicateItem && update {
             var changes = attributes.filter { $0.key != QueryKey.class }
             changes[QueryKey.valueData] = .data(password)
-            do { try connection.update(identity(attributes, classCode: attributes[QueryKey.class]!.stringValue!), changes) } catch {
+            do {
+                try connection.update(
+                    identity(attributes, classCode: attributes[QueryKey.class]!.stringValue!), changes)
+            } catch {
                 throw SecurityOutput.fail("SecKeychainItemModifyContent", error)
             }
         } catch {
@@ -29,7 +34,9 @@ enum PasswordVerbs {
         }
     }
 
-    static func find(_ attributes: KeychainDictionary, showPassword: Bool, onlyPassword: Bool, keychain: KeychainArgument) throws {
+    static func find(
+        _ attributes: KeychainDictionary, showPassword: Bool, onlyPassword: Bool, keychain: KeychainArgument
+    ) throws {
         let connection = try keychain.connect(for: "SecKeychainSearchCopyNext")
         var query = attributes.includingSynchronizable
         query[QueryKey.returnAttributes] = true
@@ -58,16 +65,19 @@ enum PasswordVerbs {
             let found: [String: KeychainValue]
             do {
                 found = try connection.copyMatching(query)?.dictionaryValue ?? [:]
-            } catch where error.status == SecStatus.interactionNotAllowed {
+            } catch let error where error.status == SecStatus.interactionNotAllowed {
                 // Locked: the item cannot be shown, but Delete needs no key (docs/spec.md §2), so it goes by the
                 // attributes given, as SecItemDelete does.
                 try connection.delete(attributes.includingSynchronizable)
                 print("password has been deleted.")
                 return
             }
-            guard let ref = found[QueryKey.valuePersistentRef] else { throw KeychainError(SecStatus.itemNotFound, "not found") }
+            guard let ref = found[QueryKey.valuePersistentRef] else {
+                throw KeychainError(SecStatus.itemNotFound, "not found")
+            }
             try connection.delete([QueryKey.valuePersistentRef: ref])
-            SecurityOutput.printItem(found, classCode: attributes[QueryKey.class]!.stringValue!, vault: connection.vault, withVersion: false)
+            SecurityOutput.printItem(
+                found, classCode: attributes[QueryKey.class]!.stringValue!, vault: connection.vault, withVersion: false)
             print("password has been deleted.")
         } catch {
             throw SecurityOutput.fail("SecKeychainSearchCopyNext", error)
@@ -80,10 +90,18 @@ enum PasswordVerbs {
         if let hex {
             // Hex digits only: UInt8(_:radix:) alone would take "+1" as a digit pair.
             let digits = Array(hex.utf8)
-            guard digits.count % 2 == 0, digits.allSatisfy({ UInt8(ascii: "0")...UInt8(ascii: "9") ~= $0 || (UInt8(ascii: "a")...UInt8(ascii: "f")) ~= ($0 | 0x20) }) else {
+            guard digits.count % 2 == 0,
+                digits.allSatisfy({
+                    UInt8(ascii: "0")...UInt8(ascii: "9") ~= $0
+                        || (UInt8(ascii: "a")...UInt8(ascii: "f")) ~= ($0 | 0x20)
+                })
+            else {
                 throw ValidationError("-X takes an even number of hex digits (0-9, a-f)")
             }
-            return Data(stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)! })
+            return Data(
+                stride(from: 0, to: digits.count, by: 2).map {
+                    UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)!
+                })
         }
         var input = PasscodeInput(fromStdin: isatty(0) == 0)
         return try input.next("password data for new item: ")
@@ -92,15 +110,19 @@ enum PasswordVerbs {
 
 /// The options of macOS's add- verbs besides the attributes.
 struct AddOptions: ParsableArguments {
-    @Option(name: .customShort("w"), help: "The password (visible to other users in /proc: prefer the prompt or standard input).") var password: String?
+    @Option(
+        name: .customShort("w"),
+        help: "The password (visible to other users in /proc: prefer the prompt or standard input).") var password:
+        String?
     @Option(name: .customShort("X"), help: "The password as hex.") var hexPassword: String?
     @Flag(name: .customShort("U"), help: "Update the item if it already exists.") var update = false
     @Flag(name: .customShort("A"), help: "Allow any application (accepted; no effect).") var anyApplication = false
     @Option(name: .customShort("T"), help: "Trusted application (accepted; no effect).") var trusted: [String] = []
 
     func run(_ attributes: KeychainDictionary, keychain: KeychainArgument) throws {
-        try PasswordVerbs.add(attributes, password: try PasswordVerbs.password(password, hex: hexPassword), update: update,
-                              keychain: keychain, operation: "SecKeychainItemCreateFromContent")
+        try PasswordVerbs.add(
+            attributes, password: try PasswordVerbs.password(password, hex: hexPassword), update: update,
+            keychain: keychain, operation: "SecKeychainItemCreateFromContent")
     }
 }
 
@@ -115,7 +137,8 @@ struct FindOptions: ParsableArguments {
 }
 
 struct AddGenericPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add-generic-password", abstract: "Add a generic password item (macOS security verb).")
+    static let configuration = CommandConfiguration(
+        commandName: "add-generic-password", abstract: "Add a generic password item (macOS security verb).")
     @OptionGroup var attributes: GenericPasswordAttributes
     @OptionGroup var add: AddOptions
     @OptionGroup var keychain: KeychainArgument
@@ -124,7 +147,8 @@ struct AddGenericPassword: ParsableCommand {
 }
 
 struct FindGenericPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "find-generic-password", abstract: "Find a generic password item (macOS security verb).")
+    static let configuration = CommandConfiguration(
+        commandName: "find-generic-password", abstract: "Find a generic password item (macOS security verb).")
     @OptionGroup var attributes: GenericPasswordAttributes
     @OptionGroup var find: FindOptions
     @OptionGroup var keychain: KeychainArgument
@@ -133,7 +157,8 @@ struct FindGenericPassword: ParsableCommand {
 }
 
 struct DeleteGenericPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "delete-generic-password", abstract: "Delete a generic password item (macOS security verb).")
+    static let configuration = CommandConfiguration(
+        commandName: "delete-generic-password", abstract: "Delete a generic password item (macOS security verb).")
     @OptionGroup var attributes: GenericPasswordAttributes
     @OptionGroup var keychain: KeychainArgument
 
@@ -141,7 +166,8 @@ struct DeleteGenericPassword: ParsableCommand {
 }
 
 struct AddInternetPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add-internet-password", abstract: "Add an internet password item (macOS security verb).")
+    static let configuration = CommandConfiguration(
+        commandName: "add-internet-password", abstract: "Add an internet password item (macOS security verb).")
     @OptionGroup var attributes: InternetPasswordAttributes
     @OptionGroup var add: AddOptions
     @OptionGroup var keychain: KeychainArgument
@@ -150,7 +176,8 @@ struct AddInternetPassword: ParsableCommand {
 }
 
 struct FindInternetPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "find-internet-password", abstract: "Find an internet password item (macOS security verb).")
+    static let configuration = CommandConfiguration(
+        commandName: "find-internet-password", abstract: "Find an internet password item (macOS security verb).")
     @OptionGroup var attributes: InternetPasswordAttributes
     @OptionGroup var find: FindOptions
     @OptionGroup var keychain: KeychainArgument
@@ -159,7 +186,8 @@ struct FindInternetPassword: ParsableCommand {
 }
 
 struct DeleteInternetPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "delete-internet-password", abstract: "Delete an internet password item (macOS security verb).")
+    static let configuration = CommandConfiguration(
+        commandName: "delete-internet-password", abstract: "Delete an internet password item (macOS security verb).")
     @OptionGroup var attributes: InternetPasswordAttributes
     @OptionGroup var keychain: KeychainArgument
 

@@ -8,17 +8,29 @@ import KeychainModel
 enum SecurityOutput {
     /// The attributes `security` shows per class, with their printed types.
     static func shownAttributes(_ classCode: String) -> [(code: String, type: String)] {
-        let common: [(String, String)] = [(Attributes.account.code, "blob"), (Attributes.creationDate.code, "timedate"), (Attributes.creator.code, "uint32"), (Attributes.hasCustomIcon.code, "sint32"), (Attributes.description.code, "blob"),
-                                          (Attributes.comment.code, "blob"), (Attributes.isInvisible.code, "sint32"), (Attributes.modificationDate.code, "timedate"), (Attributes.isNegative.code, "sint32"), ("prot", "blob"),
-                                          (Attributes.scriptCode.code, "sint32"), (Attributes.type.code, "uint32")]
-        let own: [(String, String)] = classCode == Schema.internetPassword.code
-            ? [(Attributes.authenticationType.code, "blob"), (Attributes.path.code, "blob"), (Attributes.port.code, "uint32"), (Attributes.protocol.code, "uint32"), (Attributes.securityDomain.code, "blob"), (Attributes.server.code, "blob")]
+        let common: [(String, String)] = [
+            (Attributes.account.code, "blob"), (Attributes.creationDate.code, "timedate"),
+            (Attributes.creator.code, "uint32"), (Attributes.hasCustomIcon.code, "sint32"),
+            (Attributes.description.code, "blob"),
+            (Attributes.comment.code, "blob"), (Attributes.isInvisible.code, "sint32"),
+            (Attributes.modificationDate.code, "timedate"), (Attributes.isNegative.code, "sint32"), ("prot", "blob"),
+            (Attributes.scriptCode.code, "sint32"), (Attributes.type.code, "uint32"),
+        ]
+        let own: [(String, String)] =
+            classCode == Schema.internetPassword.code
+            ? [
+                (Attributes.authenticationType.code, "blob"), (Attributes.path.code, "blob"),
+                (Attributes.port.code, "uint32"), (Attributes.protocol.code, "uint32"),
+                (Attributes.securityDomain.code, "blob"), (Attributes.server.code, "blob"),
+            ]
             : [(Attributes.generic.code, "blob"), (Attributes.service.code, "blob")]
         return (common + own).sorted { $0.0 < $1.0 }.map { (code: $0.0, type: $0.1) }
     }
 
     /// `keychain: … / version: 512 / class: … / attributes: …` as macOS prints an item.
-    static func printItem(_ attributes: [String: KeychainValue], classCode: String, vault: Vault, withVersion: Bool = true) {
+    static func printItem(
+        _ attributes: [String: KeychainValue], classCode: String, vault: Vault, withVersion: Bool = true
+    ) {
         print("keychain: " + buffer(vault.directory.utf8))
         if withVersion { print("version: 512") }
         print("class: \"\(classCode)\"")
@@ -36,8 +48,12 @@ enum SecurityOutput {
         print("version: 256")
         print("class: 0x80001000 ")
         print("attributes:")
-        let shown: [(code: String, type: String)] = [(Attributes.alias.code, "blob"), (Attributes.certificateEncoding.code, "uint32"), (Attributes.certificateType.code, "uint32"), ("hpky", "blob"), ("issu", "blob"),
-                                                     (Attributes.label.code, "blob"), (Attributes.subjectKeyID.code, "blob"), ("snbr", "blob"), (Attributes.subject.code, "blob")]
+        let shown: [(code: String, type: String)] = [
+            (Attributes.alias.code, "blob"), (Attributes.certificateEncoding.code, "uint32"),
+            (Attributes.certificateType.code, "uint32"), ("hpky", "blob"), ("issu", "blob"),
+            (Attributes.label.code, "blob"), (Attributes.subjectKeyID.code, "blob"), ("snbr", "blob"),
+            (Attributes.subject.code, "blob"),
+        ]
         for (code, type) in shown {
             let value = code == "hpky" ? attributes[Attributes.publicKeyHash.code] : attributes[code]
             print("    \"\(code)\"<\(type)>=\(format(value, type: type))")
@@ -78,7 +94,8 @@ enum SecurityOutput {
     /// Printable ASCII as it is; every other byte, `\` and `"` as a three-digit octal escape (`\033`).
     /// macOS leaves `"` as it is; escaping it keeps the quoted text's end unambiguous.
     static func escaped(_ bytes: some Collection<UInt8>) -> String {
-        bytes.map { isPlain($0) && $0 != UInt8(ascii: "\"") ? String(UnicodeScalar($0)) : String(format: "\\%03o", $0) }.joined()
+        bytes.map { isPlain($0) && $0 != UInt8(ascii: "\"") ? String(UnicodeScalar($0)) : String(format: "\\%03o", $0) }
+            .joined()
     }
 
     /// What macOS prints as itself: printable ASCII but the backslash.
@@ -89,7 +106,9 @@ enum SecurityOutput {
 
     /// The secret as `-w` prints it: text if it is printable UTF-8, hex otherwise.
     static func password(_ data: Data) -> String {
-        if let text = String(validating: data, as: UTF8.self), !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        if let text = String(validating: data, as: UTF8.self),
+            !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
             return text
         }
         return data.map { String(format: "%02x", $0) }.joined()
@@ -97,7 +116,8 @@ enum SecurityOutput {
 
     /// Prints `security: OPERATION: message` and exits with the status's low byte (44 for not found).
     static func fail(_ operation: String, _ error: KeychainError) -> ExitCode {
-        let message = error.status == SecStatus.itemNotFound || error.status == SecStatus.duplicateItem
+        let message =
+            error.status == SecStatus.itemNotFound || error.status == SecStatus.duplicateItem
             ? SecStatus.message(of: error.status) : error.message
         FileHandle.standardError.write(Data("security: \(operation): \(message)\n".utf8))
         return ExitCode(Int32(UInt8(truncatingIfNeeded: error.status)))
@@ -113,14 +133,20 @@ enum SecurityOutput {
 
 /// The keychain a verb acts on: its last argument (a vault directory), else the default vault.
 struct KeychainArgument: ParsableArguments {
-    @Argument(help: "The vault to use (macOS: the keychain file); default $KEYCHAIN_VAULT or ~/.local/share/keychainfs/default.")
+    @Argument(
+        help:
+            "The vault to use (macOS: the keychain file); default $KEYCHAIN_VAULT or ~/.local/share/keychainfs/default."
+    )
     var keychain: [String] = []
 
     /// The connection, or (docs/spec.md §5) `security: OPERATION: message` and the OSStatus exit code when the
     /// vault cannot be opened.
     func connect(for operation: String) throws -> KeychainConnection {
         let vault = keychain.first.map { Vault(directory: $0) } ?? ClientEnvironment.defaultVault()
-        do { return try KeychainConnection(vault: vault, caller: ClientEnvironment.caller(), createIfMissing: keychain.isEmpty) } catch {
+        do {
+            return try KeychainConnection(
+                vault: vault, caller: ClientEnvironment.caller(), createIfMissing: keychain.isEmpty)
+        } catch {
             throw SecurityOutput.fail(operation, error)
         }
     }

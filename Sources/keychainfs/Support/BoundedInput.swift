@@ -7,7 +7,9 @@ enum BoundedInput {
     /// The bytes of `handle` to its end; nil when there are more than `limit`.
     static func read(_ handle: FileHandle, limit: Int) throws -> Data? {
         var data = Data()
-        while data.count <= limit, let chunk = try handle.read(upToCount: min(1 << 16, limit + 1 - data.count)), !chunk.isEmpty {
+        while data.count <= limit, let chunk = try handle.read(upToCount: min(1 << 16, limit + 1 - data.count)),
+            !chunk.isEmpty
+        {
             data += chunk
         }
         return data.count <= limit ? data : nil

@@ -31,7 +31,10 @@ struct DaemonAddress: ParsableArguments {
     }
 
     /// Sends a request and returns the result, throwing the daemon's error.
-    func send(_ command: ControlCommand, _ arguments: KeychainDictionary = [:], attachment: Data? = nil) throws -> KeychainValue? {
-        try ControlClient(vault: try resolveVault()).send(ControlRequest(command, arguments, attachment: attachment)).check()
+    func send(_ command: ControlCommand, _ arguments: KeychainDictionary = [:], attachment: Data? = nil) throws
+        -> KeychainValue?
+    {
+        try ControlClient(vault: try resolveVault()).send(ControlRequest(command, arguments, attachment: attachment))
+            .check()
     }
 }

@@ -8,6 +8,8 @@ enum FuseConfiguration {
     /// Whether the file has an uncommented `user_allow_other` line.
     static func allowsOther(path: String = path) -> Bool {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return false }
-        return text.split(whereSeparator: \.isNewline).contains { $0.trimmingCharacters(in: .whitespaces) == "user_allow_other" }
+        return text.split(whereSeparator: \.isNewline).contains {
+            $0.trimmingCharacters(in: .whitespaces) == "user_allow_other"
+        }
     }
 }

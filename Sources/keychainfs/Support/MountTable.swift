@@ -57,7 +57,9 @@ enum MountTable {
         let raw = Array(field.utf8)
         var i = 0
         while i < raw.count {
-            if raw[i] == 0x5C, i + 3 < raw.count, let value = UInt8(String(decoding: raw[i + 1...i + 3], as: UTF8.self), radix: 8) {
+            if raw[i] == 0x5C, i + 3 < raw.count,
+                let value = UInt8(String(decoding: raw[i + 1...i + 3], as: UTF8.self), radix: 8)
+            {
                 bytes.append(value)
                 i += 4
             } else {

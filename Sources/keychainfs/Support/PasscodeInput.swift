@@ -17,14 +17,18 @@ struct PasscodeInput {
         if fromStdin {
             if stdinLines == nil {
                 guard var all = try BoundedInput.read(.standardInput, limit: Self.maximumInput) else {
-                    throw CLIError("standard input is larger than \(BoundedInput.describe(Self.maximumInput)): expected passcode lines")
+                    throw CLIError(
+                        "standard input is larger than \(BoundedInput.describe(Self.maximumInput)): expected passcode lines"
+                    )
                 }
                 defer { Sodium.wipe(&all) }  // the lines are copies: the whole input is wiped here
                 stdinLines = all.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
                     Data(line.last == 0x0D ? line.dropLast() : line)
                 }
             }
-            guard let line = stdinLines?.first, !line.isEmpty else { throw CLIError("expected one more passcode line on standard input") }
+            guard let line = stdinLines?.first, !line.isEmpty else {
+                throw CLIError("expected one more passcode line on standard input")
+            }
             stdinLines!.removeFirst()
             return line
         }

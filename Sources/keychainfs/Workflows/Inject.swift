@@ -19,10 +19,14 @@ struct Inject: ParsableCommand {
             is replaced only with --force.
             """)
 
-    @Option(name: [.customShort("i"), .long], help: ArgumentHelp("The template (default: standard input).", valueName: "TEMPLATE"))
+    @Option(
+        name: [.customShort("i"), .long],
+        help: ArgumentHelp("The template (default: standard input).", valueName: "TEMPLATE"))
     var input: String?
 
-    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("The file to write (default: standard output).", valueName: "FILE"))
+    @Option(
+        name: [.customShort("o"), .long],
+        help: ArgumentHelp("The file to write (default: standard output).", valueName: "FILE"))
     var output: String?
 
     @Flag(name: [.customShort("f"), .long], help: "Replace an existing file that inject did not write.")
@@ -35,7 +39,9 @@ struct Inject: ParsableCommand {
         let template: Template
         do { template = try Template.parse(text) } catch { throw ValidationError("\(input ?? "template"): \(error)") }
         if let output, !force, !RenderedFile.mayReplace(output) {
-            throw failWorkflow("inject", RenderedFile.Failure.notOurs(output).description, code: ExitCode(Int32(UInt8(truncatingIfNeeded: SecStatus.duplicateItem))))
+            throw failWorkflow(
+                "inject", RenderedFile.Failure.notOurs(output).description,
+                code: ExitCode(Int32(UInt8(truncatingIfNeeded: SecStatus.duplicateItem))))
         }
         var values: [SecretReference: Data] = [:]
         if !template.references.isEmpty {

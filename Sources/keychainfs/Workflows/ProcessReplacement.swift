@@ -21,6 +21,7 @@ enum ProcessReplacement {
         execvp(command[0], arguments)
         let error = errno
         clearenv()
-        throw failWorkflow("run", "\(command[0]): \(String(cString: strerror(error)))", code: ExitCode(error == ENOENT ? 127 : 126))
+        throw failWorkflow(
+            "run", "\(command[0]): \(String(cString: strerror(error)))", code: ExitCode(error == ENOENT ? 127 : 126))
     }
 }

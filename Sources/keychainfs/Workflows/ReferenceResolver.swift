@@ -14,23 +14,37 @@ struct ReferenceResolver {
     /// The secret or attribute a reference names. A failure names the reference, never a value.
     func bytes(_ reference: SecretReference) throws(ReferenceFailure) -> Data {
         let defaultGroup = connection.caller.defaultAccessGroup ?? ""
-        guard var query = MountNames.itemQuery(classCode: reference.classCode, groupName: reference.groupName,
-                                               itemName: reference.itemName, defaultGroup: defaultGroup) else {
-            throw ReferenceFailure(reference, KeychainError(SecStatus.param, "the names are not as the mount writes them (see ls of the mount)"))
+        guard
+            var query = MountNames.itemQuery(
+                classCode: reference.classCode, groupName: reference.groupName,
+                itemName: reference.itemName, defaultGroup: defaultGroup)
+        else {
+            throw ReferenceFailure(
+                reference,
+                KeychainError(SecStatus.param, "the names are not as the mount writes them (see ls of the mount)"))
         }
-        if let attribute = reference.attribute, !MountNames.hasAttribute(named: attribute, classCode: reference.classCode) {
-            throw ReferenceFailure(reference, KeychainError(SecStatus.noSuchAttr, "class \(reference.classCode) has no attribute \(attribute)"))
+        if let attribute = reference.attribute,
+            !MountNames.hasAttribute(named: attribute, classCode: reference.classCode)
+        {
+            throw ReferenceFailure(
+                reference,
+                KeychainError(SecStatus.noSuchAttr, "class \(reference.classCode) has no attribute \(attribute)"))
         }
         query[reference.attribute == nil ? QueryKey.returnData : QueryKey.returnAttributes] = true
         let found: KeychainValue?
         do { found = try connection.copyMatching(query) } catch { throw ReferenceFailure(reference, error) }
         if let attribute = reference.attribute {
-            guard let bytes = MountNames.attributeBytes(found?.dictionaryValue ?? [:], named: attribute, classCode: reference.classCode) else {
+            guard
+                let bytes = MountNames.attributeBytes(
+                    found?.dictionaryValue ?? [:], named: attribute, classCode: reference.classCode)
+            else {
                 throw ReferenceFailure(reference, KeychainError(SecStatus.noSuchAttr, "the item has no \(attribute)"))
             }
             return bytes
         }
-        guard let data = found?.dataValue else { throw ReferenceFailure(reference, KeychainError(SecStatus.itemNotFound, "the item has no value")) }
+        guard let data = found?.dataValue else {
+            throw ReferenceFailure(reference, KeychainError(SecStatus.itemNotFound, "the item has no value"))
+        }
         return data
     }
 }
@@ -60,9 +74,14 @@ struct WorkflowVault: ParsableArguments {
 
     func resolver() throws -> ReferenceResolver {
         let environment = ProcessInfo.processInfo.environment
-        let explicit = address.vault != nil || address.mount != nil || environment["KEYCHAIN_VAULT"] != nil || environment["KEYCHAIN_MOUNT"] != nil
+        let explicit =
+            address.vault != nil || address.mount != nil || environment["KEYCHAIN_VAULT"] != nil
+            || environment["KEYCHAIN_MOUNT"] != nil
         let vault = explicit ? try address.resolveVault() : ClientEnvironment.defaultVault()
-        do { return ReferenceResolver(connection: try KeychainConnection(vault: vault, caller: ClientEnvironment.caller())) } catch {
+        do {
+            return ReferenceResolver(
+                connection: try KeychainConnection(vault: vault, caller: ClientEnvironment.caller()))
+        } catch {
             throw CLIError("cannot open the vault \(vault.directory): \(error.message)")
         }
     }

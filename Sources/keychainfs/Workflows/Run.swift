@@ -21,10 +21,14 @@ struct Run: ParsableCommand {
             Then keychainfs becomes COMMAND: its exit status and signals are COMMAND's.
             """)
 
-    @Option(name: .long, help: ArgumentHelp("A variable: NAME=kc://… (or NAME=literal). Repeatable.", valueName: "NAME=REF"))
+    @Option(
+        name: .long, help: ArgumentHelp("A variable: NAME=kc://… (or NAME=literal). Repeatable.", valueName: "NAME=REF")
+    )
     var env: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("A file of NAME=VALUE lines (# comments, optional 'export ').", valueName: "FILE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("A file of NAME=VALUE lines (# comments, optional 'export ').", valueName: "FILE"))
     var envFile: [String] = []
 
     @OptionGroup var vault: WorkflowVault
@@ -33,7 +37,9 @@ struct Run: ParsableCommand {
     var command: [String] = []
 
     func validate() throws {
-        if command.isEmpty { throw ValidationError("say which command to run: keychainfs run [--env NAME=REF]… -- COMMAND [ARG]…") }
+        if command.isEmpty {
+            throw ValidationError("say which command to run: keychainfs run [--env NAME=REF]… -- COMMAND [ARG]…")
+        }
     }
 
     func run() throws {
@@ -45,7 +51,8 @@ struct Run: ParsableCommand {
             let resolver = try vault.resolver()
             for reference in references where values[reference] == nil {
                 do { values[reference] = try resolver.bytes(reference) } catch {
-                    throw failWorkflow("run", "\(error.description); \(command[0]) was not started", code: error.exitCode)
+                    throw failWorkflow(
+                        "run", "\(error.description); \(command[0]) was not started", code: error.exitCode)
                 }
             }
         }
@@ -56,8 +63,10 @@ struct Run: ParsableCommand {
             case .reference(let reference):
                 let bytes = values[reference]!
                 guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
-                    throw failWorkflow("run", "\(reference) for \(name): the value is binary (NUL or not UTF-8) and cannot be an environment variable; use inject",
-                                       code: ExitCode(Int32(UInt8(truncatingIfNeeded: SecStatus.param))))
+                    throw failWorkflow(
+                        "run",
+                        "\(reference) for \(name): the value is binary (NUL or not UTF-8) and cannot be an environment variable; use inject",
+                        code: ExitCode(Int32(UInt8(truncatingIfNeeded: SecStatus.param))))
                 }
                 environment[name] = text
             }

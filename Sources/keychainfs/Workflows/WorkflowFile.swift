@@ -13,9 +13,12 @@ enum WorkflowFile {
             throw ValidationError("cannot read the \(kind) \(name) (missing or unreadable)")
         }
         guard let data = read else {
-            throw ValidationError("the \(kind) \(name) is larger than 1 MiB (\(WorkflowText.maximumSize) bytes), the limit of a \(kind)")
+            throw ValidationError(
+                "the \(kind) \(name) is larger than 1 MiB (\(WorkflowText.maximumSize) bytes), the limit of a \(kind)")
         }
-        guard let text = String(validating: data, as: UTF8.self) else { throw ValidationError("the \(kind) \(name) is not UTF-8") }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw ValidationError("the \(kind) \(name) is not UTF-8")
+        }
         return text
     }
 }

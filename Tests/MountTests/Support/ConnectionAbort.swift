@@ -20,14 +20,18 @@ enum ConnectionAbort {
     /// on a connection whose daemon cannot answer. (Mountpoints here have no characters mountinfo escapes.)
     static func connection(mountedAt mountpoint: String) -> UInt32? {
         let table = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
-        let device = table.split(separator: "\n").map { $0.split(separator: " ") }.last { $0.count > 4 && $0[4] == mountpoint }?[2]
+        let device = table.split(separator: "\n").map { $0.split(separator: " ") }.last {
+            $0.count > 4 && $0[4] == mountpoint
+        }?[2]
         guard let device, device.hasPrefix("0:") else { return nil }
         return UInt32(device.dropFirst(2))
     }
 
     /// Runs `executable ARGS`; if it has not ended within `seconds`, aborts the mount's connection (which ends
     /// it) and reports the hang. Returns the exit status, or nil for a hang.
-    static func runOrAbort(_ executable: String, _ arguments: [String], mount: String, seconds: TimeInterval = 5) -> Int32? {
+    static func runOrAbort(_ executable: String, _ arguments: [String], mount: String, seconds: TimeInterval = 5)
+        -> Int32?
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -65,7 +65,9 @@ enum FS {
         var names: [String] = []
         errno = 0
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
             if name != "." && name != ".." { names.append(name) }
         }
         if errno != 0 { return .failure(Errno(errno)) }
@@ -103,7 +105,9 @@ enum FS {
         var buffer = [CChar](repeating: 0, count: 65536)
         let n = CSystem.listxattr(path, &buffer, buffer.count)
         guard n > 0 else { return [] }
-        return buffer[0..<n].split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        return buffer[0..<n].split(separator: 0).map {
+            String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
     }
 }
 

@@ -14,7 +14,9 @@ struct RawControl {
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -25,7 +27,8 @@ struct RawControl {
 
     /// A whole request frame for `command`.
     static func frame(_ command: String, _ arguments: KeychainDictionary = [:]) -> Data {
-        let payload = ValueCodec.encode(.dictionary(["version": 1, "command": .string(command), "arguments": .dictionary(arguments)]))
+        let payload = ValueCodec.encode(
+            .dictionary(["version": 1, "command": .string(command), "arguments": .dictionary(arguments)]))
         return withUnsafeBytes(of: UInt32(payload.count).bigEndian) { Data($0) } + payload
     }
 
@@ -48,7 +51,8 @@ struct RawControl {
         guard let header = readExactly(4) else { return nil }
         let length = header.reduce(0) { $0 << 8 | Int($1) }
         guard let payload = readExactly(length), case .dictionary(let d)? = try? ValueCodec.decode(payload),
-              let status = d["status"]?.numberValue else { return nil }
+            let status = d["status"]?.numberValue
+        else { return nil }
         return (Int32(status), d["message"]?.stringValue ?? "")
     }
 

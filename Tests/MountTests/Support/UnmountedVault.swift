@@ -14,7 +14,8 @@ struct UnmountedVault {
 
     /// Runs `keychainfs ARGS` on the vault, with no access group claimed.
     func security(_ arguments: [String]) -> CommandResult {
-        Command.run(MountedVault.binary, arguments, environment: ["KEYCHAIN_VAULT": vault, "KEYCHAIN_ACCESS_GROUPS": ""])
+        Command.run(
+            MountedVault.binary, arguments, environment: ["KEYCHAIN_VAULT": vault, "KEYCHAIN_ACCESS_GROUPS": ""])
     }
 
     /// A connection in this process, closed when `body` returns (the CLI opens the vault next).

@@ -54,11 +54,13 @@ final class ServedVault {
 
     init(mountArguments: [String] = [], mountEnvironment: [String: String] = [:]) throws {
         bus = try SessionBus()
-        vault = try MountedVault(mountArguments: ["--secret-service"] + mountArguments,
-                                 mountEnvironment: bus.environment.merging(mountEnvironment) { $1 })
+        vault = try MountedVault(
+            mountArguments: ["--secret-service"] + mountArguments,
+            mountEnvironment: bus.environment.merging(mountEnvironment) { $1 })
     }
 
-    static let clients = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Clients").path
+    static let clients = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Clients").path
 
     func secretTool(_ arguments: [String], stdin: String? = nil) -> CommandResult {
         Command.run("/usr/bin/secret-tool", arguments, stdin: stdin, environment: bus.environment, timeout: 30)
@@ -66,11 +68,15 @@ final class ServedVault {
 
     /// `Clients/NAME.py ARGS` with Debian's python3 (where python3-secretstorage and python3-keyring are).
     func python(_ script: String, _ arguments: [String]) -> CommandResult {
-        Command.run("/usr/bin/python3", [Self.clients + "/" + script + ".py"] + arguments, environment: bus.environment, timeout: 60)
+        Command.run(
+            "/usr/bin/python3", [Self.clients + "/" + script + ".py"] + arguments, environment: bus.environment,
+            timeout: 60)
     }
 
     func docker(_ command: String, stdin: String) -> CommandResult {
-        Command.run("/usr/bin/docker-credential-secretservice", [command], stdin: stdin, environment: bus.environment, timeout: 30)
+        Command.run(
+            "/usr/bin/docker-credential-secretservice", [command], stdin: stdin, environment: bus.environment,
+            timeout: 30)
     }
 }
 

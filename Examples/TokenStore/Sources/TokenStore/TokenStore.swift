@@ -19,14 +19,15 @@ public struct TokenStore: Sendable {
         case other(OSStatus)
 
         init(_ status: OSStatus) {
-            self = switch status {
-            case errSecInteractionNotAllowed: .locked
-            case errSecItemNotFound: .notFound
-            case errSecUserCanceled: .canceled
-            case errSecAuthFailed: .notRecognized
-            case errSecMissingEntitlement: .missingEntitlement
-            default: .other(status)
-            }
+            self =
+                switch status {
+                case errSecInteractionNotAllowed: .locked
+                case errSecItemNotFound: .notFound
+                case errSecUserCanceled: .canceled
+                case errSecAuthFailed: .notRecognized
+                case errSecMissingEntitlement: .missingEntitlement
+                default: .other(status)
+                }
         }
     }
 
@@ -45,7 +46,8 @@ public struct TokenStore: Sendable {
         var item = query(account)
         item[kSecValueData as String] = Data(token.utf8)
         if faceID {
-            item[kSecAttrAccessControl as String] = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .biometryCurrentSet, nil)
+            item[kSecAttrAccessControl as String] = SecAccessControlCreateWithFlags(
+                nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .biometryCurrentSet, nil)
         } else {
             item[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlock
         }
@@ -75,8 +77,10 @@ public struct TokenStore: Sendable {
     }
 
     private func query(_ account: String) -> [String: Any] {
-        var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
-                                    kSecAttrAccount as String: account]
+        var query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+            kSecAttrAccount as String: account,
+        ]
         if let accessGroup { query[kSecAttrAccessGroup as String] = accessGroup }
         return query
     }

@@ -8,7 +8,8 @@ import KeychainModel
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4 || arguments.count == 5, let services = Int(arguments[2]), let accounts = Int(arguments[3]),
-      let listed = arguments.count == 5 ? Int(arguments[4]) : 0 else {
+    let listed = arguments.count == 5 ? Int(arguments[4]) : 0
+else {
     FileHandle.standardError.write(Data("usage: BuildVault VAULT SERVICES ACCOUNTS [LISTED]\n".utf8))
     exit(2)
 }
@@ -17,12 +18,16 @@ let caller = Caller()
 let start = Date()
 for s in 0..<services {
     for a in 0..<accounts {
-        _ = try keychain.add(["class": "genp", "svce": .string("svc\(s)"), "acct": .string("acct\(a)"),
-                              "v_Data": .data(Data("secret-\(s)-\(a)".utf8))], caller: caller)
+        _ = try keychain.add(
+            [
+                "class": "genp", "svce": .string("svc\(s)"), "acct": .string("acct\(a)"),
+                "v_Data": .data(Data("secret-\(s)-\(a)".utf8)),
+            ], caller: caller)
     }
 }
 for a in 0..<listed {
-    _ = try keychain.add(["class": "genp", "svce": "listed", "acct": .string("acct\(a)"), "v_Data": .data(Data("listed-\(a)".utf8))],
-                         caller: caller)
+    _ = try keychain.add(
+        ["class": "genp", "svce": "listed", "acct": .string("acct\(a)"), "v_Data": .data(Data("listed-\(a)".utf8))],
+        caller: caller)
 }
 print(String(format: "%.0f", Double(services * accounts + listed) / Date().timeIntervalSince(start)))

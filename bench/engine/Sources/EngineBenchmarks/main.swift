@@ -23,8 +23,9 @@ final class Fixture: Sendable {
         keychain = try Keychain(vault: try Vault.create(at: directory, testDevice: true))
         var references: [Data] = []
         for index in 0..<Self.itemCount {
-            let added = try keychain.add(Self.item("account\(index)", ["v_Data": .data(Data("secret-\(index)".utf8)), "r_PersistentRef": true]),
-                                         caller: caller)
+            let added = try keychain.add(
+                Self.item("account\(index)", ["v_Data": .data(Data("secret-\(index)".utf8)), "r_PersistentRef": true]),
+                caller: caller)
             references.append(added!.dataValue!)
         }
         self.references = references
@@ -54,7 +55,8 @@ benchmark("copyMatching by primary key, r_Data") {
 }
 
 benchmark("copyMatching by primary key, r_Attributes") {
-    _ = try fixture.keychain.copyMatching(Fixture.item(fixture.nextAccount(), ["r_Attributes": true]), caller: fixture.caller)
+    _ = try fixture.keychain.copyMatching(
+        Fixture.item(fixture.nextAccount(), ["r_Attributes": true]), caller: fixture.caller)
 }
 
 benchmark("secret by persistent reference (the fs's open)") {
@@ -62,12 +64,14 @@ benchmark("secret by persistent reference (the fs's open)") {
 }
 
 benchmark("copyMatching of 1,000 items, m_LimitAll r_Attributes") {
-    _ = try fixture.keychain.copyMatching(["class": "genp", "svce": .string(Fixture.service), "m_Limit": "m_LimitAll", "r_Attributes": true],
-                                          caller: fixture.caller)
+    _ = try fixture.keychain.copyMatching(
+        ["class": "genp", "svce": .string(Fixture.service), "m_Limit": "m_LimitAll", "r_Attributes": true],
+        caller: fixture.caller)
 }
 
 benchmark("update v_Data by primary key") {
-    try fixture.keychain.update(Fixture.item(fixture.nextAccount()), ["v_Data": .data(Data("rotated".utf8))], caller: fixture.caller)
+    try fixture.keychain.update(
+        Fixture.item(fixture.nextAccount()), ["v_Data": .data(Data("rotated".utf8))], caller: fixture.caller)
 }
 
 benchmark("delete by primary key") { state in
@@ -83,7 +87,9 @@ benchmark("delete by primary key") { state in
 /// The same calls through the `Security` module, in this process (no daemon serves `KEYCHAIN_VAULT`),
 /// on a vault of its own with the same 1,000 items.
 enum SecurityFixture {
-    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kcfs-security-bench-\(getpid())").path
+    static let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "kcfs-security-bench-\(getpid())"
+    ).path
 
     static func query(_ service: String, _ account: String) -> [CFString: Any] {
         [kSecClass: kSecClassGenericPassword, kSecAttrService: service, kSecAttrAccount: account]
@@ -120,8 +126,10 @@ benchmark("Security: SecItemCopyMatching by primary key, kSecReturnData") {
 }
 
 benchmark("Security: SecItemUpdate kSecValueData by primary key") {
-    try SecurityFixture.check(SecItemUpdate(SecurityFixture.query(Fixture.service, fixture.nextAccount()) as CFDictionary,
-                                            [kSecValueData: Data("rotated".utf8)] as CFDictionary), "SecItemUpdate")
+    try SecurityFixture.check(
+        SecItemUpdate(
+            SecurityFixture.query(Fixture.service, fixture.nextAccount()) as CFDictionary,
+            [kSecValueData: Data("rotated".utf8)] as CFDictionary), "SecItemUpdate")
 }
 
 benchmark("Security: SecItemDelete by primary key") { state in

@@ -7,7 +7,9 @@ import KeychainTesting
 import Security
 
 func median(_ samples: [Duration]) -> Duration { samples.sorted()[samples.count / 2] }
-func microseconds(_ d: Duration) -> Double { Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) / 1e12 }
+func microseconds(_ d: Duration) -> Double {
+    Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) / 1e12
+}
 
 let clock = ContinuousClock()
 
@@ -23,8 +25,11 @@ for _ in 0..<300 {
 enum Bench {
     /// The read every benchmark makes: one item's data.
     static var query: [String: Any] {
-        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "bench", kSecAttrAccount as String: "me",
-         kSecReturnData as String: true]
+        [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "bench",
+            kSecAttrAccount as String: "me",
+            kSecReturnData as String: true,
+        ]
     }
 }
 
@@ -33,8 +38,10 @@ func measureReads() throws -> [Duration] {
     let device = try SimulatedDevice(passcode: "1234")
     var reads: [Duration] = []
     device.run {
-        let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "bench",
-                                  kSecAttrAccount as String: "me", kSecValueData as String: Data("token".utf8)]
+        let add: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "bench",
+            kSecAttrAccount as String: "me", kSecValueData as String: Data("token".utf8),
+        ]
         precondition(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
         for _ in 0..<5_000 {
             var result: CFTypeRef?
@@ -55,9 +62,11 @@ try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask {
             let device = try SimulatedDevice(passcode: "1234")
             try device.run {
-                let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "bench",
-                                          kSecAttrAccount as String: "me", kSecValueData as String: Data("t\(n)".utf8),
-                                          kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked]
+                let add: [String: Any] = [
+                    kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "bench",
+                    kSecAttrAccount as String: "me", kSecValueData as String: Data("t\(n)".utf8),
+                    kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked,
+                ]
                 precondition(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
                 device.lock()
                 var result: CFTypeRef?
@@ -72,6 +81,15 @@ try await withThrowingTaskGroup(of: Void.self) { group in
 let thousand = clock.now - start
 
 let create = median(creations), read = median(reads)
-print(String(format: "new device (passcode set)   median %8.2f ms   target <= 5 ms    ratio %.2f", microseconds(create) / 1000, microseconds(create) / 5000))
-print(String(format: "SecItemCopyMatching, 1 item median %8.2f us   target <= 30 us   ratio %.2f", microseconds(read), microseconds(read) / 30))
-print(String(format: "1,000 tests in parallel     total  %8.2f s    target <= 10 s    ratio %.2f", microseconds(thousand) / 1e6, microseconds(thousand) / 1e7))
+print(
+    String(
+        format: "new device (passcode set)   median %8.2f ms   target <= 5 ms    ratio %.2f",
+        microseconds(create) / 1000, microseconds(create) / 5000))
+print(
+    String(
+        format: "SecItemCopyMatching, 1 item median %8.2f us   target <= 30 us   ratio %.2f", microseconds(read),
+        microseconds(read) / 30))
+print(
+    String(
+        format: "1,000 tests in parallel     total  %8.2f s    target <= 10 s    ratio %.2f",
+        microseconds(thousand) / 1e6, microseconds(thousand) / 1e7))
