@@ -126,6 +126,13 @@ public final class KeychainConnection: Sendable {
         inProcess: (Keychain) throws(KeychainError) -> KeychainValue?
     ) throws(KeychainError) -> KeychainValue? {
         if let ownedEngine { return try inProcess(ownedEngine) }
+        // No daemon serves a vault whose lock this process can take: a daemon holds it for as long as it
+        // serves (KeychainDaemon's Daemon.run takes it before its socket exists, lets go after it closed).
+        // So the socket is asked only when the lock is taken, or once a daemon was used; a daemon that
+        // starts later takes the lock between two calls, and the next call finds it held and asks it.
+        if !usedDaemon.withLock({ $0 }), let value = try InProcessEngines.shared.withIfFree(vault, inProcess) {
+            return value
+        }
         var arguments = arguments
         arguments[CallerClaims.accessGroups] = .array(caller.accessGroups.map(KeychainValue.string))
         // Named in authentication prompts (`keychainfs device prompts`).
@@ -179,7 +186,21 @@ final class InProcessEngines: @unchecked Sendable {
         defer { gate.unlock() }
         // Another process's in-process call holds the vault for that call: wait for it (two scripts using one
         // vault without a daemon were refused at once, errSecNotAvailable, whenever their calls met).
-        let lock = try VaultLock(vault, patience: Self.patience)
+        return try run(body, vault, try VaultLock(vault, patience: Self.patience))
+    }
+
+    /// ``with(_:_:)`` if the vault's lock is free right now, else nil (another process holds it: a daemon,
+    /// or another process's call), without waiting and without running `body`.
+    func withIfFree<T>(_ vault: Vault, _ body: (Keychain) throws(KeychainError) -> T) throws(KeychainError) -> T? {
+        gate.lock()
+        defer { gate.unlock() }
+        guard let lock = try? VaultLock(vault, patience: 0) else { return nil }
+        return try run(body, vault, lock)
+    }
+
+    private func run<T>(_ body: (Keychain) throws(KeychainError) -> T, _ vault: Vault, _ lock: VaultLock)
+        throws(KeychainError) -> T
+    {
         let keychain: Keychain
         if let cached = engines[vault.directory], cached.token == lock.previousToken {
             keychain = cached.keychain
