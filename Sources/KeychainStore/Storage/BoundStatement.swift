@@ -9,13 +9,12 @@ import GRDBSQLite
 struct BoundStatement: ~Copyable {
     private let handle: SQLiteStatement
     private let connection: SQLiteConnection?
-    private let sql: String
     private var nextIndex: CInt = 1
 
     init(_ statement: Statement, in db: Database) {
         handle = statement.sqliteStatement
+        // Not `statement.sql`: GRDB trims it through NSString on every read (measured: 40 % of a lookup).
         connection = db.sqliteConnection
-        sql = statement.sql
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
@@ -47,6 +46,7 @@ struct BoundStatement: ~Copyable {
         case SQLITE_DONE: return false
         case let code:
             let message = connection.map { String(cString: sqlite3_errmsg($0)) }
+            let sql = sqlite3_sql(handle).map { String(cString: $0) }
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
         }
     }
