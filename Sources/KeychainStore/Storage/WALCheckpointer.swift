@@ -10,19 +10,25 @@ import Synchronization
 /// background queue shared by every store in the process (a test kit's thousand devices get no thread
 /// or descriptor each). A passive checkpoint never blocks a reader or a writer, and copies only committed
 /// frames: a crash at any point loses nothing (the WAL stays the record until the next writer restarts it).
-/// Should the WAL reach ``inlineLimit`` pages all the same (the queue busy, a reader pinning old frames),
-/// the commit checkpoints inline as SQLite would, so the file stays bounded.
+///
+/// The WAL restarts from its beginning only at a write that finds every frame copied: under writes back
+/// to back, the background (which copies what was there when it began) stays a little behind and the WAL
+/// keeps growing. At ``inlineLimit`` pages the commit that crosses it copies the rest itself (the frames
+/// since the background's last pass, not the whole WAL), so the next write restarts it: the file stays
+/// bounded, and that commit is one in hundreds.
 package final class WALCheckpointer: Sendable {
-    /// Pages in the WAL after which a background checkpoint is asked for (SQLite's automatic one: 1,000).
-    package static let backgroundThreshold: CInt = 1000
-    /// Pages after which the commit checkpoints inline (about 40 MB of 4 KiB pages).
-    package static let inlineLimit: CInt = 10_000
+    /// Frames not yet copied after which a background checkpoint is asked for (SQLite's automatic one: 1,000).
+    package static let backgroundThreshold = 1000
+    /// Frames in the WAL after which the commit copies what is left itself (16 MiB of 4 KiB pages).
+    package static let inlineLimit = 4000
 
     private let path: String
     private let synchronousOff: Bool
     /// A checkpoint is queued or running: commits meanwhile ask for nothing more.
     private let pending = Atomic<Bool>(false)
-    /// Background checkpoints run so far, for the tests.
+    /// The WAL's frames the last checkpoint had copied (0 again once the WAL restarted).
+    private let copied = Atomic<Int>(0)
+    /// Background checkpoints that copied frames, for the tests.
     package let completed = Atomic<Int>(0)
 
     private static let queue = DispatchQueue(label: "keychainfs.items.checkpoint", qos: .utility)
@@ -44,15 +50,22 @@ package final class WALCheckpointer: Sendable {
         sqlite3_wal_hook(connection, nil, nil)
     }
 
-    /// Called by SQLite after each commit with the WAL's length in pages.
-    fileprivate func committed(_ connection: OpaquePointer?, pages: CInt) {
-        if pages >= Self.inlineLimit {
-            sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    /// Called by SQLite after each commit with the WAL's length in frames.
+    fileprivate func committed(_ connection: OpaquePointer?, frames: Int) {
+        var copied = self.copied.load(ordering: .acquiring)
+        if frames < copied {  // the WAL restarted since
+            copied = 0
+            self.copied.store(0, ordering: .releasing)
+        }
+        if frames >= Self.inlineLimit {
+            var log: CInt = 0, done: CInt = 0
+            if sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &done) == SQLITE_OK {
+                self.copied.store(Int(done), ordering: .releasing)
+            }
             return
         }
-        guard pages >= Self.backgroundThreshold, !pending.exchange(true, ordering: .acquiringAndReleasing) else {
-            return
-        }
+        guard frames - copied >= Self.backgroundThreshold, !pending.exchange(true, ordering: .acquiringAndReleasing)
+        else { return }
         Self.queue.async { [self] in
             checkpoint()
             pending.store(false, ordering: .releasing)
@@ -67,10 +80,17 @@ package final class WALCheckpointer: Sendable {
         guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
             return
         }
-        // Waits a little for the request connection's write lock rather than giving up at once.
-        sqlite3_busy_timeout(connection, 1000)
         if synchronousOff { sqlite3_exec(connection, "PRAGMA synchronous = OFF", nil, nil, nil) }
-        if sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) == SQLITE_OK {
+        // The pragma (not sqlite3_wal_checkpoint_v2, which does nothing on a connection that has not read
+        // the database yet) opens the WAL and answers: busy, frames in the log, frames copied.
+        var statement: OpaquePointer?
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_prepare_v2(connection, "PRAGMA wal_checkpoint(PASSIVE)", -1, &statement, nil) == SQLITE_OK,
+            sqlite3_step(statement) == SQLITE_ROW
+        else { return }
+        let done = Int(sqlite3_column_int64(statement, 2))
+        if done > 0 {
+            copied.store(done, ordering: .releasing)
             completed.add(1, ordering: .relaxed)
         }
     }
@@ -81,6 +101,6 @@ private func walHook(
     _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ pages: CInt
 ) -> CInt {
     guard let context else { return SQLITE_OK }
-    Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(connection, pages: pages)
+    Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(connection, frames: Int(pages))
     return SQLITE_OK
 }
