@@ -90,7 +90,19 @@ package enum ItemTable {
             for rowid in items.rowids { statement.bind(rowid) }
         }
         // Each row is decoded straight from the statement, by column index, as it is stepped.
-        while try statement.step() { try body(try decode(statement, schema)) }
+        guard shape.byName else {
+            while try statement.step() { try body(try decode(statement, schema)) }
+            return
+        }
+        // A query by name matches a row or two, which SQLite would put in a temporary b-tree to order them
+        // (a twentieth of a lookup): they are ordered here instead, and a row past the limit is never
+        // opened, as SQLite's LIMIT would not have returned it.
+        var found: [(rowid: Int64, row: Result<StoredRow, any Error>)] = []
+        while try statement.step() {
+            found.append((statement.int64(0), Result { try decode(statement, schema) }))
+        }
+        found.sort { $0.rowid < $1.rowid }
+        for match in found.prefix(shape.limit ?? found.count) { try body(try match.row.get()) }
     }
 
     package static func insert(_ db: Database, _ schema: ItemClassSchema, _ row: StoredRow) throws -> Int64 {
@@ -158,6 +170,8 @@ package enum ItemTable {
         let uuid: Bool, rowid: Bool, rowidAbove: Bool, keyclass: Bool
         let oneOf: [Int]?
         let limit: Int?
+        /// The UNIQUE index's leading columns are all given: a row or two match, ordered in memory.
+        let byName: Bool
 
         init(_ schema: ItemClassSchema, equals: [(code: String, oneOf: [Data])], _ filter: Filter, limit: Int?) {
             table = schema.code
@@ -168,6 +182,7 @@ package enum ItemTable {
             keyclass = filter.accessibility != nil
             oneOf = filter.oneOf.map { [$0.uuids.count, $0.rowids.count] }
             self.limit = limit == .max ? nil : limit
+            byName = uniqueLeadingColumns(schema).allSatisfy { code in equals.contains { $0.code == code } }
         }
     }
 
@@ -207,11 +222,12 @@ package enum ItemTable {
         }
         var sql = "SELECT \(selectedColumns(schema)) FROM \(schema.code)"
         if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        // A query by name (the UNIQUE index's leading columns) matches a row or two: `+rowid` keeps the
-        // planner from trading that index for one that yields rowid order. Any other query is served by a
-        // single-column index already in rowid order, so LIMIT stops at the first rows.
-        let byName = uniqueLeadingColumns(schema).allSatisfy { code in shape.equals.contains { $0.code == code } }
-        sql += byName ? " ORDER BY +rowid" : " ORDER BY rowid"
+        // A query by name (the UNIQUE index's leading columns) matches a row or two, ordered and limited by
+        // ``forEach`` (an ORDER BY would let the planner trade that index for one that yields rowid order).
+        // Any other query is served by a single-column index already in rowid order, so LIMIT stops at the
+        // first rows.
+        if shape.byName { return sql }
+        sql += " ORDER BY rowid"
         if let limit = shape.limit { sql += " LIMIT \(limit)" }
         return sql
     }
