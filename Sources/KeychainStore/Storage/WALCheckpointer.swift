@@ -14,8 +14,9 @@ import Synchronization
 /// The WAL restarts from its beginning only at a write that finds every frame copied: under writes back
 /// to back, the background (which copies what was there when it began) stays a little behind and the WAL
 /// keeps growing. At ``inlineLimit`` pages the commit that crosses it copies the rest itself (the frames
-/// since the background's last pass, not the whole WAL), so the next write restarts it: the file stays
-/// bounded, and that commit is one in hundreds.
+/// since the background's last pass, not the whole WAL), so the next write restarts it; while a background
+/// pass holds the checkpoint lock that attempt copies nothing and the next commit tries again. The file
+/// stays bounded (the limit plus what is written during one pass), and such a commit is one in hundreds.
 package final class WALCheckpointer: Sendable {
     /// Frames not yet copied after which a background checkpoint is asked for (SQLite's automatic one: 1,000).
     package static let backgroundThreshold = 1000
