@@ -264,7 +264,8 @@ let package = Package(
         .testTarget(
             name: "MountTests",
             dependencies: [
-                "ChildProcesses", "KeychainModel", "keychainfs", "CSystem", "ControlChannel", "KeychainClient",
+                "KeychainFS", "ChildProcesses", "KeychainModel", "keychainfs", "CSystem", "ControlChannel",
+                "KeychainClient",
                 "KeychainEngine",
                 "KeychainTesting", "TestSupport",
             ],

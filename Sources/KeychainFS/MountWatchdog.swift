@@ -72,24 +72,9 @@ final class MountWatchdog: Sendable {
     /// The fusectl number of the FUSE mount at `mountpoint` (its anonymous device's minor), from
     /// /proc/self/mountinfo: a stat of the mountpoint would wait for the INIT the loop has yet to answer.
     static func connection(mountedAt mountpoint: String) -> String? {
-        guard let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return nil }
-        // mountinfo escapes these four as octal.
-        var escaped = ""
-        for character in mountpoint {
-            switch character {
-            case " ": escaped += "\\040"
-            case "\t": escaped += "\\011"
-            case "\n": escaped += "\\012"
-            case "\\": escaped += "\\134"
-            default: escaped.append(character)
-            }
-        }
-        // The last mount there is the one just made (fields: id, parent, major:minor, root, mount point).
-        let device = table.split(separator: "\n").last { line in
-            let fields = line.split(separator: " ")
-            return fields.count > 4 && fields[4] == escaped && fields[2].hasPrefix("0:")
-        }?.split(separator: " ")[2]
-        return device.map { String($0.dropFirst(2)) }
+        // The last mount there is the one just made.
+        let mount = MountTable.all().last { $0.mountpoint == mountpoint && $0.device.hasPrefix("0:") }
+        return mount.map { String($0.device.dropFirst(2)) }
     }
 
     /// The mount ended normally: the watchdog exits without touching anything.

@@ -38,7 +38,8 @@ import Testing
     }
 
     @Test func outputIsBoundedAndInputCannotBlock() throws {
-        let chatty = try ChildProcess.run("/usr/bin/head", ["-c", "10000000", "/dev/zero"], timeout: 30, outputLimit: 1000)
+        let chatty = try ChildProcess.run(
+            "/usr/bin/head", ["-c", "10000000", "/dev/zero"], timeout: 30, outputLimit: 1000)
         #expect(chatty.status == 0 && chatty.stdout.count == 1000, "read to the end, kept the limit")
         let deaf = try ChildProcess.run("/bin/true", [], input: Data(count: 4 << 20), timeout: 30)
         #expect(deaf.status == 0 && !deaf.timedOut, "4 MiB for a child that never reads")
