@@ -106,14 +106,14 @@ package enum ItemTable {
     }
 
     package static func insert(_ db: Database, _ schema: ItemClassSchema, _ row: StoredRow) throws -> Int64 {
-        var statement = BoundStatement(try db.cachedStatement(sql: writeSQL[schema.code]!.insert), in: db)
+        var statement = BoundStatement(try db.cachedStatement(sql: writeStatements(schema).insert), in: db)
         bindValues(&statement, row)
         try statement.execute()
         return db.lastInsertedRowID
     }
 
     package static func update(_ db: Database, _ schema: ItemClassSchema, _ row: StoredRow) throws {
-        var statement = BoundStatement(try db.cachedStatement(sql: writeSQL[schema.code]!.update), in: db)
+        var statement = BoundStatement(try db.cachedStatement(sql: writeStatements(schema).update), in: db)
         bindValues(&statement, row)
         statement.bind(row.rowid)
         try statement.execute()
@@ -144,20 +144,22 @@ package enum ItemTable {
         ["uuid", "keyclass", "metadata", "rowkey", "secret"] + schema.attributes.map { column($0.code) }
     }
 
-    /// The INSERT and UPDATE of each class, built once.
+    /// The INSERT and UPDATE of each stored class, built once.
     private static let writeSQL: [String: (insert: String, update: String)] = Dictionary(
-        uniqueKeysWithValues: Schema.storedClasses.map { schema in
-            let names = storedColumnNames(schema)
-            let placeholders = Array(repeating: "?", count: names.count).joined(separator: ",")
-            return (
-                schema.code,
-                (
-                    insert: "INSERT INTO \(schema.code) (\(names.joined(separator: ","))) VALUES (\(placeholders))",
-                    update:
-                        "UPDATE \(schema.code) SET \(names.map { "\($0) = ?" }.joined(separator: ",")) WHERE rowid = ?"
-                )
-            )
-        })
+        uniqueKeysWithValues: Schema.storedClasses.map { ($0.code, buildWriteStatements($0)) })
+
+    private static func writeStatements(_ schema: ItemClassSchema) -> (insert: String, update: String) {
+        writeSQL[schema.code] ?? buildWriteStatements(schema)
+    }
+
+    private static func buildWriteStatements(_ schema: ItemClassSchema) -> (insert: String, update: String) {
+        let names = storedColumnNames(schema)
+        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ",")
+        return (
+            insert: "INSERT INTO \(schema.code) (\(names.joined(separator: ","))) VALUES (\(placeholders))",
+            update: "UPDATE \(schema.code) SET \(names.map { "\($0) = ?" }.joined(separator: ",")) WHERE rowid = ?"
+        )
+    }
 
     /// What a select's SQL text depends on, so that the text is built once per shape.
     private struct SelectShape: Hashable {
