@@ -53,7 +53,10 @@ let package = Package(
         // Only the engine and sync import it.
         .target(
             name: "KeychainStore",
-            dependencies: ["KeychainModel", "SodiumCrypto", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "KeychainModel", "SodiumCrypto", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
 
         // The engine: every keychain rule. SecItem operations, read and write policy, authentication,

@@ -80,6 +80,17 @@ package final class KeychainConnection: Sendable {
     /// engine, else wherever the vault's engine runs, with what this client says about itself.
     package func perform<Call: EngineCall>(_ call: Call) throws(KeychainError) -> Call.Reply {
         if let ownedEngine { return try call.perform(on: ownedEngine, caller: caller) }
+        // No daemon serves a vault whose lock this process can take: a daemon holds it for as long as it
+        // serves (KeychainDaemon's Daemon.run takes it before its socket exists, lets go after it closed).
+        // So the socket is asked only when the lock is held, or once a daemon was used (issue 27: the
+        // connect was a tenth of an in-process call); a daemon that starts later takes the lock between
+        // two calls, and the next call finds it held and goes through the route to the daemon.
+        if !route.viaDaemon,
+            let reply = try InProcessEngines.shared.withIfFree(
+                vault, { keychain throws(KeychainError) in try call.perform(on: keychain, caller: caller) })
+        {
+            return reply
+        }
         var claims: KeychainDictionary = [
             CallerClaims.accessGroups: .array(caller.accessGroups.map(KeychainValue.string))
         ]
@@ -113,7 +124,21 @@ final class InProcessEngines: @unchecked Sendable {
         defer { gate.unlock() }
         // Another process's in-process call holds the vault for that call: wait for it (two scripts using one
         // vault without a daemon were refused at once, errSecNotAvailable, whenever their calls met).
-        let lock = try VaultLock(vault, patience: Self.patience)
+        return try run(body, vault, try VaultLock(vault, patience: Self.patience))
+    }
+
+    /// ``with(_:_:)`` if the vault's lock is free right now, else nil (another process holds it: a daemon,
+    /// or another process's call), without waiting and without running `body`.
+    func withIfFree<T>(_ vault: Vault, _ body: (Keychain) throws(KeychainError) -> T) throws(KeychainError) -> T? {
+        gate.lock()
+        defer { gate.unlock() }
+        guard let lock = try? VaultLock(vault, patience: 0) else { return nil }
+        return try run(body, vault, lock)
+    }
+
+    private func run<T>(_ body: (Keychain) throws(KeychainError) -> T, _ vault: Vault, _ lock: VaultLock)
+        throws(KeychainError) -> T
+    {
         let keychain: Keychain
         if let cached = engines[vault.directory], cached.token == lock.previousToken {
             keychain = cached.keychain

@@ -24,8 +24,11 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         let request = try ValueBridge.dictionary(query)
         let value = try connection.copyMatching(request)
         if let value, let result {
-            result.pointee = ValueBridge.result(
-                value, for: request, context: ValueBridge.authenticationContext(in: query as NSDictionary))
+            // Only a query that carried a context has one to look for (a second pass over the dictionary).
+            let context =
+                request[QueryKey.useAuthenticationContext] == nil
+                ? nil : ValueBridge.authenticationContext(in: query as NSDictionary)
+            result.pointee = ValueBridge.result(value, for: request, context: context)
         }
     }
 }

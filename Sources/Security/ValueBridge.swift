@@ -15,7 +15,7 @@ enum ValueBridge {
         var result: KeychainDictionary = [:]
         var accessControl: SecAccessControl?
         var valueRef: Any?
-        for (key, boxed) in dictionary {
+        for (key, boxed) in entries(dictionary) {
             let value = Swift.type(of: boxed) == AnyHashable.self ? (boxed as! AnyHashable).base : boxed
             guard let name = (key as? String) ?? (key as? NSString).map({ String($0) }) else {
                 throw KeychainError(SecStatus.param, "dictionary keys must be strings")
@@ -60,6 +60,15 @@ enum ValueBridge {
                 protection: accessControl.protection, flags: UInt64(accessControl.flags.rawValue), to: &result)
         }
         return result
+    }
+
+    /// The key-value pairs of `dictionary`, read in one pass over its storage: its iterator looks every
+    /// key up again (`object(forKey:)`, hashing the NSString: two thirds of a call's conversion, issue 27).
+    private static func entries(_ dictionary: NSDictionary) -> [(key: Any, value: Any)] {
+        var entries: [(key: Any, value: Any)] = []
+        entries.reserveCapacity(dictionary.count)
+        dictionary.enumerateKeysAndObjects { key, value, _ in entries.append((key, value)) }
+        return entries
     }
 
     /// How deep arrays and dictionaries may nest in a call's dictionary: keychain dictionaries are flat,
@@ -149,7 +158,7 @@ enum ValueBridge {
 
     /// The LAContext a SecItem dictionary passes as kSecUseAuthenticationContext, if any.
     static func authenticationContext(in dictionary: NSDictionary) -> (any SecAuthenticationContextProviding)? {
-        for (key, value) in dictionary
+        for (key, value) in entries(dictionary)
         where ((key as? String) ?? (key as? NSString).map { String($0) }) == QueryKey.useAuthenticationContext {
             return value as? SecAuthenticationContextProviding
         }

@@ -46,11 +46,12 @@ package enum ItemSealer {
         var binding = [UInt8]()
         binding.reserveCapacity(prefix.count + uuid.count + lookups.reduce(0) { $0 + 1 + ($1?.count ?? 0) })
         binding.append(contentsOf: prefix)
-        binding.append(contentsOf: uuid)
+        // Through their bytes: appending a `Data` to an array goes element by element (a twentieth of a lookup).
+        uuid.withUnsafeBytes { binding.append(contentsOf: $0) }
         for lookup in lookups {
             if let hash = lookup {
                 binding.append(1)
-                binding.append(contentsOf: hash)
+                hash.withUnsafeBytes { binding.append(contentsOf: $0) }
             } else {
                 binding.append(0)
             }

@@ -12,6 +12,8 @@ package final class ItemStore: Sendable {
     /// Whether rows sealed before format 3 (no shape in their binding) may remain: until
     /// ``Keychain/sealRowShapes()`` has sealed them all again, they open the old way.
     package let unshapedRowsMayRemain = Atomic<Bool>(true)
+    /// Checkpoints the WAL from another connection, off the request path.
+    package let checkpointer: WALCheckpointer
 
     package init(path: String) throws(KeychainError) {
         self.path = path
@@ -19,6 +21,7 @@ package final class ItemStore: Sendable {
         config.journalMode = .wal
         config.label = "keychainfs.items"
         let throwaway = ThrowawayDirectories.contains(fileAt: path)
+        checkpointer = WALCheckpointer(path: path, synchronousOff: throwaway)
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(throwaway ? "OFF" : "NORMAL"); PRAGMA secure_delete = ON")
         }
@@ -27,6 +30,8 @@ package final class ItemStore: Sendable {
             // A simulated device's throwaway database never syncs (set after GRDB's own WAL set-up).
             if throwaway { try queue.inDatabase { try $0.execute(sql: "PRAGMA synchronous = OFF") } }
             try ItemMigrations.migrate(queue, path: path)
+            // Replaces SQLite's automatic checkpoint on this connection (``WALCheckpointer``).
+            queue.inDatabase { checkpointer.install(on: $0) }
         } catch let error as KeychainError {
             throw error
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
@@ -37,6 +42,11 @@ package final class ItemStore: Sendable {
         } catch {
             throw KeychainError(SecStatus.notAvailable, "cannot open the item database \(path): \(error)")
         }
+    }
+
+    deinit {
+        // SQLite holds the checkpointer unretained: the hook goes before it can.
+        queue.inDatabase { WALCheckpointer.uninstall(from: $0) }
     }
 
     /// Runs `body` for reading. Not `DatabaseQueue.read`: that toggles `PRAGMA query_only` around every

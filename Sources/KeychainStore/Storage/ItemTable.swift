@@ -1,6 +1,7 @@
 import KeychainModel
 import Foundation
 import GRDB
+import Synchronization
 
 /// The SQL of one class table, generated from its schema: a lookup column `h_<code>` per attribute,
 /// NOT NULL and UNIQUE together for the primary key, indexes for the indexed attributes.
@@ -75,95 +76,182 @@ package enum ItemTable {
         _ db: Database, _ schema: ItemClassSchema, _ filter: Filter, limit: Int? = nil,
         _ body: (StoredRow) throws -> Void
     ) throws {
-        var clauses: [String] = []
-        var arguments: [(any DatabaseValueConvertible)?] = []
         // Sorted: one SQL text per query shape, so the statement cache stays small (dictionary order varies).
-        for (code, hashes) in filter.equals.sorted(by: { $0.code < $1.code }) {
-            // `+column` keeps the planner from choosing an index for a column nearly every row shares.
-            let unindexed = schema.attribute(code)?.flags.contains(.poorlySelective) == true ? "+" : ""
-            clauses.append(
-                "\(unindexed)\(column(code)) IN (\(Array(repeating: "?", count: hashes.count).joined(separator: ",")))")
-            arguments.append(contentsOf: hashes)
-        }
-        if let uuid = filter.uuid { clauses.append("uuid = ?"); arguments.append(uuid) }
-        if let rowid = filter.rowid { clauses.append("rowid = ?"); arguments.append(rowid) }
-        if let above = filter.rowidAbove { clauses.append("rowid > ?"); arguments.append(above) }
-        if let a = filter.accessibility { clauses.append("keyclass = ?"); arguments.append(a.storageIndex) }
+        let equals = filter.equals.count > 1 ? filter.equals.sorted(by: { $0.code < $1.code }) : filter.equals
+        let shape = SelectShape(schema, equals: equals, filter, limit: limit)
+        var statement = BoundStatement(try db.cachedStatement(sql: selectSQL(shape, schema)), in: db)
+        for (_, hashes) in equals { for hash in hashes { statement.bind(hash) } }
+        if let uuid = filter.uuid { statement.bind(uuid) }
+        if let rowid = filter.rowid { statement.bind(rowid) }
+        if let above = filter.rowidAbove { statement.bind(above) }
+        if let a = filter.accessibility { statement.bind(Int64(a.storageIndex)) }
         if let items = filter.oneOf {
-            var alternatives: [String] = []
-            if !items.uuids.isEmpty {
-                alternatives.append(
-                    "uuid IN (\(Array(repeating: "?", count: items.uuids.count).joined(separator: ",")))")
-            }
-            if !items.rowids.isEmpty {
-                alternatives.append(
-                    "rowid IN (\(Array(repeating: "?", count: items.rowids.count).joined(separator: ",")))")
-            }
-            clauses.append(alternatives.isEmpty ? "0" : "(" + alternatives.joined(separator: " OR ") + ")")
-            for uuid in items.uuids { arguments.append(uuid) }
-            for rowid in items.rowids { arguments.append(rowid) }
+            for uuid in items.uuids { statement.bind(uuid) }
+            for rowid in items.rowids { statement.bind(rowid) }
         }
-        var sql = selectPrefix[schema.code] ?? "SELECT \(selectedColumns(schema)) FROM \(schema.code)"
-        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        // A query by name (the UNIQUE index's leading columns) matches a row or two: `+rowid` keeps the
-        // planner from trading that index for one that yields rowid order. Any other query is served by a
-        // single-column index already in rowid order, so LIMIT stops at the first rows.
-        let byName = uniqueLeadingColumns(schema).allSatisfy { code in filter.equals.contains { $0.code == code } }
-        sql += byName ? " ORDER BY +rowid" : " ORDER BY rowid"
-        if let limit, limit != .max { sql += " LIMIT \(limit)" }
-        let statement = try db.cachedStatement(sql: sql)
-        // A cursor decodes straight from the statement; fetchAll would first copy every row.
-        let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
-        while let row = try cursor.next() { try body(try decode(row, schema)) }
+        // Each row is decoded straight from the statement, by column index, as it is stepped.
+        guard shape.byName else {
+            while try statement.step() { try body(try decode(statement, schema)) }
+            return
+        }
+        // A query by name matches a row or two, which SQLite would put in a temporary b-tree to order them
+        // (a twentieth of a lookup): they are ordered here instead, and a row past the limit is never
+        // opened, as SQLite's LIMIT would not have returned it.
+        var found: [(rowid: Int64, row: Result<StoredRow, any Error>)] = []
+        while try statement.step() {
+            found.append((statement.int64(0), Result { try decode(statement, schema) }))
+        }
+        found.sort { $0.rowid < $1.rowid }
+        for match in found.prefix(shape.limit ?? found.count) { try body(try match.row.get()) }
     }
 
     package static func insert(_ db: Database, _ schema: ItemClassSchema, _ row: StoredRow) throws -> Int64 {
-        let codes = schema.attributes.map(\.code)
-        let names = ["uuid", "keyclass", "metadata", "rowkey", "secret"] + codes.map(column)
-        let sql =
-            "INSERT INTO \(schema.code) (\(names.joined(separator: ","))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ",")))"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values(row)))
+        var statement = BoundStatement(try db.cachedStatement(sql: writeStatements(schema).insert), in: db)
+        bindValues(&statement, row)
+        try statement.execute()
         return db.lastInsertedRowID
     }
 
     package static func update(_ db: Database, _ schema: ItemClassSchema, _ row: StoredRow) throws {
-        let codes = schema.attributes.map(\.code)
-        let names = ["uuid", "keyclass", "metadata", "rowkey", "secret"] + codes.map(column)
-        let sql = "UPDATE \(schema.code) SET \(names.map { "\($0) = ?" }.joined(separator: ",")) WHERE rowid = ?"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values(row) + [row.rowid]))
+        var statement = BoundStatement(try db.cachedStatement(sql: writeStatements(schema).update), in: db)
+        bindValues(&statement, row)
+        statement.bind(row.rowid)
+        try statement.execute()
     }
 
     /// One prepared statement per class, run per row: a statement with the rowids written into its text
     /// was compiled afresh on every call (a delete's largest cost after the lookup).
     package static func delete(_ db: Database, _ schema: ItemClassSchema, rowids: [Int64]) throws {
-        let statement = try db.cachedStatement(sql: "DELETE FROM \(schema.code) WHERE rowid = ?")
-        for rowid in rowids { try statement.execute(arguments: [rowid]) }
+        let cached = try db.cachedStatement(sql: "DELETE FROM \(schema.code) WHERE rowid = ?")
+        for rowid in rowids {
+            var statement = BoundStatement(cached, in: db)
+            statement.bind(rowid)
+            try statement.execute()
+        }
     }
 
-    private static func values(_ row: StoredRow) -> [(any DatabaseValueConvertible)?] {
-        [row.uuid, row.accessibility.storageIndex, row.metadata, row.rowKey, row.secret] + row.lookups.map { $0 }
+    /// The stored columns in the order of ``storedColumnNames(_:)``.
+    private static func bindValues(_ statement: inout BoundStatement, _ row: StoredRow) {
+        statement.bind(row.uuid)
+        statement.bind(Int64(row.accessibility.storageIndex))
+        statement.bind(row.metadata)
+        statement.bind(row.rowKey)
+        statement.bind(row.secret)
+        for lookup in row.lookups { statement.bind(lookup) }
     }
 
-    /// The columns `select` reads, in the order `decode` reads them by index (by name, GRDB compares
-    /// case-insensitively: measurably slow at this row width).
-    /// `SELECT <columns> FROM <table>` per class, built once (rebuilding it was a tenth of a lookup).
-    private static let selectPrefix: [String: String] = Dictionary(
-        uniqueKeysWithValues: Schema.storedClasses.map {
-            ($0.code, "SELECT \(selectedColumns($0)) FROM \($0.code)")
-        })
+    private static func storedColumnNames(_ schema: ItemClassSchema) -> [String] {
+        ["uuid", "keyclass", "metadata", "rowkey", "secret"] + schema.attributes.map { column($0.code) }
+    }
 
+    /// The INSERT and UPDATE of each stored class, built once.
+    private static let writeSQL: [String: (insert: String, update: String)] = Dictionary(
+        uniqueKeysWithValues: Schema.storedClasses.map { ($0.code, buildWriteStatements($0)) })
+
+    private static func writeStatements(_ schema: ItemClassSchema) -> (insert: String, update: String) {
+        writeSQL[schema.code] ?? buildWriteStatements(schema)
+    }
+
+    private static func buildWriteStatements(_ schema: ItemClassSchema) -> (insert: String, update: String) {
+        let names = storedColumnNames(schema)
+        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ",")
+        return (
+            insert: "INSERT INTO \(schema.code) (\(names.joined(separator: ","))) VALUES (\(placeholders))",
+            update: "UPDATE \(schema.code) SET \(names.map { "\($0) = ?" }.joined(separator: ",")) WHERE rowid = ?"
+        )
+    }
+
+    /// What a select's SQL text depends on, so that the text is built once per shape.
+    private struct SelectShape: Hashable {
+        struct Lookup: Hashable {
+            let code: String
+            let count: Int
+        }
+        let table: String
+        let equals: [Lookup]
+        let uuid: Bool, rowid: Bool, rowidAbove: Bool, keyclass: Bool
+        let oneOf: [Int]?
+        let limit: Int?
+        /// The UNIQUE index's leading columns are all given: a row or two match, ordered in memory.
+        let byName: Bool
+
+        init(_ schema: ItemClassSchema, equals: [(code: String, oneOf: [Data])], _ filter: Filter, limit: Int?) {
+            table = schema.code
+            self.equals = equals.map { Lookup(code: $0.code, count: $0.oneOf.count) }
+            uuid = filter.uuid != nil
+            rowid = filter.rowid != nil
+            rowidAbove = filter.rowidAbove != nil
+            keyclass = filter.accessibility != nil
+            oneOf = filter.oneOf.map { [$0.uuids.count, $0.rowids.count] }
+            self.limit = limit == .max ? nil : limit
+            byName = uniqueLeadingColumns(schema).allSatisfy { code in equals.contains { $0.code == code } }
+        }
+    }
+
+    /// The SQL texts built so far, by shape; bounded (a shape past the bound is built on every call).
+    private static let selectTexts = Mutex<[SelectShape: String]>([:])
+    private static let selectTextsBound = 512
+
+    private static func selectSQL(_ shape: SelectShape, _ schema: ItemClassSchema) -> String {
+        if let sql = selectTexts.withLock({ $0[shape] }) { return sql }
+        let sql = buildSelectSQL(shape, schema)
+        selectTexts.withLock { texts in if texts.count < selectTextsBound { texts[shape] = sql } }
+        return sql
+    }
+
+    private static func buildSelectSQL(_ shape: SelectShape, _ schema: ItemClassSchema) -> String {
+        var clauses: [String] = []
+        for lookup in shape.equals {
+            // `+column` keeps the planner from choosing an index for a column nearly every row shares.
+            let unindexed = schema.attribute(lookup.code)?.flags.contains(.poorlySelective) == true ? "+" : ""
+            clauses.append(
+                "\(unindexed)\(column(lookup.code)) IN (\(Array(repeating: "?", count: lookup.count).joined(separator: ",")))"
+            )
+        }
+        if shape.uuid { clauses.append("uuid = ?") }
+        if shape.rowid { clauses.append("rowid = ?") }
+        if shape.rowidAbove { clauses.append("rowid > ?") }
+        if shape.keyclass { clauses.append("keyclass = ?") }
+        if let counts = shape.oneOf {
+            var alternatives: [String] = []
+            if counts[0] > 0 {
+                alternatives.append("uuid IN (\(Array(repeating: "?", count: counts[0]).joined(separator: ",")))")
+            }
+            if counts[1] > 0 {
+                alternatives.append("rowid IN (\(Array(repeating: "?", count: counts[1]).joined(separator: ",")))")
+            }
+            clauses.append(alternatives.isEmpty ? "0" : "(" + alternatives.joined(separator: " OR ") + ")")
+        }
+        var sql = "SELECT \(selectedColumns(schema)) FROM \(schema.code)"
+        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
+        // A query by name (the UNIQUE index's leading columns) matches a row or two, ordered and limited by
+        // ``forEach`` (an ORDER BY would let the planner trade that index for one that yields rowid order).
+        // Any other query is served by a single-column index already in rowid order, so LIMIT stops at the
+        // first rows.
+        if shape.byName { return sql }
+        sql += " ORDER BY rowid"
+        if let limit = shape.limit { sql += " LIMIT \(limit)" }
+        return sql
+    }
+
+    /// The columns `select` reads, in the order `decode` reads them by index.
     private static func selectedColumns(_ schema: ItemClassSchema) -> String {
         (["rowid", "uuid", "keyclass", "metadata", "rowkey", "secret"] + schema.attributes.map { column($0.code) })
             .joined(separator: ", ")
     }
 
-    private static func decode(_ row: Row, _ schema: ItemClassSchema) throws -> StoredRow {
-        guard let accessibility = Accessibility(storageIndex: row[2]) else {
+    private static func decode(_ statement: borrowing BoundStatement, _ schema: ItemClassSchema) throws -> StoredRow {
+        guard let accessibility = Accessibility(storageIndex: Int(statement.int64(2))) else {
             throw KeychainError(SecStatus.decode, "row has an unknown protection class")
         }
-        let lookups = (0..<schema.attributes.count).map { row[6 + $0] as Data? }
+        guard let uuid = statement.data(1), let metadata = statement.data(3), let rowKey = statement.data(4) else {
+            throw KeychainError(SecStatus.decode, "row lacks a column every row has: the vault was modified")
+        }
+        var lookups: [Data?] = []
+        lookups.reserveCapacity(schema.attributes.count)
+        for index in 0..<schema.attributes.count { lookups.append(statement.data(CInt(6 + index))) }
         return StoredRow(
-            rowid: row[0], uuid: row[1], accessibility: accessibility, metadata: row[3], rowKey: row[4], secret: row[5],
-            lookups: lookups)
+            rowid: statement.int64(0), uuid: uuid, accessibility: accessibility, metadata: metadata, rowKey: rowKey,
+            secret: statement.data(5), lookups: lookups)
     }
 }
