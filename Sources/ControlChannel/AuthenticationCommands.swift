@@ -63,12 +63,13 @@ public struct AuthenticationCommands: Sendable {
         case "match": answer = .match
         case "no-match": answer = .noMatch
         case "cancel": answer = .cancel
+        case "accept": answer = .accept
         case "passcode":
             guard let passcode = args["passcode"]?.dataValue else {
                 throw KeychainError(SecStatus.param, "missing 'passcode'")
             }
             answer = .passcode(passcode)
-        default: throw KeychainError(SecStatus.param, "the answer must be match, no-match, cancel or passcode")
+        default: throw KeychainError(SecStatus.param, "the answer must be match, no-match, cancel, accept or passcode")
         }
         let answered = try keychain.prompts.answer(answer, next: args["next"] == .bool(true))  // not a schema code
         return answered.map(Self.encode)

@@ -53,7 +53,7 @@ struct Prompt: ParsableCommand {
         commandName: "prompt",
         abstract: "Answer the oldest pending authentication prompt (or the next one), or set the automatic answer.",
         discussion: "Default: 'auto cancel', so an unattended run never hangs. Use 'auto off' to answer by hand.",
-        subcommands: [Match.self, NoMatch.self, Cancel.self, Passcode.self, Auto.self, Timeout.self])
+        subcommands: [Match.self, NoMatch.self, Cancel.self, Passcode.self, Accept.self, Auto.self, Timeout.self])
 
     struct Target: ParsableArguments {
         @OptionGroup var address: DaemonAddress
@@ -87,6 +87,14 @@ struct Prompt: ParsableCommand {
             commandName: "cancel", abstract: "Tap Cancel (errSecUserCanceled).")
         @OptionGroup var target: Target
         func run() throws { try target.send("cancel") }
+    }
+
+    struct Accept: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "accept",
+            abstract: "What satisfies the prompt: a matching face where a face will do, else the device's passcode.")
+        @OptionGroup var target: Target
+        func run() throws { try target.send("accept") }
     }
 
     struct Passcode: ParsableCommand {
