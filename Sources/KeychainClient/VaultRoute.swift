@@ -49,7 +49,7 @@ public final class VaultRoute: Sendable {
                 return try Call.decode(try response.check())
             }
             if !viaDaemon {
-                do { return try inProcess() } catch where Date() < deadline && VaultLock.isHeld(vault) {
+                do { return try inProcess() } catch  where Date() < deadline && VaultLock.isHeld(vault) {
                     // Another process holds the vault: most likely a daemon starting up; its socket follows.
                 }
             }

@@ -33,7 +33,9 @@ import Testing
 
     static func isMounted(_ path: String) -> Bool {
         let table = (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? ""
-        return table.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == path }
+        return table.split(separator: "\n").contains { line in
+            line.split(separator: " ").dropFirst().first.map(String.init) == path
+        }
     }
 
     @Test func aLockThroughTheKitFailsReadsOfTheMountWithEACCES() throws {
