@@ -30,20 +30,16 @@ final class DeviceMount: DeviceAttachment {
         guard mkdir(mountpoint, 0o700) == 0 || errno == EEXIST else {
             throw KeychainError(SecStatus.io, "cannot make the mountpoint \(mountpoint) (errno \(errno))")
         }
+        // The socket first: it ends at once, a mount does not, so a failure of either leaves nothing behind.
+        control = try EmbeddedControlServer(
+            keychain: engine, vault: engine.vault, mountpoint: mountpoint, requestUnmount: requestUnmount)
         let view = KeychainView(keychain: engine, caller: app.caller)
         let quiet = Logger(label: "keychaintesting.mount") { _ in SwiftLogNoOpLogHandler() }
         do {
             fuse = try FuseMount(view: view, mountpoint: mountpoint, source: engine.vault.directory, log: quiet)
         } catch {
+            control.close()
             throw KeychainError(SecStatus.io, "cannot mount the simulated device: \(error.message)")
-        }
-        do {
-            control = try EmbeddedControlServer(
-                keychain: engine, vault: engine.vault, mountpoint: mountpoint, requestUnmount: requestUnmount)
-        } catch {
-            fuse.requestExit()
-            FuseMount.detach(mountpoint)
-            throw error
         }
         Thread.detachNewThread { [fuse, loopEnded] in
             _ = fuse.run()
