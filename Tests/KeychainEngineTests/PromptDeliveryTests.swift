@@ -15,7 +15,11 @@ import TestSupport
     @Test func answersNeedNoDispatchWorker() throws {
         let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let child = Command.run(
-            exe, ["--testing-library", "swift-testing", "--filter", "PromptDeliveryTests/answersArriveWhileDispatchIsStarved"],
+            exe,
+            [
+                "--testing-library", "swift-testing", "--filter",
+                "PromptDeliveryTests/answersArriveWhileDispatchIsStarved",
+            ],
             environment: [Self.childVariable: "1"], timeout: 120)
         #expect(child.succeeded, "\(child.stdout.suffix(3000))\(child.stderr.suffix(1000))")
         #expect(child.stderr.contains("answersArriveWhileDispatchIsStarved() passed"), "the child ran the test")

@@ -103,4 +103,36 @@ import Testing
         #expect(try device.mount() == mount, "mounts again")
         device.unmount()
     }
+
+    static let childVariable = "KEYCHAINTESTING_TEST_MOUNT_AND_DIE"
+
+    /// A test process killed with its device mounted leaves nothing mounted: the mount's watchdog and
+    /// `auto_unmount` take it down (the child below mounts, writes the mountpoint down, and SIGKILLs itself).
+    @Test func aKilledTestProcessLeavesNothingMounted() throws {
+        let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let note = FileManager.default.temporaryDirectory.appendingPathComponent("kit-mount-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: note) }
+        let child = Command.run(
+            exe,
+            ["--testing-library", "swift-testing", "--filter", "DeviceMountTests/mountAndDie"],
+            environment: [Self.childVariable: note], timeout: 60)
+        #expect(child.status != 0, "the child was killed")
+        let mountpoint = try String(contentsOfFile: note, encoding: .utf8)
+        #expect(mountpoint.hasSuffix("/mount"))
+        let deadline = ContinuousClock.now + .seconds(20)
+        while Self.isMounted(mountpoint) && ContinuousClock.now < deadline { usleep(20_000) }
+        #expect(!Self.isMounted(mountpoint), "the dead process's mount was taken down")
+        // The device's directory stays (a crash cleans nothing up); it is a test's, in the kit's place.
+        try? FileManager.default.removeItem(atPath: (mountpoint as NSString).deletingLastPathComponent)
+    }
+
+    /// Run by ``aKilledTestProcessLeavesNothingMounted()`` in a process of its own.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[DeviceMountTests.childVariable] != nil))
+    func mountAndDie() throws {
+        let device = try SimulatedDevice()
+        let mountpoint = try device.mount()
+        try mountpoint.write(
+            toFile: ProcessInfo.processInfo.environment[Self.childVariable]!, atomically: true, encoding: .utf8)
+        kill(getpid(), SIGKILL)
+    }
 }
