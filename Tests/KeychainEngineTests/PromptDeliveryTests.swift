@@ -13,14 +13,8 @@ import TestSupport
     static let childVariable = "KEYCHAINFS_TEST_STARVE_DISPATCH"
 
     @Test func answersNeedNoDispatchWorker() throws {
-        let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let child = Command.run(
-            exe,
-            [
-                "--testing-library", "swift-testing", "--filter",
-                "PromptDeliveryTests/answersArriveWhileDispatchIsStarved",
-            ],
-            environment: [Self.childVariable: "1"], timeout: 120)
+        let child = try ChildTest.run(
+            "PromptDeliveryTests/answersArriveWhileDispatchIsStarved", environment: [Self.childVariable: "1"])
         #expect(child.succeeded, "\(child.stdout.suffix(3000))\(child.stderr.suffix(1000))")
         #expect(child.stderr.contains("answersArriveWhileDispatchIsStarved() passed"), "the child ran the test")
     }

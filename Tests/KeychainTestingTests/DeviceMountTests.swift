@@ -109,13 +109,10 @@ import Testing
     /// A test process killed with its device mounted leaves nothing mounted: the mount's watchdog and
     /// `auto_unmount` take it down (the child below mounts, writes the mountpoint down, and SIGKILLs itself).
     @Test func aKilledTestProcessLeavesNothingMounted() throws {
-        let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let note = FileManager.default.temporaryDirectory.appendingPathComponent("kit-mount-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: note) }
-        let child = Command.run(
-            exe,
-            ["--testing-library", "swift-testing", "--filter", "DeviceMountTests/mountAndDie"],
-            environment: [Self.childVariable: note], timeout: 60)
+        let child = try ChildTest.run(
+            "DeviceMountTests/mountAndDie", environment: [Self.childVariable: note], timeout: 60)
         #expect(child.status != 0, "the child was killed")
         let mountpoint = try String(contentsOfFile: note, encoding: .utf8)
         #expect(mountpoint.hasSuffix("/mount"))
