@@ -52,17 +52,8 @@ final class DeviceMount: DeviceAttachment {
     func detach() {
         control.close()
         fuse.requestExit()
-        if loopEnded.wait(timeout: .now() + Self.exitDeadline) == .timedOut || Self.isMounted(mountpoint) {
+        if loopEnded.wait(timeout: .now() + Self.exitDeadline) == .timedOut || MountTable.isMounted(mountpoint) {
             FuseMount.detach(mountpoint)
-        }
-    }
-
-    /// Whether `path` is a keychainfs mount in this process's mount table.
-    static func isMounted(_ path: String) -> Bool {
-        let table = (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? ""
-        return table.split(separator: "\n").contains { line in
-            let fields = line.split(separator: " ")
-            return fields.count > 2 && fields[1] == path && fields[2] == "fuse.keychainfs"
         }
     }
 }

@@ -32,10 +32,7 @@ import Testing
     }
 
     static func isMounted(_ path: String) -> Bool {
-        let table = (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? ""
-        return table.split(separator: "\n").contains { line in
-            line.split(separator: " ").dropFirst().first.map(String.init) == path
-        }
+        MountedVault.mountTable().contains(" \(path) fuse.keychainfs ")
     }
 
     @Test func aLockThroughTheKitFailsReadsOfTheMountWithEACCES() throws {
