@@ -18,6 +18,9 @@ let package = Package(
         .library(name: "Security", targets: ["Security", "LocalAuthentication"]),
         // A simulated device per test, driven from Swift (docs/test-kit.md): for test targets.
         .library(name: "KeychainTesting", targets: ["KeychainTesting"]),
+        // `device.mount()` and `device.environment`: the kit's device over FUSE and its control socket, for
+        // tests of code that reads files or runs the CLI. A module of its own: only it needs libfuse.
+        .library(name: "KeychainTestingMount", targets: ["KeychainTestingMount"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -111,6 +114,14 @@ let package = Package(
         .target(
             name: "KeychainTesting",
             dependencies: ["KeychainModel", "Security", "LocalAuthentication", "KeychainClient", "KeychainEngine"],
+            swiftSettings: strict),
+        // The test kit's mount: a simulated device served in-process through the daemon's FUSE and control parts.
+        .target(
+            name: "KeychainTestingMount",
+            dependencies: [
+                "KeychainTesting", "KeychainModel", "KeychainEngine", "KeychainFS", "KeychainDaemon",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
 
         // Key and certificate files through libcrypto: PKCS#12, encrypted PKCS#8 (security import/export, SecPKCS12Import).
@@ -226,7 +237,10 @@ let package = Package(
             name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "TestSupport"],
             swiftSettings: [.swiftLanguageMode(.v5), .define("SWIFT5_MODE")]),
         .testTarget(
-            name: "KeychainTestingTests", dependencies: ["KeychainTesting", "Security", "LocalAuthentication"],
+            name: "KeychainTestingTests",
+            dependencies: [
+                "KeychainTesting", "KeychainTestingMount", "Security", "LocalAuthentication", "TestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "WorkflowParserTests", dependencies: ["KeychainModel", "SecretReferences", "KeychainEngine"],

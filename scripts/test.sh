@@ -31,6 +31,8 @@ else
   # The test kit's virtual-clock tests again, alone: each within one second of wall time (issue 24; in the
   # parallel run above other suites share the cores, so there they only prove that nothing waited).
   KEYCHAINTESTING_WALL_LIMIT_MS=1000 swift test --skip-build --filter VirtualClockTests
+  # The test kit's parallel isolation suite, 20 runs in a row (issue 24's "done means"; 1-2 minutes).
+  scripts/kit-repeat.sh 20
   # The example package (issue 24, Examples/TokenStore): depends on this repository by path, as a user's
   # package would, and tests its token store on the kit.
   swift build --package-path Examples/TokenStore --build-tests

@@ -20,5 +20,5 @@ public struct App: Sendable, Hashable {
     /// The app calls made with plain `run { … }` come from: access group `default`, as the CLI's.
     public static let unnamed = App(bundleID: "default", accessGroups: Caller.defaultAccessGroups)
 
-    var caller: Caller { Caller(accessGroups: accessGroups, application: bundleID) }
+    package var caller: Caller { Caller(accessGroups: accessGroups, application: bundleID) }
 }

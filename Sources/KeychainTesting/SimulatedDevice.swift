@@ -13,8 +13,8 @@ import Synchronization
 ///
 /// Calls made inside `run { … }` (SecItem, SecKey, SecPKCS12Import, LAContext) go to this device.
 public final class SimulatedDevice: Sendable {
-    /// The engine the device owns; every call and every control goes to it.
-    let engine: Keychain
+    /// The engine the device owns; every call and every control goes to it (and KeychainTestingMount's mount).
+    package let engine: Keychain
     let virtualClock = VirtualClock()
     /// The passcode the kit set (``launch(_:)`` unlocks with it): a test's, never a user's.
     let knownPasscode = Mutex<String?>(nil)
@@ -26,6 +26,9 @@ public final class SimulatedDevice: Sendable {
     public let directory: String
     /// Test-only: `run` binds the whole process, unchecked, as if there were no task-local binding.
     let taskBindingDisabledForTesting = Atomic<Bool>(false)
+    /// What another module of the kit attached to the device (KeychainTestingMount's mount), ended when
+    /// the device goes away, before its directory is removed.
+    package let attachment = Mutex<(any DeviceAttachment)?>(nil)
 
     /// A new device: without a passcode (unlocked, as iOS without one) or with `passcode` set and
     /// unlocked; `biometryEnrolled` enrols a face (it needs a passcode, as on iOS).
@@ -48,6 +51,7 @@ public final class SimulatedDevice: Sendable {
     }
 
     deinit {
+        attachment.withLock { $0.take() }?.detach()
         Vault.forgetThrowaway(directory + "/vault", deviceKeyPath: directory + "/device.key")
         TemporaryDirectory.remove(directory)
     }
@@ -111,4 +115,10 @@ public final class SimulatedDevice: Sendable {
     private func app(of connection: KeychainConnection) -> App? {
         apps.withLock { table in table.first { $0.value === connection }?.key }
     }
+}
+
+/// Something a module of the kit attaches to a device (a mount) and ends with it.
+package protocol DeviceAttachment: Sendable {
+    /// Ends it, within a bounded time; called once.
+    func detach()
 }

@@ -105,6 +105,8 @@ import Testing
     /// can come to depend on it.
     static let publicTargets: Set<String> = [
         "Security", "LocalAuthentication", "KeychainTesting", "KeychainEngine", "KeychainModel",
+        // The kit's mount (device.mount(), device.environment): a product of its own, so only it links libfuse.
+        "KeychainTestingMount",
         // The store's types the engine's face names (Vault, VaultLock, DeviceState, OutsideFile): bench/engine
         // opens vaults through them.
         "KeychainStore",

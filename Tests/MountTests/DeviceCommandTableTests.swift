@@ -28,7 +28,8 @@ import TestSupport
         .reboot, .read("plain"), .unlock("1234"),
         .read("face"), .answerNext("match"), .read("face"), .answerNext("no-match"), .read("face"),
         .auto("match"), .read("passcode"), .auto("accept"), .read("passcode"), .read("face"), .auto("cancel"),
-        .answerNext("passcode"), .read("passcode"),
+        .answerNext("passcode"), .read("passcode"), .answerNext("accept"), .read("passcode"), .answerNext("accept"),
+        .read("face"),
         .changePasscode("1234", "5678"), .lock, .unlock("1234"), .unlock("5678"),
         .unenroll, .answerNext("match"), .read("face"), .enroll,
         .autoLock(1), .elapse(1.5), .read("plain"), .unlock("5678"), .autoLock(nil),
@@ -107,6 +108,7 @@ final class KitDevice {
                     case "match": .match
                     case "no-match": .noMatch
                     case "passcode": .passcode(passcode)
+                    case "accept": .accept
                     default: .cancel
                     }
                 device.prompts.answerNext(typed)

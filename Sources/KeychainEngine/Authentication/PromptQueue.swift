@@ -135,7 +135,7 @@ public final class PromptQueue: Sendable {
             return (id, auto)
         }
         if let immediate {
-            DispatchQueue.global().async { deliver(immediate) }
+            Self.deliverOnThreadOfItsOwn { deliver(immediate) }
         } else {
             requester?.prompted()
         }
@@ -156,7 +156,7 @@ public final class PromptQueue: Sendable {
             if next { return nil }
             throw KeychainError(SecStatus.itemNotFound, "no prompt is pending (use --next to answer the next one)")
         }
-        DispatchQueue.global().async { taken.deliver(answer) }
+        Self.deliverOnThreadOfItsOwn { taken.deliver(answer) }
         return taken.info
     }
 
@@ -172,6 +172,13 @@ public final class PromptQueue: Sendable {
             return gone
         }
         for prompt in taken { prompt.deliver(.cancel) }
+    }
+
+    /// Runs a delivery off the caller's stack on a new thread, not on Dispatch's global queue: that queue's
+    /// few workers (one per core) can all be blocked by callers waiting for answers (a test kit's parallel
+    /// tests, each waiting in a SecItem call), and an answer queued behind them came minutes late.
+    private static func deliverOnThreadOfItsOwn(_ delivery: @escaping @Sendable () -> Void) {
+        Thread.detachNewThread(delivery)
     }
 
     private func finish(_ id: UInt64, _ answer: PromptAnswer) {
