@@ -15,6 +15,11 @@ import TestSupport
 
     /// The ids of docs/entry-points.md whose "unmatched, --strict" column says refused.
     static func refusedRows() throws -> [String] {
+        try rows(where: "unmatched, --strict") { $0.hasPrefix("refused") }
+    }
+
+    /// The ids of docs/entry-points.md's rows whose `column` cell `matches`.
+    static func rows(where column: String, _ matches: (String) -> Bool) throws -> [String] {
         let doc = try String(contentsOfFile: Self.repository + "/docs/entry-points.md", encoding: .utf8)
         var header: [String] = []
         var ids: [String] = []
@@ -24,9 +29,9 @@ import TestSupport
             }
             if cells.first == "id" { header = cells; continue }
             guard let idCell = cells.first, idCell.hasPrefix("`"),
-                let column = header.firstIndex(of: "unmatched, --strict"), column < cells.count
+                let index = header.firstIndex(of: column), index < cells.count
             else { continue }
-            if cells[column].hasPrefix("refused") {
+            if matches(cells[index]) {
                 ids.append(idCell.trimmingCharacters(in: CharacterSet(charactersIn: "`")))
             }
         }
@@ -60,7 +65,7 @@ import TestSupport
                 stdin: "{\"ServerURL\":\"https://reg.example\",\"Username\":\"u\",\"Secret\":\"\(secret)\"}",
                 environment: env))
         m.unmount()
-        try expectSuccess(m.remount(["--strict"], environment: mountEnvironment))
+        try serveBus(m, ["--strict", "--audit-log", auditLog(m)], environment: mountEnvironment)
         let other = m.root + "/other-program"
         try FileManager.default.copyItem(atPath: "/bin/true", toPath: other)
         try expectSuccess(
@@ -69,6 +74,54 @@ import TestSupport
                 "vault", "--vault", m.vault,
             ]))
         return m
+    }
+
+    /// Mounts `m` again with the Secret Service on a private bus (so the D-Bus rows have a bus) and keeps the
+    /// bus address the mount printed in `ROOT/bus-address`.
+    static func serveBus(_ m: MountedVault, _ arguments: [String], environment: [String: String]? = nil) throws {
+        let mounted = m.remount(arguments + ["--secret-service", "--private-bus"], environment: environment)
+        try expectSuccess(mounted)
+        let prefix = "DBUS_SESSION_BUS_ADDRESS="
+        let address = try #require(mounted.stdout.split(separator: "\n").first { $0.hasPrefix(prefix) })
+        try String(address.dropFirst(prefix.count)).write(
+            toFile: m.root + "/bus-address", atomically: true, encoding: .utf8)
+    }
+
+    static func auditLog(_ m: MountedVault) -> String { m.root + "/audit.jsonl" }
+
+    /// `Tests/SecretServiceTests/Clients/hostile_client.py ARGUMENTS` (raw calls through jeepney) on `m`'s
+    /// bus, by Debian's python3: a process that no rule of ``strictVault(mountEnvironment:)`` matches.
+    static func busClient(_ m: MountedVault, _ arguments: [String]) -> CommandResult {
+        let address = (try? String(contentsOfFile: m.root + "/bus-address", encoding: .utf8)) ?? ""
+        return Command.run(
+            "/usr/bin/python3", [repository + "/Tests/SecretServiceTests/Clients/hostile_client.py"] + arguments,
+            environment: ["DBUS_SESSION_BUS_ADDRESS": address], timeout: 60)
+    }
+
+    /// The audit log's lines of refused (-34018) Secret Service calls.
+    static func refusedBusCalls(_ m: MountedVault) -> Int {
+        ((try? String(contentsOfFile: auditLog(m), encoding: .utf8)) ?? "").split(separator: "\n").filter {
+            guard let line = (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] else {
+                return false
+            }
+            return (line["operation"] as? String ?? "").hasPrefix("secret-service.")
+                && line["status"] as? Int == Int(SecStatus.missingEntitlement)
+        }.count
+    }
+
+    /// A row of the Secret Service table: every call of the row is AccessDenied and the audit log has new
+    /// refusals (property reads are not audited, so at least one line per row, not one per call).
+    static func bus(_ row: String) -> Probe {
+        { m in
+            let before = refusedBusCalls(m)
+            let r = busClient(m, ["row", row])
+            let answers = r.stdout.split(separator: "\n")
+            let denied =
+                r.succeeded && !answers.isEmpty
+                && answers.allSatisfy { $0.hasSuffix(" org.freedesktop.DBus.Error.AccessDenied") }
+            let audited = refusedBusCalls(m) > before
+            return (denied && audited, "exit \(r.status): \(r.stdout) \(r.stderr) audited: \(audited)")
+        }
     }
 
     /// One probe per row: true when the entry point refused (or gave nothing), with what it said.
@@ -169,6 +222,12 @@ import TestSupport
             stdin: "protocol=https\nhost=git.example\n\n"),
         "helper.docker": cli(
             MountedVault.builtProgram("docker-credential-keychainfs"), ["get"], stdin: "https://reg.example"),
+        "dbus.get-secret": bus("dbus.get-secret"),
+        "dbus.search": bus("dbus.search"),
+        "dbus.write": bus("dbus.write"),
+        "dbus.lock": bus("dbus.lock"),
+        "dbus.unlock": bus("dbus.unlock"),
+        "dbus.session": bus("dbus.session"),
     ]
 
     @Test(.timeLimit(.minutes(3))) func everyRowThatReachesASecretRefusesAnUnmatchedProcessUnderStrict() throws {
@@ -221,10 +280,50 @@ import TestSupport
         let m = try Self.strictVault(mountEnvironment: [LockGuardsName.variable: "control-access"])
         for id in [
             "item.copy-matching", "api.secitem", "cli.find", "cli.run", "vault.backup", "device.prompts", "device.lock",
+            "dbus.get-secret", "dbus.search", "dbus.write", "dbus.session",
         ] {
             let probe = try #require(Self.probes[id])
             let (refused, detail) = probe(m)
             #expect(!refused, "\(id) is refused even with the checks off: \(detail)")
+        }
+    }
+
+    /// The lock column of the Secret Service rows: on a locked device a client the rules admit gets IsLocked
+    /// for a secret or a write and finds no item (the attributes are sealed too); nothing changes. Unlocked,
+    /// the same calls are served, so the refusals are the lock's.
+    @Test(.timeLimit(.minutes(3))) func theBusRowsWithALockRefuseEveryCallWhileLocked() throws {
+        let locked = try Self.rows(where: "lock") { $0.hasPrefix("yes") }.filter { $0.hasPrefix("dbus.") }
+        #expect(Set(locked) == ["dbus.get-secret", "dbus.search", "dbus.write"], "\(locked)")
+        let m = try MountedVault()
+        try expectSuccess(m.cli(["add-generic-password", "-s", "svc", "-a", "acct", "-w", Self.secret, m.vault]))
+        m.unmount()
+        try Self.serveBus(m, [])
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        let path = Self.busClient(m, ["item-path", "service=svc", "username=acct"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(path.hasPrefix("/org/freedesktop/secrets/collection/login/"), "\(path)")
+
+        try expectSuccess(m.device("lock"))
+        let whileLocked = Self.busClient(m, ["while-locked", path])
+        let answers = whileLocked.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(whileLocked.succeeded && answers.count == 7, "\(whileLocked)")
+        #expect(Set(answers.compactMap(\.first)) == Set(locked), "every locked row is probed: \(answers)")
+        for answer in answers where answer.count >= 3 {
+            let expected =
+                ["SearchItems", "Collection.SearchItems", "Items"].contains(answer[1])
+                ? "ok 0" : "org.freedesktop.Secret.Error.IsLocked"
+            #expect(answer[2...].joined(separator: " ") == expected, "\(answer)")
+        }
+        try expectSuccess(m.device("unlock", passcode: "1234"))
+        #expect(FS.read(m.path("genp/svc/acct/value")) == .success(Data(Self.secret.utf8)), "nothing changed")
+        #expect(FS.read(m.path("genp/locked/new/value")) == .failure(Errno(ENOENT)), "nothing was made")
+
+        let unlocked = Self.busClient(m, ["while-locked", path]).stdout.split(separator: "\n").map {
+            $0.split(separator: " ").map(String.init)
+        }
+        #expect(unlocked.count == 7 && unlocked.allSatisfy { $0.count == 4 && $0[2] == "ok" }, "\(unlocked)")
+        for answer in unlocked where answer.count == 4 && answer[1].hasSuffix("Items") {
+            #expect(answer[3] != "0", "unlocked, the item is found: \(answer)")
         }
     }
 
