@@ -50,3 +50,12 @@ import Testing
         #expect(ObjectPath.parse("/org/freedesktop/secrets/aliases/default") == .collection)
     }
 }
+
+/// The address the service reconnects to: the old bus's GUID would make sd-bus refuse a bus started again
+/// at the same path.
+@Test func aReconnectionAddressDropsTheOldBusGUID() {
+    #expect(SecretService.withoutGUID("unix:path=/tmp/b,guid=0123abcd") == "unix:path=/tmp/b")
+    #expect(
+        SecretService.withoutGUID("unix:guid=1,path=/a;tcp:host=x,guid=2,port=1") == "unix:path=/a;tcp:host=x,port=1")
+    #expect(SecretService.withoutGUID("unix:path=/plain") == "unix:path=/plain")
+}

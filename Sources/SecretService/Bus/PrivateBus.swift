@@ -81,6 +81,9 @@ public final class PrivateBus: Sendable {
         address = printed
     }
 
+    /// Whether the bus process still runs (it may have been killed under the daemon).
+    public var isRunning: Bool { process.isRunning }
+
     /// Stops the bus (SIGKILL: it keeps nothing, and SIGTERM is blocked in the mask it inherited) and removes its socket.
     public func stop() {
         Self.end(process)

@@ -20,30 +20,30 @@ final class ServiceObjects: Sendable {
     let accessPolicy: AccessPolicy
     let audit: AuditLog?
     let enforcesAccess: Bool
-    let connection: BusConnection
+    let link: BusLink
     let sessions = SessionTable()
     let prompts = PromptTable()
     let changes: ChangeSignals
 
     init(
         keychain: Keychain, accessPolicy: AccessPolicy, audit: AuditLog?, enforcesAccess: Bool,
-        connection: BusConnection
+        link: BusLink
     ) {
         self.keychain = keychain
         face = VaultFace(keychain: keychain)
         self.accessPolicy = accessPolicy
         self.audit = audit
         self.enforcesAccess = enforcesAccess
-        self.connection = connection
-        changes = ChangeSignals(
-            keychain: keychain, face: face, caller: accessPolicy.defaultCaller, connection: connection)
+        self.link = link
+        changes = ChangeSignals(keychain: keychain, face: face, caller: accessPolicy.defaultCaller, link: link)
     }
 
     func watchChanges() { changes.start() }
 
-    /// One call from the bus. Introspection and properties of the service's own shape need no caller;
-    /// everything else is refused (AccessDenied, audited) to a process no rule admits under --strict.
-    func handle(_ call: BusCall) -> Result<[BusValue], BusError> {
+    /// One call from the bus, on `connection`'s thread. Introspection and properties of the service's own
+    /// shape need no caller; everything else is refused (AccessDenied, audited) to a process no rule admits
+    /// under --strict.
+    func handle(_ call: BusCall, on connection: BusConnection) -> Result<[BusValue], BusError> {
         guard let object = ObjectPath.parse(call.path) else {
             return .failure(.noSuchObject("no such object: \(call.path)"))
         }
@@ -186,5 +186,12 @@ final class ServiceObjects: Sendable {
     func peerGone(_ name: String) {
         sessions.closeAll(of: name)
         for raised in prompts.removeAll(of: name) { keychain.prompts.cancel(raised) }
+    }
+
+    /// The bus went away: every client's sessions close and prompts are cancelled, as if each had left
+    /// (a new bus gives out the same unique names again, so none may carry over).
+    func forgetClients() {
+        sessions.closeEveryone()
+        for raised in prompts.removeEveryone() { keychain.prompts.cancel(raised) }
     }
 }
