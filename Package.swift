@@ -81,7 +81,8 @@ let package = Package(
 
         // The control socket: framing, requests, client and server.
         .target(
-            name: "ControlChannel", dependencies: ["KeychainModel", "CSystem", "KeychainEngine"], swiftSettings: strict),
+            name: "ControlChannel", dependencies: ["KeychainModel", "CSystem", "KeychainEngine", "KeychainSync"],
+            swiftSettings: strict),
 
         // SecItem calls on a vault: through its daemon, or in-process when none runs.
         .target(

@@ -4,21 +4,17 @@ import KeychainEngine
 import KeychainModel
 import Synchronization
 
-/// The four SecItem calls on a vault, wherever its engine runs: through the daemon that serves it
-/// (so its device lock applies), or in this process when no daemon runs (Apple's securityd has one
-/// engine per device; here one per vault, enforced by ``VaultLock``).
+/// The SecItem calls (and LAContext's) on a vault, wherever its engine runs (``VaultRoute``): through the
+/// daemon that serves it (so its device lock applies), or in this process when no daemon runs (Apple's
+/// securityd has one engine per device; here one per vault, enforced by ``VaultLock``).
 ///
-/// The choice is made per call. An in-process engine holds the vault's lock file for one call only
-/// (``InProcessEngines``), so it never keeps the vault from a daemon that wants to mount it. A connection that has
-/// once reached a daemon never falls back to an in-process engine: the daemon's lock state is the one in
-/// force. While its daemon is away it waits up to ``daemonGraceSeconds`` for one, then answers
-/// errSecNotAvailable.
+/// An in-process engine holds the vault's lock file for one call only (``InProcessEngines``), so it never
+/// keeps the vault from a daemon that wants to mount it.
 public final class KeychainConnection: Sendable {
     /// How long a call waits for a daemon that is away (restarting) before errSecNotAvailable.
-    public static let daemonGraceSeconds: TimeInterval = 3
+    public static let daemonGraceSeconds = VaultRoute.daemonGraceSeconds
 
-    private let client: ControlClient
-    private let usedDaemon: Mutex<Bool>
+    private let route: VaultRoute
     /// An engine this connection's owner keeps open (a simulated device's): every call goes to it, never to a daemon.
     private let ownedEngine: Keychain?
     public let caller: Caller
@@ -29,16 +25,14 @@ public final class KeychainConnection: Sendable {
     public init(vault: Vault, caller: Caller, createIfMissing: Bool = false) throws(KeychainError) {
         self.vault = vault
         self.caller = caller
-        client = ControlClient(vault: vault)
+        route = VaultRoute(vault: vault)
         ownedEngine = nil
-        let served = client.isDaemonRunning
-        usedDaemon = Mutex(served)
-        if served { return }
+        if route.probe() { return }
         if !vault.exists {
             guard createIfMissing else { throw KeychainError(SecStatus.notAvailable, "no vault at \(vault.directory)") }
             _ = try Vault.create(at: vault.directory)
         }
-        _ = try withInProcessEngine { _ throws(KeychainError) in () }
+        _ = try InProcessEngines.shared.with(vault) { _ throws(KeychainError) in () }
     }
 
     /// Calls straight into `engine`, which its owner keeps open: its in-memory lock state, prompts and
@@ -46,117 +40,57 @@ public final class KeychainConnection: Sendable {
     public init(engine: Keychain, caller: Caller) {
         vault = engine.vault
         self.caller = caller
-        client = ControlClient(vault: engine.vault)
-        usedDaemon = Mutex(false)
+        route = VaultRoute(vault: engine.vault)
         ownedEngine = engine
     }
 
     /// Whether calls go to a daemon (the last call did, or, before any call, one was serving).
-    public var viaDaemon: Bool { usedDaemon.withLock { $0 } }
+    public var viaDaemon: Bool { route.viaDaemon }
 
     public func add(_ attributes: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
-        try perform(ItemAdd(query: attributes)) { keychain throws(KeychainError) in
-            try keychain.add(attributes, caller: caller)
-        }
+        try perform(ItemAdd(query: attributes))
     }
 
     public func copyMatching(_ query: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
-        try perform(ItemCopyMatching(query: query)) { keychain throws(KeychainError) in
-            try keychain.copyMatching(query, caller: caller)
-        }
+        try perform(ItemCopyMatching(query: query))
     }
 
     public func update(_ query: KeychainDictionary, _ attributes: KeychainDictionary) throws(KeychainError) {
-        try perform(ItemUpdate(query: query, attributes: attributes)) { keychain throws(KeychainError) in
-            try keychain.update(query, attributes, caller: caller)
-        }
+        try perform(ItemUpdate(query: query, attributes: attributes))
     }
 
     public func delete(_ query: KeychainDictionary) throws(KeychainError) {
-        try perform(ItemDelete(query: query)) { keychain throws(KeychainError) in
-            try keychain.delete(query, caller: caller)
-        }
+        try perform(ItemDelete(query: query))
     }
 
     /// SecItemAdd of an identity: its certificate and private key in one transaction, wherever the engine runs.
     public func addIdentity(certificate: KeychainDictionary, key: KeychainDictionary) throws(KeychainError) {
-        try perform(ItemAddIdentity(certificate: certificate, key: key)) { keychain throws(KeychainError) in
-            try keychain.addIdentity(certificate: certificate, key: key, caller: caller)
-        }
+        try perform(ItemAddIdentity(certificate: certificate, key: key))
     }
 
     /// A simulated Secure Enclave request (see `Keychain.secureEnclave`), wherever the vault's engine runs.
     public func secureEnclave(_ request: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
-        try perform(SecureEnclaveCall(operation: request)) { keychain throws(KeychainError) in
-            try keychain.secureEnclave(request, caller: caller)
-        }
-    }
-
-    /// One of the authentication simulator's commands (LAContext's evaluations), wherever the engine runs.
-    public func authentication(_ command: ControlCommand, _ arguments: KeychainDictionary) throws(KeychainError)
-        -> KeychainValue?
-    {
-        try perform(command, arguments) { keychain throws(KeychainError) in
-            try AuthenticationCommands(keychain: keychain).perform(command, arguments, caller: caller)
-        }
+        try perform(SecureEnclaveCall(operation: request))
     }
 
     /// This process's executable, named in authentication prompts: read once, not at every call.
     private static let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
 
-    /// One typed call (its codec is shared with the daemon), wherever the vault's engine runs.
-    private func perform<Call: ControlCall>(_ call: Call, inProcess: (Keychain) throws(KeychainError) -> Call.Reply)
-        throws(KeychainError) -> Call.Reply
-    {
-        if let ownedEngine { return try inProcess(ownedEngine) }
-        var reply: Call.Reply?
-        let value = try perform(Call.command, call.arguments) { keychain throws(KeychainError) -> KeychainValue? in
-            let local = try inProcess(keychain)
-            reply = local
-            return nil
-        }
-        if let reply { return reply }
-        return try Call.decode(value)
-    }
-
-    /// One call: to the daemon if one listens, else in-process (unless a daemon was used before, or one is
-    /// starting and holds the vault), waiting a little for a daemon that is away.
-    private func perform(
-        _ command: ControlCommand, _ arguments: KeychainDictionary,
-        inProcess: (Keychain) throws(KeychainError) -> KeychainValue?
-    ) throws(KeychainError) -> KeychainValue? {
-        if let ownedEngine { return try inProcess(ownedEngine) }
-        var arguments = arguments
-        arguments[CallerClaims.accessGroups] = .array(caller.accessGroups.map(KeychainValue.string))
+    /// One call (its codec shared with the daemon, what it does written once in the call), on the owned
+    /// engine, else wherever the vault's engine runs, with what this client says about itself.
+    public func perform<Call: EngineCall>(_ call: Call) throws(KeychainError) -> Call.Reply {
+        if let ownedEngine { return try call.perform(on: ownedEngine, caller: caller) }
+        var claims: KeychainDictionary = [
+            CallerClaims.accessGroups: .array(caller.accessGroups.map(KeychainValue.string))
+        ]
         // Named in authentication prompts (`keychainfs device prompts`).
-        arguments[CallerClaims.pid] = .number(Int64(getpid()))
-        if let executable = Self.executable { arguments[CallerClaims.executable] = .string(executable) }
-        let request = ControlRequest(command, arguments)
-        let deadline = Date().addingTimeInterval(Self.daemonGraceSeconds)
-        while true {
-            if let response = try client.sendIfServed(request) {
-                usedDaemon.withLock { $0 = true }
-                return try response.check()
+        claims[CallerClaims.pid] = .number(Int64(getpid()))
+        if let executable = Self.executable { claims[CallerClaims.executable] = .string(executable) }
+        return try route.perform(call, claims: claims) { () throws(KeychainError) -> Call.Reply in
+            try InProcessEngines.shared.with(vault) { keychain throws(KeychainError) in
+                try call.perform(on: keychain, caller: caller)
             }
-            if !usedDaemon.withLock({ $0 }) {
-                do { return try withInProcessEngine(inProcess) } catch
-                    where Date() < deadline && VaultLock.isHeld(vault)
-                {
-                    // Another process holds the vault: most likely a daemon starting up; its socket follows.
-                }
-            }
-            guard Date() < deadline else {
-                throw KeychainError(
-                    SecStatus.notAvailable,
-                    "the keychainfs daemon serving \(vault.directory) has gone away and none came back within \(Int(Self.daemonGraceSeconds)) s"
-                )
-            }
-            usleep(50_000)
         }
-    }
-
-    private func withInProcessEngine<T>(_ body: (Keychain) throws(KeychainError) -> T) throws(KeychainError) -> T {
-        try InProcessEngines.shared.with(vault, body)
     }
 }
 

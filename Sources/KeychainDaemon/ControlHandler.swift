@@ -69,7 +69,7 @@ struct ControlHandler: Sendable {
         throws(KeychainError)
     {
         guard let audit, request.command != .status else { return }
-        let call = try? request.command.callType?.init(CallArguments(request.arguments), attachment: request.attachment)
+        let call = try? request.command.callType.init(CallArguments(request.arguments), attachment: request.attachment)
         let item = call?.auditedItem.flatMap { ItemTitle.of(query: $0) }
         try audit.record(
             request.command.rawValue, item: item, status: status,
@@ -79,94 +79,79 @@ struct ControlHandler: Sendable {
     private func perform(_ request: ControlRequest, peer: ControlPeer, caller: Caller) throws(KeychainError)
         -> KeychainValue?
     {
-        let args = request.arguments
+        switch request.command.callType {
+        case let call as any EngineCall.Type:
+            return try serveOnEngine(call, request, caller)
+        case let call as any SyncCall.Type:
+            return try SyncCommands(keychain: keychain).serve(call, request)
+        default:
+            return try performOnDaemon(request, caller: caller)
+        }
+    }
+
+    /// A call any engine answers the same way (items, Secure Enclave, the authentication simulator): the call says what.
+    private func serveOnEngine<Call: EngineCall>(_: Call.Type, _ request: ControlRequest, _ caller: Caller)
+        throws(KeychainError) -> KeychainValue?
+    {
+        try Call.serve(request) { call throws(KeychainError) in try call.perform(on: keychain, caller: caller) }
+    }
+
+    /// The daemon's own commands: its status, the device it simulates, unmount, backup and restore.
+    private func performOnDaemon(_ request: ControlRequest, caller: Caller) throws(KeychainError) -> KeychainValue? {
         switch request.command {
         case .status:
             // Item counts only for a caller with groups: under --strict an unmatched process learns the state alone.
-            return try serve(StatusCall.self, request) { _ in status(counting: !caller.accessGroups.isEmpty) }
+            return try StatusCall.serve(request) { _ in status(counting: !caller.accessGroups.isEmpty) }
         case .deviceStatus:
-            return try serve(DeviceStatusCall.self, request) { _ in status() }
+            return try DeviceStatusCall.serve(request) { _ in status() }
         case .deviceLock:
-            return try serve(DeviceLock.self, request) { _ in
-                keychain.lockDevice(); return status()
+            return try DeviceLock.serve(request) { _ in
+                keychain.lockDevice()
+                return status()
             }
         case .deviceReboot:
-            return try serve(DeviceReboot.self, request) { _ in
-                keychain.rebootDevice(); return status()
+            return try DeviceReboot.serve(request) { _ in
+                keychain.rebootDevice()
+                return status()
             }
         case .deviceUnlock:
-            return try serve(DeviceUnlock.self, request) { call throws(KeychainError) in
-                try keychain.unlockDevice(passcode: call.passcode); return status()
+            return try DeviceUnlock.serve(request) { call throws(KeychainError) in
+                try keychain.unlockDevice(passcode: call.passcode)
+                return status()
             }
         case .passcodeSet:
-            return try serve(PasscodeSet.self, request) { call throws(KeychainError) in
-                try keychain.setPasscode(call.passcode); return status()
+            return try PasscodeSet.serve(request) { call throws(KeychainError) in
+                try keychain.setPasscode(call.passcode)
+                return status()
             }
         case .passcodeChange:
-            return try serve(PasscodeChange.self, request) { call throws(KeychainError) in
+            return try PasscodeChange.serve(request) { call throws(KeychainError) in
                 try keychain.changePasscode(old: call.old, new: call.new)
                 return status()
             }
         case .passcodeRemove:
-            return try serve(PasscodeRemove.self, request) { call throws(KeychainError) in
+            return try PasscodeRemove.serve(request) { call throws(KeychainError) in
                 try keychain.removePasscode(current: call.passcode)
             }
         case .autoLock:
-            return try serve(AutoLockCall.self, request) { call throws(KeychainError) in
-                try keychain.setAutoLock(seconds: call.seconds); return status()
+            return try AutoLockCall.serve(request) { call throws(KeychainError) in
+                try keychain.setAutoLock(seconds: call.seconds)
+                return status()
             }
         case .unmount:
-            requestUnmount()
-            return nil
-        case .itemAdd:
-            return try serve(ItemAdd.self, request) { call throws(KeychainError) in
-                try keychain.add(call.query, caller: caller)
-            }
-        case .itemCopyMatching:
-            return try serve(ItemCopyMatching.self, request) { call throws(KeychainError) in
-                try keychain.copyMatching(call.query, caller: caller)
-            }
-        case .itemUpdate:
-            return try serve(ItemUpdate.self, request) { call throws(KeychainError) in
-                try keychain.update(call.query, call.attributes, caller: caller)
-            }
-        case .itemDelete:
-            return try serve(ItemDelete.self, request) { call throws(KeychainError) in
-                try keychain.delete(call.query, caller: caller)
-            }
-        case .itemAddIdentity:
-            return try serve(ItemAddIdentity.self, request) { call throws(KeychainError) in
-                try keychain.addIdentity(certificate: call.certificate, key: call.key, caller: caller)
-            }
-        case .syncNow, .syncInit, .syncJoin, .syncInvite, .syncStatus, .syncMerge, .syncMembers, .syncRemove,
-            .syncRotate, .syncLeave:
-            return try SyncCommands(keychain: keychain).perform(request.command, args)
+            return try UnmountCall.serve(request) { _ in requestUnmount() }
         case .backup:
-            return try serve(BackupCall.self, request) { call throws(KeychainError) in
+            return try BackupCall.serve(request) { call throws(KeychainError) in
                 let (archive, count) = try keychain.backup(password: call.password)
                 return BackupCall.Archive(items: count, bytes: archive)
             }
         case .restore:
-            return try serve(RestoreCall.self, request) { call throws(KeychainError) in
+            return try RestoreCall.serve(request) { call throws(KeychainError) in
                 try keychain.restore(call.archive, password: call.password, merge: call.merge)
             }
-        case .biometryEnroll, .biometryUnenroll, .biometryStatus, .unlockBiometry, .promptAnswer, .promptAuto,
-            .promptTimeout, .prompts,
-            .laCanEvaluate, .laEvaluate, .laInvalidate:
-            return try AuthenticationCommands(keychain: keychain).perform(request.command, args, caller: caller)
-        case .keySecureEnclave:
-            return try serve(SecureEnclaveCall.self, request) { call throws(KeychainError) in
-                try keychain.secureEnclave(call.operation, caller: caller)
-            }
+        default:
+            throw KeychainError(SecStatus.unimplemented, "'\(request.command.rawValue)' has no handler")
         }
-    }
-
-    /// Decodes `request` as a `Call`, runs `body`, and encodes its reply: the codec is the call's, shared with the client.
-    private func serve<Call: ControlCall>(
-        _: Call.Type, _ request: ControlRequest,
-        _ body: (Call) throws(KeychainError) -> Call.Reply
-    ) throws(KeychainError) -> KeychainValue? {
-        Call.encode(try body(try Call(CallArguments(request.arguments), attachment: request.attachment)))
     }
 
     /// The device's state; `counting` adds the item counts (`keychainfs status`), which cost a scan of every

@@ -25,46 +25,17 @@ struct SyncCommands: Sendable {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
-    func perform(_ command: ControlCommand, _ args: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
-        switch command {
-        case .syncMerge:
-            guard let name = args["name"]?.stringValue, let ours = args["ours"]?.dataValue,
-                let theirs = args["theirs"]?.dataValue
-            else {
-                throw KeychainError(SecStatus.param, "sync.merge needs 'name', 'ours' and 'theirs'")
-            }
-            return .data(try keychain.mergeSyncFiles(name: name, ours: ours, theirs: theirs))
-        case .syncStatus:
-            return .dictionary(try session.status())
-        case .syncMembers:
-            return .array(try session.members())
-        default:
-            break
-        }
+    /// Serves a sync call in the daemon's session; calls that change the clone run one at a time.
+    func serve<Call: SyncCall>(_: Call.Type, _ request: ControlRequest) throws(KeychainError) -> KeychainValue? {
+        try Call.serve(request) { call throws(KeychainError) in try run(call) }
+    }
+
+    /// Runs `call` in the daemon's session.
+    func run<Call: SyncCall>(_ call: Call) throws(KeychainError) -> Call.Reply {
+        guard Call.changesClone else { return try call.perform(in: session) }
         Self.gate.lock()
         defer { Self.gate.unlock() }
-        switch command {
-        case .syncNow: return Self.encode(try session.sync())
-        case .syncInit:
-            return Self.encode(
-                try session.initialize(remote: try string(args, "remote"), name: try string(args, "name")))
-        case .syncJoin:
-            let text = try string(args, "code")
-            let code: InvitationCode
-            do { code = try InvitationCode.parse(text) } catch { throw KeychainError(SecStatus.param, error.message) }
-            return Self.encode(
-                try session.join(remote: try string(args, "remote"), code: code, name: try string(args, "name")))
-        case .syncInvite:
-            let seconds = args["seconds"]?.numberValue ?? 3600
-            guard seconds > 0 else {
-                throw KeychainError(SecStatus.param, "an invitation lives a positive number of seconds")
-            }
-            return .string(try session.invite(lifetime: TimeInterval(seconds)).grouped)
-        case .syncRemove: return Self.encode(try session.remove(try string(args, "member")))
-        case .syncRotate: return Self.encode(try session.rotate())
-        case .syncLeave: return Self.encode(try session.leave())
-        default: throw KeychainError(SecStatus.param, "not a sync command")
-        }
+        return try call.perform(in: session)
     }
 
     /// `--sync-interval`: syncs every `interval` seconds while the daemon runs, if the vault syncs. A failed
@@ -76,10 +47,8 @@ struct SyncCommands: Sendable {
                 let commands = SyncCommands(keychain: keychain)
                 guard (try? commands.session.status())?["configured"] == .bool(true) else { continue }
                 do throws(KeychainError) {
-                    let report = try commands.perform(.syncNow, [:])?.dictionaryValue ?? [:]
-                    log.info(
-                        "sync: exported \(report["exported"]?.numberValue ?? 0), imported \(report["imported"]?.numberValue ?? 0)"
-                    )
+                    let report = try commands.run(SyncNow())
+                    log.info("sync: exported \(report.exported), imported \(report.imported)")
                 } catch {
                     log.notice("sync failed: \(SecStatus.name(of: error.status)) (\(error.status))")
                 }
@@ -87,13 +56,5 @@ struct SyncCommands: Sendable {
         }
         thread.name = "keychainfs-sync"
         thread.start()
-    }
-
-    /// A report as a control value.
-    static func encode(_ report: SyncReport) -> KeychainValue { .dictionary(report.dictionary) }
-
-    private func string(_ args: KeychainDictionary, _ key: String) throws(KeychainError) -> String {
-        guard let value = args[key]?.stringValue else { throw KeychainError(SecStatus.param, "missing '\(key)'") }
-        return value
     }
 }

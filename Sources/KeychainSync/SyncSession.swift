@@ -30,6 +30,21 @@ public struct SyncReport: Sendable {
     /// What else happened, for people: a joiner admitted, a new epoch, a request waiting, a rewound remote.
     public var notes: [String] = []
 
+    public init() {}
+
+    /// The report from its control value (what the daemon answered).
+    public init(_ d: KeychainDictionary) {
+        let strings = { (key: String) in (d[key]?.arrayValue ?? []).compactMap(\.stringValue) }
+        exported = Int(d["exported"]?.numberValue ?? 0)
+        imported = Int(d["imported"]?.numberValue ?? 0)
+        skipped = strings("skipped")
+        expiredInvitations = Int(d["expiredInvitations"]?.numberValue ?? 0)
+        pushed = d["pushed"] == .bool(true)
+        admitted = d["admitted"] == .bool(true)
+        rolledBack = d["rolledBack"] == .bool(true)
+        notes = strings("notes")
+    }
+
     /// The report as a control value (the daemon's answer; the CLI prints it).
     public var dictionary: KeychainDictionary {
         [

@@ -69,8 +69,7 @@ open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Se
 
     /// The current enrolled set's state.
     public var domainState: LADomainState {
-        _ = try? send(
-            .laCanEvaluate, ["policy": .number(Int64(LAPolicy.deviceOwnerAuthenticationWithBiometrics.rawValue))])
+        _ = try? send(CanEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics))
         return lock.withLock {
             LADomainState(biometry: .init(biometryType: lastEnrolled ? .faceID : .none, stateHash: lastDomainState))
         }
@@ -79,7 +78,7 @@ open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Se
     /// Whether `policy` can be evaluated now (passcode set? biometry enrolled? locked out?), and why not.
     open func canEvaluatePolicy(_ policy: LAPolicy, error: UnsafeMutablePointer<NSError?>?) -> Bool {
         let failure: LAError?
-        do { failure = try send(.laCanEvaluate, ["policy": .number(Int64(policy.rawValue))]).failure } catch {
+        do { failure = try send(CanEvaluatePolicy(try Self.engine(policy))).failure } catch {
             failure = LAError(.biometryNotAvailable)
         }
         if let failure { error?.pointee = failure.nsError; return false }
@@ -118,7 +117,7 @@ open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Se
         let old = lock.withLock { () -> Data? in
             invalidated = true; defer { token = nil }; return token
         }
-        if let old { _ = try? send(.laInvalidate, ["token": .data(old)]) }
+        if let old { _ = try? connection().perform(InvalidateEvaluation(token: old)) }
     }
 
     /// Sets the application password for items made with `.applicationPassword`.
@@ -147,14 +146,11 @@ open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Se
 
     private func evaluate(_ policy: LAPolicy, _ reason: String) throws {
         if lock.withLock({ invalidated }) { throw LAError(.invalidContext) }
-        var args: KeychainDictionary = [
-            "policy": .number(Int64(policy.rawValue)), "reason": .string(reason),
-            "interactionNotAllowed": .bool(interactionNotAllowed),
-            "reuseDuration": .number(Int64(touchIDAuthenticationAllowableReuseDuration)),
-        ]
-        if let token = lock.withLock({ token }) { args["token"] = .data(token) }
+        let call = EvaluatePolicy(
+            try Self.engine(policy), reason: reason, interactionNotAllowed: interactionNotAllowed,
+            token: lock.withLock { token }, reuseDuration: Int64(touchIDAuthenticationAllowableReuseDuration))
         let answer: Answer
-        do { answer = try send(.laEvaluate, args) } catch { throw LAError(.systemCancel) }
+        do { answer = try send(call) } catch { throw LAError(.systemCancel) }
         if let failure = answer.failure { throw failure }
         lock.withLock { token = answer.token }
     }
@@ -164,22 +160,30 @@ open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Se
         var token: Data?
     }
 
-    private func send(_ command: ControlCommand, _ args: KeychainDictionary) throws(KeychainError) -> Answer {
-        let connection: KeychainConnection
-        if let bound = KeychainBinding.current {
-            connection = bound.connection
-        } else {
-            connection = try KeychainConnection(
-                vault: ClientEnvironment.defaultVault(), caller: ClientEnvironment.caller(), createIfMissing: true)
+    /// The engine's policy of `policy` (the same raw values as Apple's).
+    private static func engine(_ policy: LAPolicy) throws(KeychainError) -> AuthenticationPolicy {
+        guard let policy = AuthenticationPolicy(rawValue: policy.rawValue) else {
+            throw KeychainError(SecStatus.param, "unknown LAPolicy")
         }
-        let d = try connection.authentication(command, args)?.dictionaryValue ?? [:]
+        return policy
+    }
+
+    /// The device bound to this task (the test kit), else the default vault's daemon or in-process engine.
+    private func connection() throws(KeychainError) -> KeychainConnection {
+        if let bound = KeychainBinding.current { return bound.connection }
+        return try KeychainConnection(
+            vault: ClientEnvironment.defaultVault(), caller: ClientEnvironment.caller(), createIfMissing: true)
+    }
+
+    private func send<Call: EvaluationReplyCall>(_ call: Call) throws(KeychainError) -> Answer {
+        let evaluation = try connection().perform(call)
         lock.withLock {
-            lastEnrolled = d["biometryEnrolled"] == .bool(true)
-            lastDomainState = d["domainState"]?.dataValue
+            lastEnrolled = evaluation.biometryEnrolled
+            lastDomainState = evaluation.domainState
         }
-        let failure =
-            d["success"] == .bool(true)
-            ? nil : LAError(number: Int(d["laError"]?.numberValue ?? Int64(LAErrorNumber.authenticationFailed)))
-        return Answer(failure: failure, token: d["token"]?.dataValue)
+        let failure = evaluation.failure.map {
+            LAError(number: $0.laError ?? Int(LAErrorNumber.authenticationFailed))
+        }
+        return Answer(failure: failure, token: evaluation.token)
     }
 }

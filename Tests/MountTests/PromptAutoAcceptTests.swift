@@ -32,4 +32,21 @@ import TestSupport
         let refused = m.device("prompt", "auto", "yes")
         #expect(!refused.succeeded && refused.stderr.contains("accept"), "the error names the modes")
     }
+
+    /// `device prompt accept` answers one prompt the way it can be satisfied (`--next`: the next one raised);
+    /// the prompt after it gets the automatic answer again.
+    @Test func acceptAnswersOnePrompt() throws {
+        let m = try MountedVault()
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        let connection = try KeychainConnection(vault: Vault(directory: m.vault), caller: Caller())
+        _ = try connection.add([
+            "class": "genp", "svce": "s", "acct": "passcode", "v_Data": .data(Data("p".utf8)),
+            "accc": .number(AccessConstraint.Bit.devicePasscode),
+        ])
+        let none = m.device("prompt", "accept")
+        #expect(!none.succeeded && none.stderr.contains("no prompt is pending"))
+        try expectSuccess(m.device("prompt", "accept", "--next"))
+        #expect(FS.read(m.path("genp/s/passcode/value")) == .success(Data("p".utf8)), "the device's passcode")
+        #expect(FS.read(m.path("genp/s/passcode/value")) == .failure(Errno(ECANCELED)), "auto cancel again")
+    }
 }

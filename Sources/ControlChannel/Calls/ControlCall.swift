@@ -27,6 +27,14 @@ extension ControlCall {
 
     /// The frame this call sends.
     public var request: ControlRequest { ControlRequest(Self.command, arguments, attachment: attachment) }
+
+    /// The daemon's side: decodes `request` as this call, runs `body`, and encodes its reply with the codec
+    /// the client decodes it with.
+    public static func serve(_ request: ControlRequest, _ body: (Self) throws(KeychainError) -> Reply)
+        throws(KeychainError) -> KeychainValue?
+    {
+        encode(try body(try Self(CallArguments(request.arguments), attachment: request.attachment)))
+    }
 }
 
 /// A call whose reply is a value of the engine's (an item call's result) or nothing.
@@ -54,6 +62,11 @@ public struct CallArguments: Sendable {
         return value
     }
 
+    public func string(_ name: String) throws(KeychainError) -> String {
+        guard let value = values[name]?.stringValue else { throw KeychainError(SecStatus.param, "missing '\(name)'") }
+        return value
+    }
+
     public func dictionary(_ name: String) throws(KeychainError) -> KeychainDictionary {
         guard let value = values[name]?.dictionaryValue else {
             throw KeychainError(SecStatus.param, "missing '\(name)' dictionary")
@@ -72,10 +85,11 @@ public struct CallArguments: Sendable {
 }
 
 extension ControlCommand {
-    /// The typed call of this command, where it has one (the authentication and sync commands do not yet).
-    public var callType: (any ControlCall.Type)? {
+    /// The typed call of this command: its fields, its reply and their codec.
+    public var callType: any ControlCall.Type {
         switch self {
         case .status: StatusCall.self
+        case .unmount: UnmountCall.self
         case .deviceStatus: DeviceStatusCall.self
         case .deviceLock: DeviceLock.self
         case .deviceReboot: DeviceReboot.self
@@ -92,7 +106,27 @@ extension ControlCommand {
         case .keySecureEnclave: SecureEnclaveCall.self
         case .backup: BackupCall.self
         case .restore: RestoreCall.self
-        default: nil
+        case .biometryEnroll: BiometryEnroll.self
+        case .biometryUnenroll: BiometryUnenroll.self
+        case .biometryStatus: BiometryStatusCall.self
+        case .unlockBiometry: UnlockWithBiometry.self
+        case .promptAnswer: PromptAnswerCall.self
+        case .promptAuto: PromptAutoCall.self
+        case .promptTimeout: PromptTimeoutCall.self
+        case .prompts: PendingPrompts.self
+        case .laCanEvaluate: CanEvaluatePolicy.self
+        case .laEvaluate: EvaluatePolicy.self
+        case .laInvalidate: InvalidateEvaluation.self
+        case .syncNow: SyncNow.self
+        case .syncInit: SyncInit.self
+        case .syncJoin: SyncJoin.self
+        case .syncInvite: SyncInvite.self
+        case .syncStatus: SyncStatusCall.self
+        case .syncMerge: SyncMerge.self
+        case .syncMembers: SyncMembers.self
+        case .syncRemove: SyncRemove.self
+        case .syncRotate: SyncRotate.self
+        case .syncLeave: SyncLeave.self
         }
     }
 }

@@ -116,3 +116,10 @@ public enum CallerClaims {
     public static let executable = "executable"
     static let names: Set<String> = [accessGroups, pid, executable]
 }
+
+/// `keychainfs unmount`: the daemon detaches its mount and ends.
+public struct UnmountCall: EmptyReplyCall {
+    public static let command = ControlCommand.unmount
+    public init() {}
+    public init(_ arguments: CallArguments, attachment: Data?) {}
+}

@@ -9,6 +9,14 @@ public struct BiometryStatus: Sendable, Equatable {
     public var failures: Int
     public var domainState: Data?
     public var lastBiometricUnlock: Date?
+
+    public init(enrolled: Bool, lockedOut: Bool, failures: Int, domainState: Data?, lastBiometricUnlock: Date?) {
+        self.enrolled = enrolled
+        self.lockedOut = lockedOut
+        self.failures = failures
+        self.domainState = domainState
+        self.lastBiometricUnlock = lastBiometricUnlock
+    }
 }
 
 /// LocalAuthentication's policies (Apple's raw values), as the engine evaluates them.

@@ -41,6 +41,18 @@ public struct PromptInfo: Sendable, Equatable {
     /// The item's class and label/service/account hint, never its secret.
     public var item: String?
     public var raised: Date
+
+    public init(
+        id: UInt64, kind: PromptKind, reason: String, pid: Int32?, executable: String?, item: String?, raised: Date
+    ) {
+        self.id = id
+        self.kind = kind
+        self.reason = reason
+        self.pid = pid
+        self.executable = executable
+        self.item = item
+        self.raised = raised
+    }
 }
 
 /// The daemon's queue of authentication prompts (docs/spec.md §11). Whoever needs user authentication raises a

@@ -46,7 +46,7 @@ struct Device: ParsableCommand {
         var noMatch = false
         func run() throws {
             if noMatch && !biometry { throw ValidationError("--no-match goes with --biometry") }
-            if biometry { _ = try address.send(.unlockBiometry, ["match": .bool(!noMatch)]); return }
+            if biometry { _ = try address.call(UnlockWithBiometry(match: !noMatch)); return }
             var input = PasscodeInput(fromStdin: passcodeStdin)
             var passcode = try input.next("Passcode: ")
             defer { Sodium.wipe(&passcode) }

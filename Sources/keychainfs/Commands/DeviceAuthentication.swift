@@ -1,4 +1,5 @@
 import ArgumentParser
+import ControlChannel
 import Foundation
 import KeychainEngine
 import KeychainModel
@@ -14,36 +15,35 @@ struct Biometry: ParsableCommand {
             commandName: "enroll", abstract: "Enrol a face (again: items bound to .biometryCurrentSet become unusable)."
         )
         @OptionGroup var address: DaemonAddress
-        func run() throws { Biometry.print(try address.send(.biometryEnroll)) }
+        func run() throws { Biometry.print(try address.call(BiometryEnroll())) }
     }
 
     struct Unenroll: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "unenroll", abstract: "Remove the enrolled face.")
         @OptionGroup var address: DaemonAddress
-        func run() throws { Biometry.print(try address.send(.biometryUnenroll)) }
+        func run() throws { Biometry.print(try address.call(BiometryUnenroll())) }
     }
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status", abstract: "Enrolment, lockout, failures, automatic answer.")
         @OptionGroup var address: DaemonAddress
-        func run() throws { Biometry.print(try address.send(.biometryStatus)) }
+        func run() throws { Biometry.print(try address.call(BiometryStatusCall())) }
     }
 
-    static func print(_ value: KeychainValue?) {
-        let d = value?.dictionaryValue ?? [:]
-        Swift.print("biometry: \(d["enrolled"] == .bool(true) ? "enrolled (Face ID)" : "not enrolled")")
-        Swift.print("locked out: \(d["lockedOut"] == .bool(true) ? "yes (enter the passcode)" : "no")")
-        Swift.print("failed matches: \(d["failures"]?.numberValue ?? 0)")
-        if let domain = d["domainState"]?.dataValue {
+    static func print(_ report: BiometryReport) {
+        let b = report.biometry
+        Swift.print("biometry: \(b.enrolled ? "enrolled (Face ID)" : "not enrolled")")
+        Swift.print("locked out: \(b.lockedOut ? "yes (enter the passcode)" : "no")")
+        Swift.print("failed matches: \(b.failures)")
+        if let domain = b.domainState {
             Swift.print("domain state: \(domain.prefix(8).map { String(format: "%02x", $0) }.joined())")
         }
-        if case .date(let last) = d["lastBiometricUnlock"] {
+        if let last = b.lastBiometricUnlock {
             Swift.print("last biometric unlock: \(ISO8601DateFormatter().string(from: last))")
         }
         Swift.print(
-            "prompts answered automatically: \(d["autoAnswer"]?.stringValue ?? "?"); timeout \(d["promptTimeout"]?.numberValue ?? 0) s"
-        )
+            "prompts answered automatically: \(report.autoAnswer.rawValue); timeout \(report.promptTimeout) s")
     }
 }
 
@@ -53,18 +53,14 @@ struct Prompt: ParsableCommand {
         commandName: "prompt",
         abstract: "Answer the oldest pending authentication prompt (or the next one), or set the automatic answer.",
         discussion: "Default: 'auto cancel', so an unattended run never hangs. Use 'auto off' to answer by hand.",
-        subcommands: [Match.self, NoMatch.self, Cancel.self, Passcode.self, Auto.self, Timeout.self])
+        subcommands: [Match.self, NoMatch.self, Cancel.self, Accept.self, Passcode.self, Auto.self, Timeout.self])
 
     struct Target: ParsableArguments {
         @OptionGroup var address: DaemonAddress
         @Flag(help: "Answer the next prompt to be raised, not one pending now.") var next = false
-        func send(_ answer: String, _ extra: KeychainDictionary = [:]) throws {
-            var args: KeychainDictionary = ["answer": .string(answer), "next": .bool(next)]  // not a schema code
-            args.merge(extra) { $1 }
-            if let prompt = try address.send(.promptAnswer, args)?.dictionaryValue {
-                print(
-                    "answered prompt \(prompt["id"]?.numberValue ?? 0) (\(TerminalText.escaped(prompt["item"]?.stringValue ?? ""))): \(answer)"
-                )
+        func send(_ answer: PromptAnswer, _ name: String) throws {
+            if let prompt = try address.call(PromptAnswerCall(answer, next: next)) {
+                print("answered prompt \(prompt.id) (\(TerminalText.escaped(prompt.item ?? ""))): \(name)")
             }
         }
     }
@@ -72,21 +68,29 @@ struct Prompt: ParsableCommand {
     struct Match: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "match", abstract: "A matching face.")
         @OptionGroup var target: Target
-        func run() throws { try target.send("match") }
+        func run() throws { try target.send(.match, "match") }
     }
 
     struct NoMatch: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "no-match", abstract: "A face that does not match (counts toward the lockout).")
         @OptionGroup var target: Target
-        func run() throws { try target.send("no-match") }
+        func run() throws { try target.send(.noMatch, "no-match") }
     }
 
     struct Cancel: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "cancel", abstract: "Tap Cancel (errSecUserCanceled).")
         @OptionGroup var target: Target
-        func run() throws { try target.send("cancel") }
+        func run() throws { try target.send(.cancel, "cancel") }
+    }
+
+    struct Accept: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "accept",
+            abstract: "What the prompt can be satisfied with: a matching face where one will do, else the passcode.")
+        @OptionGroup var target: Target
+        func run() throws { try target.send(.accept, "accept") }
     }
 
     struct Passcode: ParsableCommand {
@@ -95,7 +99,7 @@ struct Prompt: ParsableCommand {
         @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
         func run() throws {
             var input = PasscodeInput(fromStdin: passcodeStdin)
-            try target.send("passcode", ["passcode": .data(try input.next("Passcode: "))])
+            try target.send(.passcode(try input.next("Passcode: ")), "passcode")
         }
     }
 
@@ -108,10 +112,10 @@ struct Prompt: ParsableCommand {
         @OptionGroup var address: DaemonAddress
         @Argument(help: "match, no-match, cancel, accept or off") var mode: String
         func run() throws {
-            guard PromptAutoMode(rawValue: mode) != nil else {
+            guard let mode = PromptAutoMode(rawValue: mode) else {
                 throw ValidationError("expected match, no-match, cancel, accept or off")
             }
-            _ = try address.send(.promptAuto, ["mode": .string(mode)])
+            try address.call(PromptAutoCall(mode))
         }
     }
 
@@ -120,7 +124,7 @@ struct Prompt: ParsableCommand {
             commandName: "timeout", abstract: "Seconds before an unanswered prompt ends as a user cancel (default 30).")
         @OptionGroup var address: DaemonAddress
         @Argument var seconds: Int64
-        func run() throws { _ = try address.send(.promptTimeout, ["seconds": .number(seconds)]) }
+        func run() throws { try address.call(PromptTimeoutCall(seconds: seconds)) }
     }
 }
 
@@ -130,12 +134,12 @@ struct Prompts: ParsableCommand {
         commandName: "prompts", abstract: "List pending authentication prompts with their reason and caller.")
     @OptionGroup var address: DaemonAddress
     func run() throws {
-        for prompt in try address.send(.prompts)?.arrayValue ?? [] {
-            let d = prompt.dictionaryValue ?? [:]
+        for prompt in try address.call(PendingPrompts()) {
             // The item, the executable and the reason come from callers: escaped for the terminal.
-            let text = { (key: String) in TerminalText.escaped(d[key]?.stringValue ?? "") }
-            let caller = d["pid"]?.numberValue.map { "pid \($0) \(text("executable"))" } ?? "unknown caller"
-            print("\(d["id"]?.numberValue ?? 0)\t\(text("kind"))\t\(text("item"))\t\(caller)\t\(text("reason"))")
+            let item = TerminalText.escaped(prompt.item ?? "")
+            let caller =
+                prompt.pid.map { "pid \($0) \(TerminalText.escaped(prompt.executable ?? ""))" } ?? "unknown caller"
+            print("\(prompt.id)\t\(prompt.kind.rawValue)\t\(item)\t\(caller)\t\(TerminalText.escaped(prompt.reason))")
         }
     }
 }

@@ -22,7 +22,7 @@ struct Sync: ParsableCommand {
     struct Now: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "now", abstract: "Fetch, merge and push.")
         @OptionGroup var address: DaemonAddress
-        func run() throws { SyncRunner(address).report(try SyncRunner(address).perform(.syncNow) { try $0.sync() }) }
+        func run() throws { SyncRunner.report(try SyncRunner(address).run(SyncNow())) }
     }
 
     struct InitRemote: ParsableCommand {
@@ -35,10 +35,7 @@ struct Sync: ParsableCommand {
             .hostName
         func run() throws {
             let remote = SyncRunner.absolute(remote)
-            SyncRunner(address).report(
-                try SyncRunner(address).perform(.syncInit, ["remote": .string(remote), "name": .string(name)]) {
-                    try $0.initialize(remote: remote, name: name)
-                })
+            SyncRunner.report(try SyncRunner(address).run(SyncInit(remote: remote, name: name)))
         }
     }
 
@@ -50,11 +47,7 @@ struct Sync: ParsableCommand {
         @Option(help: "Seconds the invitation stays valid.") var expires: Int64 = 3600
         func run() throws {
             guard expires > 0 else { throw ValidationError("--expires takes a positive number of seconds") }
-            let runner = SyncRunner(address)
-            let code: KeychainValue = try runner.perform(.syncInvite, ["seconds": .number(expires)]) { session in
-                .string(try session.invite(lifetime: TimeInterval(expires)).grouped)
-            }
-            print(code.stringValue ?? "")
+            print(try SyncRunner(address).run(SyncInvite(seconds: expires)))
         }
     }
 
@@ -78,13 +71,7 @@ struct Sync: ParsableCommand {
             let code: InvitationCode
             do { code = try InvitationCode.parse(text) } catch { throw CLIError(error.message) }
             let remote = SyncRunner.absolute(remote)
-            let runner = SyncRunner(address)
-            runner.report(
-                try runner.perform(
-                    .syncJoin, ["remote": .string(remote), "code": .string(code.canonical), "name": .string(name)]
-                ) {
-                    try $0.join(remote: remote, code: code, name: name)
-                })
+            SyncRunner.report(try SyncRunner(address).run(SyncJoin(remote: remote, code: code, name: name)))
         }
     }
 
@@ -93,8 +80,8 @@ struct Sync: ParsableCommand {
             commandName: "status", abstract: "Whether the vault syncs, with which remote, how many items.")
         @OptionGroup var address: DaemonAddress
         func run() throws {
-            let status = try SyncRunner(address).perform(.syncStatus) { .dictionary(try $0.status()) }
-            for (key, value) in (status.dictionaryValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let status = try SyncRunner(address).run(SyncStatusCall())
+            for (key, value) in status.sorted(by: { $0.key < $1.key }) {
                 print("\(key): \(SyncRunner.text(value))")
             }
         }
@@ -106,9 +93,7 @@ struct Sync: ParsableCommand {
             abstract: "The circle's members as this vault last verified them: name, fingerprint, added by, when.")
         @OptionGroup var address: DaemonAddress
         func run() throws {
-            let list = try SyncRunner(address).perform(.syncMembers) { .array(try $0.members()) }
-            for member in list.arrayValue ?? [] {
-                let d = member.dictionaryValue ?? [:]
+            for d in try SyncRunner(address).run(SyncMembers()) {
                 let text = { (key: String) in SyncRunner.text(d[key] ?? .string("")) }
                 var line = "\(text("name"))\t\(text("fingerprint"))\tadded by \(text("addedBy")) at \(text("addedAt"))"
                 if d["removedBy"] != nil { line += "\tremoved by \(text("removedBy")) at \(text("removedAt"))" }
@@ -125,8 +110,7 @@ struct Sync: ParsableCommand {
         @OptionGroup var address: DaemonAddress
         @Argument(help: "The member's name or fingerprint.") var member: String
         func run() throws {
-            let runner = SyncRunner(address)
-            runner.report(try runner.perform(.syncRemove, ["member": .string(member)]) { try $0.remove(member) })
+            SyncRunner.report(try SyncRunner(address).run(SyncRemove(member: member)))
         }
     }
 
@@ -136,7 +120,7 @@ struct Sync: ParsableCommand {
         )
         @OptionGroup var address: DaemonAddress
         func run() throws {
-            SyncRunner(address).report(try SyncRunner(address).perform(.syncRotate) { try $0.rotate() })
+            SyncRunner.report(try SyncRunner(address).run(SyncRotate()))
         }
     }
 
@@ -145,7 +129,7 @@ struct Sync: ParsableCommand {
             commandName: "leave",
             abstract: "Leave the circle: sign the leave, then drop this vault's sync setup (its items stay).")
         @OptionGroup var address: DaemonAddress
-        func run() throws { SyncRunner(address).report(try SyncRunner(address).perform(.syncLeave) { try $0.leave() }) }
+        func run() throws { SyncRunner.report(try SyncRunner(address).run(SyncLeave())) }
     }
 
     struct MergeDriver: ParsableCommand {
@@ -172,16 +156,7 @@ struct Sync: ParsableCommand {
             guard let a = readA, let b = readB else {
                 throw CLIError("merge driver: a version of \(path) is larger than 16 MiB")
             }
-            let vault = try address.resolveVault()
-            let request = ControlRequest(.syncMerge, ["name": .string(name), "ours": .data(a), "theirs": .data(b)])
-            let merged: Data
-            if let response = try ControlClient(vault: vault).sendIfServed(request) {
-                merged = try response.check()?.dataValue ?? Data()
-            } else {
-                merged = try InProcessSyncAccess(vault: vault).with { keychain throws(KeychainError) in
-                    try keychain.mergeSyncFiles(name: name, ours: a, theirs: b)
-                }
-            }
+            let merged = try SyncRunner(address).run(SyncMerge(name: name, ours: a, theirs: b))
             guard FileManager.default.createFile(atPath: ours, contents: merged) else {
                 throw CLIError("merge driver: cannot write \(ours)")
             }
@@ -189,46 +164,25 @@ struct Sync: ParsableCommand {
     }
 }
 
-/// Runs a sync verb through the vault's daemon, or in-process when none serves it.
+/// Runs a sync verb where the vault's engine runs (``VaultRoute``: its daemon, else this process).
 struct SyncRunner {
     let address: DaemonAddress
     init(_ address: DaemonAddress) { self.address = address }
 
-    func perform(
-        _ command: ControlCommand, _ arguments: KeychainDictionary = [:],
-        inProcess: (SyncSession) throws -> KeychainValue
-    ) throws -> KeychainValue {
-        let vault = try address.resolveVault()
-        let client = ControlClient(vault: vault)
-        var request = ControlRequest(command, arguments)
-        request.arguments = arguments
-        if let response = try client.sendIfServed(request) { return try response.check() ?? .dictionary([:]) }
-        _ = try vault.config()
-        let executable =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return try inProcess(
-            SyncSession(vault: vault, access: InProcessSyncAccess(vault: vault), executable: executable))
+    func run<Call: SyncCall>(_ call: Call) throws -> Call.Reply {
+        try VaultRoute(vault: try address.resolveVault()).perform(call, executable: Self.executable)
     }
 
-    func perform(
-        _ command: ControlCommand, _ arguments: KeychainDictionary = [:],
-        inProcess: (SyncSession) throws -> SyncReport
-    ) throws -> KeychainValue {
-        try perform(command, arguments) { session in Self.encode(try inProcess(session)) }
+    /// This program, which git runs as the merge driver.
+    static var executable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
-    func report(_ value: KeychainValue) {
-        let d = value.dictionaryValue ?? [:]
-        print(
-            "exported \(d["exported"]?.numberValue ?? 0), imported \(d["imported"]?.numberValue ?? 0)\(d["pushed"] == .bool(true) ? ", pushed" : "")"
-        )
-        for note in d["notes"]?.arrayValue ?? [] { print(note.stringValue ?? "") }
-        for skipped in d["skipped"]?.arrayValue ?? [] {
-            FileHandle.standardError.write(Data("skipped \(skipped.stringValue ?? "")\n".utf8))
-        }
+    static func report(_ report: SyncReport) {
+        print("exported \(report.exported), imported \(report.imported)\(report.pushed ? ", pushed" : "")")
+        for note in report.notes { print(note) }
+        for skipped in report.skipped { FileHandle.standardError.write(Data("skipped \(skipped)\n".utf8)) }
     }
-
-    static func encode(_ report: SyncReport) -> KeychainValue { .dictionary(report.dictionary) }
 
     /// The default member name: the host's name.
     static var hostName: String {
