@@ -37,7 +37,8 @@ import Testing
     }
 
     @Test func aClientsItemPathParsesOnlyAsWhatTheServiceMakes() {
-        let reference = Data([0x67, 0x65, 0x6e, 0x70, 0x00, 0xff])
+        let reference = Data([0x67, 0x65, 0x6e, 0x70, 0x00, 0xff, 0x0a])
+        #expect(ObjectPath.itemPath(reference) == "/org/freedesktop/secrets/collection/login/67656e7000ff0a")
         #expect(ObjectPath.parse(ObjectPath.itemPath(reference)) == .item(reference))
         for path in [
             "/org/freedesktop/secrets/collection/login/ABCD", "/org/freedesktop/secrets/collection/login/abc",
