@@ -17,19 +17,7 @@ final class SessionBus {
                 "/usr/bin/dbus-daemon", arguments + ["--nofork", "--print-address"], environment: environment)
         else { throw BusStartFailed() }
         pid = started.pid
-        let fd = started.stdout
-        defer { close(fd) }
-        var line = Data()
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 100) >= 0 else { break }
-            if pfd.revents == 0 { continue }
-            var byte: UInt8 = 0
-            guard read(fd, &byte, 1) == 1, byte != UInt8(ascii: "\n") else { break }
-            line.append(byte)
-        }
-        address = String(decoding: line, as: UTF8.self)
+        address = FileHandle(fileDescriptor: started.stdout, closeOnDealloc: true).readLine(within: 10) ?? ""
         guard address.hasPrefix("unix:") else {
             stop()
             throw BusStartFailed()
@@ -130,4 +118,22 @@ enum MountFiles {
     }
 
     static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+}
+
+extension FileHandle {
+    /// The first line written (without its newline), or nil if none comes within `seconds`.
+    func readLine(within seconds: TimeInterval) -> String? {
+        var line = Data()
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            var pfd = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 100) >= 0 else { return nil }
+            if pfd.revents == 0 { continue }
+            var byte: UInt8 = 0
+            guard Glibc.read(fileDescriptor, &byte, 1) == 1 else { return nil }
+            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+        return nil
+    }
 }
