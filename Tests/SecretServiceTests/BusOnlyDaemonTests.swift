@@ -21,7 +21,8 @@ import TestSupport
             Command.start(
                 MountedVault.binary, ["secret-service", m.vault, "--strict", "--private-bus", "--audit-log", log],
                 environment: ["DBUS_SESSION_BUS_ADDRESS": ""].merging(
-                    guardOff ? ["KEYCHAINFS_TEST_DISABLE_GUARDS": "control-access"] : [:]) { $1 }))
+                    guardOff ? ["KEYCHAINFS_TEST_DISABLE_GUARDS": "control-access"] : [:]
+                ) { $1 }))
         defer {
             kill(daemon.pid, SIGKILL)
             var status: Int32 = 0
@@ -54,6 +55,9 @@ import TestSupport
                     && ($0["executable"] as? String ?? "").hasSuffix("secret-tool")
             }, "\(audit)")
         #expect(!((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("bus-only-secret"))
+
+        let status = m.cli(["status", "--vault", m.vault])
+        #expect(status.stdout.contains("mount: none (the Secret Service only)\n"), "\(status)")
 
         kill(daemon.pid, SIGTERM)
         #expect(m.wait(10) { ActivationTests.ended(daemon.pid) }, "SIGTERM stops it")
