@@ -61,7 +61,9 @@ final class ServiceObjects: Sendable {
             return .failure(.accessDenied("the bus does not name the calling process"))
         }
         let resolved: (caller: Caller, pid: Int32, uid: UInt32)
-        do { resolved = (try caller(peer), peer.pid, peer.uid) } catch {
+        do {
+            resolved = (try caller(peer, raisesPrompts: call.interface == Self.promptInterface), peer.pid, peer.uid)
+        } catch {
             record(call, pid: peer.pid, uid: peer.uid, caller: nil, status: SecStatus.missingEntitlement)
             return .failure(error)
         }
@@ -127,11 +129,14 @@ final class ServiceObjects: Sendable {
 
     /// The caller a peer process is, by the one rule of every face (``PeerCaller``): access.toml decides,
     /// --strict refuses a process no rule matches; a client cannot claim groups on the bus.
-    private func caller(_ peer: (pid: Int32, uid: UInt32)) throws(BusError) -> Caller {
-        guard enforcesAccess else { return accessPolicy.defaultCaller.acting(asProcess: peer.pid) }
+    /// The caller names its executable only for a call that may raise a prompt (`device prompts` shows it;
+    /// the audit line reads it itself): reading /proc/PID/exe was 8% of the daemon's time in a GetSecrets.
+    private func caller(_ peer: (pid: Int32, uid: UInt32), raisesPrompts: Bool) throws(BusError) -> Caller {
+        let process = PeerProcess(pid: peer.pid, uid: peer.uid)
         do {
             return try PeerCaller.resolve(
-                PeerProcess(pid: peer.pid, uid: peer.uid), policy: accessPolicy, fallback: accessPolicy.defaultCaller)
+                process, policy: enforcesAccess ? accessPolicy : nil, fallback: accessPolicy.defaultCaller,
+                namingExecutable: raisesPrompts)
         } catch {
             throw .accessDenied("\(error.message) (pid \(peer.pid), \(PeerProcess.executable(of: peer.pid) ?? "?"))")
         }
