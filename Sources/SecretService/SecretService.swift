@@ -102,7 +102,7 @@ public final class SecretService: Sendable {
             return
         }
         Self.say(
-            "the bus connection ended (\(reason)); the mount goes on serving files; reconnecting to \(address)")
+            "the bus connection ended (\(reason)); the mount and the control socket go on; reconnecting to \(address)")
         let thread = Thread { [self] in reconnect() }
         thread.name = "secret-service-reconnect"
         thread.start()
