@@ -3,20 +3,20 @@ import KeychainEngine
 import KeychainModel
 
 /// Talks to a running daemon over its control socket. One request per connection.
-public struct ControlClient: Sendable {
-    public let socketPath: String
+package struct ControlClient: Sendable {
+    package let socketPath: String
     /// How long to wait for an answer (unlocking runs Argon2id; a lockout answers at once).
-    public var timeoutSeconds = 60
+    package var timeoutSeconds = 60
 
-    public init(socketPath: String) { self.socketPath = socketPath }
-    public init(vault: Vault) { self.init(socketPath: ControlSocket.path(for: vault)) }
+    package init(socketPath: String) { self.socketPath = socketPath }
+    package init(vault: Vault) { self.init(socketPath: ControlSocket.path(for: vault)) }
 
     /// Whether a daemon answers on the socket.
-    public var isDaemonRunning: Bool { (try? send(StatusCall().request)) != nil }
+    package var isDaemonRunning: Bool { (try? send(StatusCall().request)) != nil }
 
     /// Sends `request` and returns the daemon's response (which may itself be an error status).
     /// A request over ``Framing/maxRequestBytes`` is errSecParam and is not sent.
-    public func send(_ request: ControlRequest) throws(KeychainError) -> ControlResponse {
+    package func send(_ request: ControlRequest) throws(KeychainError) -> ControlResponse {
         guard let response = try sendIfServed(request) else {
             throw KeychainError(
                 SecStatus.notAvailable, "no keychainfs daemon is serving this vault (nothing listens on \(socketPath))")
@@ -26,7 +26,7 @@ public struct ControlClient: Sendable {
 
     /// Like ``send(_:)``, but nil when no daemon listens on the socket (nothing was sent), so a caller can
     /// tell "no daemon" from a daemon that failed mid-request.
-    public func sendIfServed(_ request: ControlRequest) throws(KeychainError) -> ControlResponse? {
+    package func sendIfServed(_ request: ControlRequest) throws(KeychainError) -> ControlResponse? {
         let deadline = Date().addingTimeInterval(TimeInterval(timeoutSeconds))
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw KeychainError(SecStatus.notAvailable, "cannot create a socket") }

@@ -3,17 +3,17 @@ import KeychainEngine
 import KeychainModel
 
 /// The control protocol's version. A peer speaking another version is refused with errSecParam.
-public let controlProtocolVersion: Int64 = 1
+package let controlProtocolVersion: Int64 = 1
 
 /// A request to the daemon: a command name and its arguments.
-public struct ControlRequest: Sendable {
-    public var command: ControlCommand
-    public var arguments: KeychainDictionary
+package struct ControlRequest: Sendable {
+    package var command: ControlCommand
+    package var arguments: KeychainDictionary
     /// Bytes sent in a second frame by a command that carries a file's content (``ControlCommand/attachmentLimit``):
     /// the client reads the user's file, the daemon never opens a path a client names.
-    public var attachment: Data?
+    package var attachment: Data?
 
-    public init(_ command: ControlCommand, _ arguments: KeychainDictionary = [:], attachment: Data? = nil) {
+    package init(_ command: ControlCommand, _ arguments: KeychainDictionary = [:], attachment: Data? = nil) {
         self.command = command
         self.arguments = arguments
         self.attachment = attachment
@@ -41,7 +41,7 @@ public struct ControlRequest: Sendable {
 }
 
 /// The commands the daemon understands.
-public enum ControlCommand: String, Sendable, CaseIterable {
+package enum ControlCommand: String, Sendable, CaseIterable {
     case status
     case deviceStatus = "device.status"
     case deviceLock = "device.lock"
@@ -92,7 +92,7 @@ public enum ControlCommand: String, Sendable, CaseIterable {
 
 extension ControlCommand {
     /// The largest attachment the command carries after its request frame; nil for none.
-    public var attachmentLimit: Int? { self == .restore ? Keychain.maxBackupBytes : nil }
+    package var attachmentLimit: Int? { self == .restore ? Keychain.maxBackupBytes : nil }
 
     /// Whether the command waits for one of the server's workers: everything but the device, prompt and
     /// status commands, which never queue behind other clients' calls.
@@ -105,21 +105,21 @@ extension ControlCommand {
 }
 
 /// The daemon's answer: an OSStatus, a message, and a result value.
-public struct ControlResponse: Sendable {
-    public var status: OSStatus
-    public var message: String
-    public var result: KeychainValue?
+package struct ControlResponse: Sendable {
+    package var status: OSStatus
+    package var message: String
+    package var result: KeychainValue?
 
-    public init(status: OSStatus = SecStatus.success, message: String = "", result: KeychainValue? = nil) {
+    package init(status: OSStatus = SecStatus.success, message: String = "", result: KeychainValue? = nil) {
         self.status = status
         self.message = message
         self.result = result
     }
 
-    public init(error: KeychainError) { self.init(status: error.status, message: error.message) }
+    package init(error: KeychainError) { self.init(status: error.status, message: error.message) }
 
     /// Throws the response's error, if it is one.
-    public func check() throws(KeychainError) -> KeychainValue? {
+    package func check() throws(KeychainError) -> KeychainValue? {
         guard status == SecStatus.success else { throw KeychainError(status, message) }
         return result
     }

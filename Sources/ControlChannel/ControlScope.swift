@@ -3,7 +3,7 @@ import KeychainModel
 
 /// What a control command can reach, and so what its caller needs when the vault's access policy is in
 /// force (`mount --strict`, or rules in `access.toml`). docs/entry-points.md is the table of every entry point.
-public enum ControlScope: Sendable, Equatable {
+package enum ControlScope: Sendable, Equatable {
     /// The device's state, biometry's state, sync's configuration: no secret, no change.
     case information
     /// Items by the caller's access groups: SecItem calls, LAContext evaluations, Secure Enclave keys.
@@ -15,7 +15,7 @@ public enum ControlScope: Sendable, Equatable {
 }
 
 extension ControlCommand {
-    public var scope: ControlScope {
+    package var scope: ControlScope {
         switch self {
         case .status, .deviceStatus, .biometryStatus, .syncStatus, .syncMembers, .laCanEvaluate: .information
         case .itemAdd, .itemAddIdentity, .itemCopyMatching, .itemUpdate, .itemDelete, .laEvaluate, .laInvalidate,

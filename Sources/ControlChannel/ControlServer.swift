@@ -16,22 +16,22 @@ import KeychainModel
 /// beyond that, so a flood of idle connections cannot keep `device lock` out nor pile up replies;
 /// item, key and vault commands share ``workers`` workers, while device, prompt and status commands run at
 /// once. Each connection has ``requestSeconds`` to send its request and as long again to take the reply.
-public final class ControlServer: Sendable {
-    public typealias Handler = @Sendable (ControlRequest) -> ControlResponse
+package final class ControlServer: Sendable {
+    package typealias Handler = @Sendable (ControlRequest) -> ControlResponse
     /// A handler that is told who sent the request, for per-application access.
-    public typealias PeerHandler = @Sendable (ControlRequest, ControlPeer) -> ControlResponse
+    package typealias PeerHandler = @Sendable (ControlRequest, ControlPeer) -> ControlResponse
 
     /// Connections of one uid waiting to send their request or for a worker.
-    public static let maxWaitingPerUser = 64
+    package static let maxWaitingPerUser = 64
     /// Connections of one uid open at once (waiting, handled, or taking their reply; at most ``workers`` of
     /// them taking their reply: the oldest beyond that is dropped).
-    public static let maxConnectionsPerUser = 160
+    package static let maxConnectionsPerUser = 160
     /// Item, key and vault requests handled at once.
-    public static let workers = 32
+    package static let workers = 32
     /// Seconds a peer has to send its request, and again to read the reply.
-    public static let requestSeconds: TimeInterval = 10
+    package static let requestSeconds: TimeInterval = 10
 
-    public let socketPath: String
+    package let socketPath: String
     private let listener: Int32
     private let handler: PeerHandler
     private let connections = ConnectionTable()
@@ -41,14 +41,14 @@ public final class ControlServer: Sendable {
     private let hangups: HangupWatcher
 
     /// Binds the socket (replacing a stale one) and starts accepting on a background thread.
-    public convenience init(socketPath: String, handler: @escaping Handler) throws(KeychainError) {
+    package convenience init(socketPath: String, handler: @escaping Handler) throws(KeychainError) {
         try self.init(socketPath: socketPath, peerHandler: { request, _ in handler(request) })
     }
 
     /// Binds the socket and answers each request with `peerHandler`, told the peer's pid and uid.
     /// `requesterGone` is told the ``PromptRequester`` id of a request whose peer closed its connection
     /// while a prompt of that request was waiting.
-    public init(
+    package init(
         socketPath: String, peerHandler: @escaping PeerHandler,
         requesterGone: @escaping @Sendable (UInt64) -> Void = { _ in }
     ) throws(KeychainError) {
@@ -82,7 +82,7 @@ public final class ControlServer: Sendable {
     }
 
     /// Stops accepting and removes the socket file.
-    public func close() {
+    package func close() {
         shutdown(listener, Int32(SHUT_RDWR))
         unlink(socketPath)
     }
@@ -222,4 +222,4 @@ public final class ControlServer: Sendable {
 
 /// Who is on the other end of a control connection: the process that connected and wrote the request,
 /// as the engine names any peer (``PeerProcess``).
-public typealias ControlPeer = PeerProcess
+package typealias ControlPeer = PeerProcess

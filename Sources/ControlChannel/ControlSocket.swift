@@ -3,10 +3,10 @@ import KeychainEngine
 import KeychainModel
 
 /// Where a vault's daemon listens, and how Unix socket addresses are built.
-public enum ControlSocket {
+package enum ControlSocket {
     /// `VAULT/control.sock`, or, when that path is too long for a socket address, a name derived from
     /// the vault path in a 0700 per-user directory under /tmp.
-    public static func path(for vault: Vault) -> String {
+    package static func path(for vault: Vault) -> String {
         let inVault = vault.directory + "/control.sock"
         if inVault.utf8.count < maxPathBytes { return inVault }
         return "/tmp/keychainfs-\(getuid())/\(String(StableHash.fnv1a64(vault.directory.utf8), radix: 16)).sock"

@@ -5,12 +5,12 @@ import KeychainModel
 /// Length-prefixed frames on a stream socket: a 4-byte big-endian length, then a ``ValueCodec`` payload.
 /// Every read and write runs against one deadline for the whole frame (not per call), and a frame is
 /// buffered as its bytes arrive, so a peer announcing a large frame costs only what it really sends.
-public enum Framing {
+package enum Framing {
     /// Largest request: a value at the engine's limit (``Keychain/maxValueBytes``) with its attributes fits
     /// easily. A larger request is errSecParam, on the client before it is sent and on the server.
-    public static let maxRequestBytes = 4 << 20
+    package static let maxRequestBytes = 4 << 20
     /// Largest reply: whatever the 4-byte length can say (results of kSecMatchLimitAll are not capped).
-    public static let maxReplyBytes = Int(UInt32.max)
+    package static let maxReplyBytes = Int(UInt32.max)
     private static let chunkBytes = 64 << 10
 
     static func write(_ value: KeychainValue, to fd: Int32, limit: Int, deadline: Date) throws(KeychainError) {

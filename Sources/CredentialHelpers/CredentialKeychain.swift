@@ -7,11 +7,11 @@ import KeychainModel
 /// default vault (``ClientEnvironment/defaultVault(_:)``); through its daemon when one serves it (so
 /// the device lock and the audit log apply), else in-process. A helper that only reads never creates
 /// a vault: with none there, nothing is stored.
-public struct CredentialKeychain {
+package struct CredentialKeychain {
     private let connection: KeychainConnection?
 
     /// Opens the vault; `creatingVault` makes it (without a passcode) when it does not exist yet.
-    public init(creatingVault: Bool, environment: [String: String] = ProcessInfo.processInfo.environment)
+    package init(creatingVault: Bool, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws(KeychainError)
     {
         let vault = ClientEnvironment.defaultVault(environment)
@@ -24,7 +24,7 @@ public struct CredentialKeychain {
     }
 
     /// SecItemCopyMatching; nil when nothing matches (errSecItemNotFound).
-    public func find(_ query: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
+    package func find(_ query: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
         guard let connection else { return nil }
         do { return try connection.copyMatching(query) } catch let error where error.status == SecStatus.itemNotFound {
             return nil
@@ -32,7 +32,7 @@ public struct CredentialKeychain {
     }
 
     /// SecItemAdd, and on errSecDuplicateItem SecItemUpdate of `changes` on the item `query` names.
-    public func addOrUpdate(_ item: KeychainDictionary, query: KeychainDictionary, changes: KeychainDictionary)
+    package func addOrUpdate(_ item: KeychainDictionary, query: KeychainDictionary, changes: KeychainDictionary)
         throws(KeychainError)
     {
         guard let connection else { throw KeychainError(SecStatus.notAvailable, "no vault is open for writing") }
@@ -42,20 +42,20 @@ public struct CredentialKeychain {
     }
 
     /// SecItemUpdate: `changes` on the items `query` matches, in one transaction.
-    public func update(_ query: KeychainDictionary, _ changes: KeychainDictionary) throws(KeychainError) {
+    package func update(_ query: KeychainDictionary, _ changes: KeychainDictionary) throws(KeychainError) {
         guard let connection else { throw KeychainError(SecStatus.notAvailable, "no vault is open for writing") }
         try connection.update(query, changes)
     }
 
     /// SecItemAdd.
-    public func add(_ item: KeychainDictionary) throws(KeychainError) {
+    package func add(_ item: KeychainDictionary) throws(KeychainError) {
         guard let connection else { throw KeychainError(SecStatus.notAvailable, "no vault is open for writing") }
         _ = try connection.add(item)
     }
 
     /// SecItemDelete; false when nothing matched.
     @discardableResult
-    public func delete(_ query: KeychainDictionary) throws(KeychainError) -> Bool {
+    package func delete(_ query: KeychainDictionary) throws(KeychainError) -> Bool {
         guard let connection else { return false }
         do {
             try connection.delete(query)
@@ -65,7 +65,7 @@ public struct CredentialKeychain {
 
     /// What a helper says on standard error when a call fails: why, and for a locked device what to do.
     /// Engine messages name items and statuses, never a secret.
-    public static func explain(_ error: KeychainError) -> String {
+    package static func explain(_ error: KeychainError) -> String {
         if error.status == SecStatus.interactionNotAllowed {
             return
                 "the keychain is locked (errSecInteractionNotAllowed, \(error.status)): unlock it with 'keychainfs device unlock'"

@@ -7,15 +7,15 @@ import KeychainModel
 /// internet passwords labelled "Docker Credentials", the server URL split into protocol, server, port
 /// and path, the default authentication type. Errors go to standard output, as Docker reads them;
 /// a locked device is the exception: nothing on standard output, the reason on standard error.
-public enum DockerCredentialHelper {
+package enum DockerCredentialHelper {
     /// The label osxkeychain gives (`credentials.CredsLabel`); `list` shows only items that carry it.
-    public static let label = "Docker Credentials"
+    package static let label = "Docker Credentials"
     /// The message Docker recognises as "nothing stored for this server".
-    public static let notFound = "credentials not found in native keychain"
+    package static let notFound = "credentials not found in native keychain"
     static let usage = "Usage: docker-credential-keychainfs <store|get|erase|list|version>"
 
     /// Runs the helper with its command-line arguments (without the program name).
-    public static func run(
+    package static func run(
         _ arguments: [String], input: Data, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> HelperOutcome {
         guard arguments.count == 1 else { return HelperOutcome(stdout: Data((usage + "\n").utf8), status: 1) }

@@ -4,25 +4,25 @@ import KeychainModel
 
 /// What git tells a credential helper on standard input (git-credential(7)), read as git's
 /// osxkeychain helper reads it: `key=value` lines up to a blank line or the end; unknown keys ignored.
-public struct GitCredential: Sendable {
+package struct GitCredential: Sendable {
     /// kSecAttrProtocol for the protocols osxkeychain keeps; nil when no `protocol` line came.
-    public var protocolCode: KeychainValue?
+    package var protocolCode: KeychainValue?
     /// A `protocol` line named a protocol osxkeychain does not keep: the helper then does nothing.
-    public var unsupportedProtocol = false
+    package var unsupportedProtocol = false
     /// The server name (`host` without its port and IPv6 brackets).
-    public var host: String?
+    package var host: String?
     /// The port after the host's colon.
-    public var port: Int?
+    package var port: Int?
     /// The repository path (sent with `credential.useHttpPath`).
-    public var path: String?
+    package var path: String?
     /// The account.
-    public var username: String?
+    package var username: String?
     /// The password (bytes, as given).
-    public var password: Data?
+    package var password: Data?
     /// `password_expiry_utc` (git ≥ 2.41), kept with the password.
-    public var passwordExpiryUTC: Data?
+    package var passwordExpiryUTC: Data?
     /// `oauth_refresh_token` (git ≥ 2.41), kept with the password.
-    public var oauthRefreshToken: Data?
+    package var oauthRefreshToken: Data?
 
     /// git's protocol names → the kSecAttrProtocol constants osxkeychain maps them to.
     static let protocols: [String: String] = [
@@ -31,10 +31,10 @@ public struct GitCredential: Sendable {
     ]
 
     /// A credential with nothing set.
-    public init() {}
+    package init() {}
 
     /// Parses git's input. Errors never quote a value (a password line could be malformed).
-    public static func parse(_ input: Data) throws(GitCredentialError) -> GitCredential {
+    package static func parse(_ input: Data) throws(GitCredentialError) -> GitCredential {
         var credential = GitCredential()
         for (index, line) in input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             if line.isEmpty { break }
@@ -101,7 +101,7 @@ public struct GitCredential: Sendable {
     /// default authentication type. A host without a port means the protocol's default port, port 0 (the
     /// attribute's default): osxkeychain leaves the port out of its queries then, so that example.com could
     /// be answered with example.com:8443's password; here the two never answer for each other.
-    public var query: InternetPasswordQuery {
+    package var query: InternetPasswordQuery {
         InternetPasswordQuery(
             server: host, account: username, path: path, port: host == nil ? port : port ?? 0,
             protocolCode: protocolCode,
@@ -110,7 +110,7 @@ public struct GitCredential: Sendable {
 
     /// The stored secret, as osxkeychain keeps it: the password, then the expiry and the refresh token
     /// as `\nkey=value` lines, so that `get` prints them back as lines of its own.
-    public var secret: Data? {
+    package var secret: Data? {
         guard var data = password else { return nil }
         if let passwordExpiryUTC { data += Data("\npassword_expiry_utc=".utf8) + passwordExpiryUTC }
         if let oauthRefreshToken { data += Data("\noauth_refresh_token=".utf8) + oauthRefreshToken }
@@ -118,15 +118,15 @@ public struct GitCredential: Sendable {
     }
 
     /// The password part of a stored secret (before the appended lines), which `erase` compares.
-    public static func password(inSecret secret: Data) -> Data {
+    package static func password(inSecret secret: Data) -> Data {
         Data(secret.prefix { $0 != UInt8(ascii: "\n") })
     }
 }
 
 /// Input git's helper protocol cannot accept.
-public struct GitCredentialError: Error, CustomStringConvertible {
+package struct GitCredentialError: Error, CustomStringConvertible {
     /// The message, which quotes no secret.
-    public let description: String
+    package let description: String
     /// An error with this message.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }

@@ -4,9 +4,9 @@ import KeychainModel
 
 /// `git-credential-keychainfs get|store|erase`: git's osxkeychain helper on the keychain, making and
 /// finding the same internet-password items (git's contrib/credential/osxkeychain).
-public enum GitCredentialHelper {
+package enum GitCredentialHelper {
     /// Runs `action` on git's input. Unknown actions are ignored, as osxkeychain does.
-    public static func run(
+    package static func run(
         _ action: String, input: Data, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> HelperOutcome {
         var outcome = HelperOutcome()

@@ -3,9 +3,9 @@ import Foundation
 /// JSON as Go's encoding/json writes and reads Docker's credential messages: the byte-exact output of
 /// `json.NewEncoder(w).Encode` (HTML-safe escapes, sorted map keys, a newline), and struct decoding
 /// that matches field names case-insensitively.
-public enum GoJSON {
+package enum GoJSON {
     /// `{"k":"v",…}\n` with the keys in the given order.
-    public static func object(_ fields: [(String, Data)]) -> Data {
+    package static func object(_ fields: [(String, Data)]) -> Data {
         var out = Data("{".utf8)
         for (index, (key, value)) in fields.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -15,7 +15,7 @@ public enum GoJSON {
     }
 
     /// A map, keys in byte order as Go sorts them.
-    public static func map(_ entries: [String: String]) -> Data {
+    package static func map(_ entries: [String: String]) -> Data {
         object(
             entries.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }.map {
                 ($0.key, Data($0.value.utf8))
@@ -49,7 +49,7 @@ public enum GoJSON {
 
     /// The string fields of a JSON object, each found by exact name or else case-insensitively (null
     /// leaves a field empty, unknown keys are ignored). The messages are Go's.
-    public static func decodeStrings(_ input: Data, fields: [String], type: String) throws(GoJSONError) -> [String:
+    package static func decodeStrings(_ input: Data, fields: [String], type: String) throws(GoJSONError) -> [String:
         String]
     {
         let parsed: Any
@@ -87,9 +87,9 @@ public enum GoJSON {
 }
 
 /// A message Docker's helper protocol could not decode.
-public struct GoJSONError: Error, CustomStringConvertible {
+package struct GoJSONError: Error, CustomStringConvertible {
     /// The message, which quotes no secret.
-    public let description: String
+    package let description: String
     /// An error with this message.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }

@@ -2,9 +2,9 @@ import CSystem
 import Foundation
 
 /// The process side shared by both helpers: standard input in, an outcome out.
-public enum HelperProcess {
+package enum HelperProcess {
     /// A helper holds a secret in memory: no core dumps, no ptrace by other users' processes.
-    public static func harden() {
+    package static func harden() {
         var limit = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
         _ = keychainfs_set_nondumpable()
@@ -12,11 +12,11 @@ public enum HelperProcess {
 
     /// The most a helper reads from standard input: 8 MiB (a secret at the 1 MiB value limit, JSON-escaped
     /// by Docker, fits; git and Docker send a few hundred bytes).
-    public static let maximumInput = 8 << 20
+    package static let maximumInput = 8 << 20
 
     /// Standard input to its end; nil when it is longer than ``maximumInput`` (the rest is not read, so
     /// `< /dev/zero` ends at once).
-    public static func readInput() -> Data? {
+    package static func readInput() -> Data? {
         var input = Data()
         while input.count <= maximumInput, let chunk = try? FileHandle.standardInput.read(upToCount: 1 << 16),
             !chunk.isEmpty
@@ -25,10 +25,10 @@ public enum HelperProcess {
     }
 
     /// What a helper says of an input over ``maximumInput``.
-    public static let inputTooLarge = "the input is larger than 8 MiB"
+    package static let inputTooLarge = "the input is larger than 8 MiB"
 
     /// Writes the outcome and exits with its status.
-    public static func finish(_ outcome: HelperOutcome) -> Never {
+    package static func finish(_ outcome: HelperOutcome) -> Never {
         if !outcome.stdout.isEmpty { FileHandle.standardOutput.write(outcome.stdout) }
         if !outcome.stderr.isEmpty { FileHandle.standardError.write(Data(outcome.stderr.utf8)) }
         exit(outcome.status)
@@ -36,16 +36,16 @@ public enum HelperProcess {
 }
 
 /// What a helper action printed and how the process exits.
-public struct HelperOutcome: Sendable {
+package struct HelperOutcome: Sendable {
     /// What goes to standard output (git's and Docker's answer).
-    public var stdout = Data()
+    package var stdout = Data()
     /// What goes to standard error (why something failed).
-    public var stderr = ""
+    package var stderr = ""
     /// The exit status.
-    public var status: Int32 = 0
+    package var status: Int32 = 0
 
     /// An outcome; by default silent success.
-    public init(stdout: Data = Data(), stderr: String = "", status: Int32 = 0) {
+    package init(stdout: Data = Data(), stderr: String = "", status: Int32 = 0) {
         self.stdout = stdout
         self.stderr = stderr
         self.status = status

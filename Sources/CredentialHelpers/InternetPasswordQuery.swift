@@ -4,24 +4,24 @@ import KeychainModel
 /// An internet-password item as macOS's credential helpers describe it to SecItem calls: the attributes
 /// they set. An attribute left nil is not in the dictionary, so a query matches any value of it, exactly
 /// as those helpers' queries do.
-public struct InternetPasswordQuery: Sendable {
+package struct InternetPasswordQuery: Sendable {
     /// kSecAttrServer.
-    public var server: String?
+    package var server: String?
     /// kSecAttrAccount.
-    public var account: String?
+    package var account: String?
     /// kSecAttrPath.
-    public var path: String?
+    package var path: String?
     /// kSecAttrPort.
-    public var port: Int?
+    package var port: Int?
     /// A kSecAttrProtocol value (``InternetProtocol``).
-    public var protocolCode: KeychainValue?
+    package var protocolCode: KeychainValue?
     /// A kSecAttrAuthenticationType value.
-    public var authenticationType: KeychainValue?
+    package var authenticationType: KeychainValue?
     /// kSecAttrLabel.
-    public var label: String?
+    package var label: String?
 
     /// A description with the given attributes.
-    public init(
+    package init(
         server: String? = nil, account: String? = nil, path: String? = nil, port: Int? = nil,
         protocolCode: KeychainValue? = nil, authenticationType: KeychainValue? = nil, label: String? = nil
     ) {
@@ -35,7 +35,7 @@ public struct InternetPasswordQuery: Sendable {
     }
 
     /// `kSecClass: kSecClassInternetPassword` and every attribute that is set.
-    public var dictionary: KeychainDictionary {
+    package var dictionary: KeychainDictionary {
         var d: KeychainDictionary = [QueryKey.class: .string(Schema.internetPassword.code)]
         if let server { d[Attributes.server.code] = .string(server) }
         if let account { d[Attributes.account.code] = .string(account) }
@@ -50,13 +50,13 @@ public struct InternetPasswordQuery: Sendable {
 
 /// The kSecAttrProtocol and kSecAttrAuthenticationType values the helpers use, from the schema's
 /// one table of constants.
-public enum InternetProtocol {
+package enum InternetProtocol {
     /// The raw value of `kSecAttrProtocol<suffix>` (`HTTPS` → `htps`).
-    public static func code(_ suffix: String) -> KeychainValue {
+    package static func code(_ suffix: String) -> KeychainValue {
         Attributes.protocol.enumeration!.raw(named: "kSecAttrProtocol" + suffix)!
     }
 
     /// kSecAttrAuthenticationTypeDefault (`dflt`).
-    public static let defaultAuthentication: KeychainValue = Attributes.authenticationType.enumeration!.raw(
+    package static let defaultAuthentication: KeychainValue = Attributes.authenticationType.enumeration!.raw(
         named: "kSecAttrAuthenticationTypeDefault")!
 }

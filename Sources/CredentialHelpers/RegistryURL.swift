@@ -2,18 +2,18 @@ import Foundation
 
 /// A registry's server URL split as docker-credential-helpers' `registryurl.Parse` (Go's net/url) and
 /// osxkeychain's `splitServer` split it: scheme, host name, port and path.
-public struct RegistryURL: Sendable, Equatable {
+package struct RegistryURL: Sendable, Equatable {
     /// `http`, `https`, or nil when the URL had no scheme (osxkeychain then stores HTTPS).
-    public var scheme: String?
+    package var scheme: String?
     /// The host name without brackets or port.
-    public var host: String
+    package var host: String
     /// The port, when the URL names one.
-    public var port: Int?
+    package var port: Int?
     /// The unescaped path; empty when there is none.
-    public var path: String
+    package var path: String
 
     /// A URL split into its parts.
-    public init(scheme: String?, host: String, port: Int?, path: String) {
+    package init(scheme: String?, host: String, port: Int?, path: String) {
         self.scheme = scheme
         self.host = host
         self.port = port
@@ -22,7 +22,7 @@ public struct RegistryURL: Sendable, Equatable {
 
     /// Parses `serverURL`; a URL without `://` is read as `//serverURL` (so a bare host is a host, not a
     /// path). The query and the fragment are dropped; the user information is ignored.
-    public static func parse(_ serverURL: String) throws(RegistryURLError) -> RegistryURL {
+    package static func parse(_ serverURL: String) throws(RegistryURLError) -> RegistryURL {
         let text = serverURL.contains("://") || serverURL.hasPrefix("//") ? serverURL : "//" + serverURL
         func failure(_ reason: String) -> RegistryURLError { RegistryURLError("parse \"\(text)\": \(reason)") }
         if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
@@ -101,7 +101,7 @@ public struct RegistryURL: Sendable, Equatable {
     }
 
     /// The URL `list` shows for an item, as Go's `url.URL{Scheme, Host, Path}.String()` writes it.
-    public static func listed(https: Bool, host: String, port: Int, path: String) -> String {
+    package static func listed(https: Bool, host: String, port: Int, path: String) -> String {
         var authority = host
         if port != 0 { authority = (host.contains(":") ? "[\(host)]" : host) + ":\(port)" }
         var escapedPath = escape(path, keeping: "-_.~$&+,/:;=@")
@@ -118,9 +118,9 @@ public struct RegistryURL: Sendable, Equatable {
 }
 
 /// A server URL the Docker helper protocol cannot use; the message is what Docker prints.
-public struct RegistryURLError: Error, CustomStringConvertible {
+package struct RegistryURLError: Error, CustomStringConvertible {
     /// The message, which quotes no secret.
-    public let description: String
+    package let description: String
     /// An error with this message.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }

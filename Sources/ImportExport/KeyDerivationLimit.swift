@@ -8,14 +8,14 @@ import KeychainModel
 /// naming what it asks (never errSecAuthFailed: the passphrase was not tried). Limits (docs/security-verbs.md, import):
 /// 1,000,000 iterations per derivation (OpenSSL 3 writes 2,048), scrypt with at most
 /// 32 MiB of memory (OpenSSL's default) and N·r·p ≤ 2^22.
-public enum KeyDerivationLimit {
-    public static let maximumIterations: Int64 = 1_000_000
-    public static let maximumScryptMemory: Int64 = 32 << 20
-    public static let maximumScryptWork: Int64 = 1 << 22
+package enum KeyDerivationLimit {
+    package static let maximumIterations: Int64 = 1_000_000
+    package static let maximumScryptMemory: Int64 = 32 << 20
+    package static let maximumScryptWork: Int64 = 1 << 22
 
     /// Checks every password-based algorithm of `der` (PBKDF2, PKCS#12 and PKCS#5 v1 PBEs, scrypt),
     /// however deep, including DER wrapped in OCTET STRINGs (PKCS#12's safes and bags).
-    public static func check(der: Data) throws(KeychainError) {
+    package static func check(der: Data) throws(KeychainError) {
         try walk(Array(der)[...], depth: 0)
     }
 

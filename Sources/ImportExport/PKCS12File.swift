@@ -8,25 +8,25 @@ import KeychainModel
 /// `SecPKCS12Import` read, and what `security export -f pkcs12` writes. Files made by `openssl pkcs12`
 /// with OpenSSL 3's default encryption (AES-256-CBC, PBKDF2, a SHA-256 MAC) and with `-legacy` (RC2-40 and
 /// 3DES, a SHA-1 MAC) both read.
-public enum PKCS12File {
+package enum PKCS12File {
     /// What one file holds: an identity (a private key and its certificate) and the rest of the chain.
-    public struct Contents: Sendable {
+    package struct Contents: Sendable {
         /// The private key, as the keychain keeps it.
-        public var privateKey: PEMImport.Item
+        package var privateKey: PEMImport.Item
         /// The key's certificate (DER).
-        public var certificate: Data
+        package var certificate: Data
         /// The other certificates (DER), in the file's order.
-        public var chain: [Data]
+        package var chain: [Data]
         /// The friendlyName of the certificate's bag (kSecImportItemLabel).
-        public var friendlyName: String?
+        package var friendlyName: String?
         /// The localKeyId of the certificate's bag (kSecImportItemKeyID).
-        public var localKeyID: Data?
+        package var localKeyID: Data?
     }
 
     /// Reads `data` with `passphrase`: errSecAuthFailed for a wrong passphrase, errSecDecode for bytes that
     /// are not PKCS#12, errSecUnknownFormat for a file without a private key and its certificate,
     /// errSecParam for a file asking more key-derivation work than ``KeyDerivationLimit`` allows.
-    public static func read(_ data: Data, passphrase: String) throws(KeychainError) -> Contents {
+    package static func read(_ data: Data, passphrase: String) throws(KeychainError) -> Contents {
         LibCrypto.loadProviders()
         defer { ERR_clear_error() }
         let parsed: OpaquePointer? = data.withUnsafeBytes { raw in
@@ -105,12 +105,12 @@ public enum PKCS12File {
     }
 
     /// One identity to write: a private key as the keychain keeps it, its certificate (DER), its name.
-    public struct Identity: Sendable {
-        public var privateKey: PEMImport.Item
-        public var certificate: Data
-        public var friendlyName: String?
+    package struct Identity: Sendable {
+        package var privateKey: PEMImport.Item
+        package var certificate: Data
+        package var friendlyName: String?
 
-        public init(privateKey: PEMImport.Item, certificate: Data, friendlyName: String?) {
+        package init(privateKey: PEMImport.Item, certificate: Data, friendlyName: String?) {
             self.privateKey = privateKey
             self.certificate = certificate
             self.friendlyName = friendlyName
@@ -121,7 +121,7 @@ public enum PKCS12File {
     /// `chain` certificates, sealed with `passphrase` as `openssl pkcs12 -export` seals with OpenSSL 3's
     /// defaults: certificates in an AES-256-CBC/PBKDF2 safe, keys in shrouded bags, a SHA-256 MAC; each key
     /// and certificate tied by a localKeyID (the certificate's SHA-1) and named by its friendlyName.
-    public static func make(_ identities: [Identity], chain: [Data] = [], passphrase: String) throws(KeychainError)
+    package static func make(_ identities: [Identity], chain: [Data] = [], passphrase: String) throws(KeychainError)
         -> Data
     {
         LibCrypto.loadProviders()

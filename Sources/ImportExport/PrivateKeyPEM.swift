@@ -6,10 +6,10 @@ import KeychainModel
 /// Private keys as PEM text through libcrypto: encrypted PKCS#8 (`ENCRYPTED PRIVATE KEY`, as `openssl pkey
 /// -aes256` writes it) read with a passphrase, and keys written as PKCS#8 or OpenSSL's traditional form,
 /// encrypted with AES-256-CBC when a passphrase is given.
-public enum PrivateKeyPEM {
+package enum PrivateKeyPEM {
     /// The items of a PEM file whose private keys may be encrypted: each `ENCRYPTED PRIVATE KEY` block is
     /// decrypted with `passphrase` (errSecAuthFailed when it does not open it), the rest read by ``PEMImport``.
-    public static func items(in file: Data, passphrase: String?) throws(KeychainError) -> [PEMImport.Item] {
+    package static func items(in file: Data, passphrase: String?) throws(KeychainError) -> [PEMImport.Item] {
         guard let text = String(data: file, encoding: .utf8), text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----")
         else {
             return try PEMImport.items(in: file)
@@ -60,7 +60,7 @@ public enum PrivateKeyPEM {
     }
 
     /// How a private key is written.
-    public enum Form: Sendable {
+    package enum Form: Sendable {
         /// PKCS#8 (`PRIVATE KEY`, or `ENCRYPTED PRIVATE KEY` with a passphrase).
         case pkcs8
         /// OpenSSL's traditional form (`EC PRIVATE KEY`, `RSA PRIVATE KEY`), as macOS's `-f openssl`.
@@ -68,7 +68,7 @@ public enum PrivateKeyPEM {
     }
 
     /// `key` as PEM (or DER with `pem: false`); encrypted with AES-256-CBC when `passphrase` is given.
-    public static func export(_ key: PEMImport.Item, form: Form, pem: Bool, passphrase: String?) throws(KeychainError)
+    package static func export(_ key: PEMImport.Item, form: Form, pem: Bool, passphrase: String?) throws(KeychainError)
         -> Data
     {
         LibCrypto.loadProviders()

@@ -5,10 +5,10 @@ import KeychainEngine
 import KeychainModel
 
 /// Public keys as files: SubjectPublicKeyInfo (`PUBLIC KEY`), as `openssl pkey -pubout` writes it.
-public enum PublicKeyFile {
+package enum PublicKeyFile {
     /// A public key in Apple's external form (EC: x9.63 04 ‖ X ‖ Y; RSA: PKCS#1), as SubjectPublicKeyInfo DER
     /// or PEM; errSecUnknownFormat for anything else.
-    public static func encode(type: Int64, data: Data, pem: Bool) throws(KeychainError) -> Data {
+    package static func encode(type: Int64, data: Data, pem: Bool) throws(KeychainError) -> Data {
         let der: Data?
         switch type {
         case PEMImport.keyTypeEC:

@@ -4,11 +4,11 @@ import KeychainModel
 /// The mount's naming rules for code outside the filesystem (`keychainfs run` / `inject` references):
 /// the same names, escapes and qualifiers a path in the mount uses, so a reference copied from `ls`
 /// finds the same item.
-public enum MountNames {
+package enum MountNames {
     /// The query for the item at `<class>/<group>/<item>` as the mount names it for a caller whose first
     /// access group is `defaultGroup`; nil when the names are not canonical (or shortened: those are
     /// found only by listing).
-    public static func itemQuery(classCode: String, groupName: String, itemName: String, defaultGroup: String)
+    package static func itemQuery(classCode: String, groupName: String, itemName: String, defaultGroup: String)
         -> KeychainDictionary?
     {
         guard let schema = Schema.schema(for: classCode), !schema.isVirtual else { return nil }
@@ -22,7 +22,7 @@ public enum MountNames {
 
     /// An attribute (by constant name, `kSecAttrLabel`) of class `classCode`, as its xattr's bytes;
     /// nil when the class has no such attribute or the item lacks it.
-    public static func attributeBytes(_ attributes: [String: KeychainValue], named constant: String, classCode: String)
+    package static func attributeBytes(_ attributes: [String: KeychainValue], named constant: String, classCode: String)
         -> Data?
     {
         guard let attribute = Schema.schema(for: classCode)?.attribute(named: constant),
@@ -32,7 +32,7 @@ public enum MountNames {
     }
 
     /// Whether class `classCode` has an attribute with this constant name.
-    public static func hasAttribute(named constant: String, classCode: String) -> Bool {
+    package static func hasAttribute(named constant: String, classCode: String) -> Bool {
         Schema.schema(for: classCode)?.attribute(named: constant) != nil
     }
 }

@@ -5,14 +5,14 @@ import KeychainModel
 
 /// Sync's access to a vault no daemon serves: the in-process engine, held for one call at a time, so the
 /// merge driver that git starts in between can open the vault too.
-public struct InProcessSyncAccess: SyncKeychainAccess {
+package struct InProcessSyncAccess: SyncKeychainAccess {
     /// The vault.
-    public let vault: Vault
+    package let vault: Vault
 
     /// Access to `vault` in this process.
-    public init(vault: Vault) { self.vault = vault }
+    package init(vault: Vault) { self.vault = vault }
 
-    public func with<T>(_ body: (Keychain) throws(KeychainError) -> T) throws(KeychainError) -> T {
+    package func with<T>(_ body: (Keychain) throws(KeychainError) -> T) throws(KeychainError) -> T {
         try InProcessEngines.shared.with(vault, body)
     }
 }

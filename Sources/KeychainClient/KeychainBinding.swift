@@ -5,30 +5,30 @@ import Synchronization
 /// Where this task's SecItem, SecKey and LAContext calls go when a test bound them to an engine of its
 /// own (KeychainTesting's `SimulatedDevice`), checked before `KEYCHAIN_VAULT`: the task's binding (it
 /// follows child tasks), else the process's (for code that hops to a DispatchQueue or a Thread).
-public final class KeychainBinding: Sendable {
+package final class KeychainBinding: Sendable {
     /// The connection calls use.
-    public let connection: KeychainConnection
+    package let connection: KeychainConnection
     /// Who made the binding (the simulated device), so that it can be found again.
-    public let owner: any AnyObject & Sendable
+    package let owner: any AnyObject & Sendable
 
-    public init(connection: KeychainConnection, owner: any AnyObject & Sendable) {
+    package init(connection: KeychainConnection, owner: any AnyObject & Sendable) {
         self.connection = connection
         self.owner = owner
     }
 
     /// This task's binding.
-    @TaskLocal public static var task: KeychainBinding?
+    @TaskLocal package static var task: KeychainBinding?
     private static let process = Mutex<KeychainBinding?>(nil)
 
     /// The binding in force: the task's, else the process's; nil: `KEYCHAIN_VAULT` decides.
-    public static var current: KeychainBinding? { task ?? process.withLock { $0 } }
+    package static var current: KeychainBinding? { task ?? process.withLock { $0 } }
 
     /// The process-wide binding.
-    public static var processBinding: KeychainBinding? { process.withLock { $0 } }
+    package static var processBinding: KeychainBinding? { process.withLock { $0 } }
 
     /// Binds the whole process. Binding another owner while one is bound would silently mix two devices'
     /// calls: it is refused.
-    public static func bindProcess(_ binding: KeychainBinding) throws(KeychainError) {
+    package static func bindProcess(_ binding: KeychainBinding) throws(KeychainError) {
         try process.withLock { slot throws(KeychainError) in
             if let bound = slot, bound.owner !== binding.owner {
                 throw KeychainError(
@@ -40,12 +40,12 @@ public final class KeychainBinding: Sendable {
     }
 
     /// Ends the process-wide binding if `owner` holds it.
-    public static func unbindProcess(owner: AnyObject) {
+    package static func unbindProcess(owner: AnyObject) {
         process.withLock { slot in if slot?.owner === owner { slot = nil } }
     }
 
     /// Test-only: replaces the process-wide binding without the check (what a missing task-local binding would do).
-    public static func replaceProcessBindingForTesting(_ binding: KeychainBinding?) {
+    package static func replaceProcessBindingForTesting(_ binding: KeychainBinding?) {
         process.withLock { $0 = binding }
     }
 }

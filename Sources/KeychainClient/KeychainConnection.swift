@@ -10,19 +10,19 @@ import Synchronization
 ///
 /// An in-process engine holds the vault's lock file for one call only (``InProcessEngines``), so it never
 /// keeps the vault from a daemon that wants to mount it.
-public final class KeychainConnection: Sendable {
+package final class KeychainConnection: Sendable {
     /// How long a call waits for a daemon that is away (restarting) before errSecNotAvailable.
-    public static let daemonGraceSeconds = VaultRoute.daemonGraceSeconds
+    package static let daemonGraceSeconds = VaultRoute.daemonGraceSeconds
 
     private let route: VaultRoute
     /// An engine this connection's owner keeps open (a simulated device's): every call goes to it, never to a daemon.
     private let ownedEngine: Keychain?
-    public let caller: Caller
-    public let vault: Vault
+    package let caller: Caller
+    package let vault: Vault
 
     /// Connects to `vault`'s daemon, or checks that it can be opened in-process. `createIfMissing` makes a
     /// vault without a passcode on first use.
-    public init(vault: Vault, caller: Caller, createIfMissing: Bool = false) throws(KeychainError) {
+    package init(vault: Vault, caller: Caller, createIfMissing: Bool = false) throws(KeychainError) {
         self.vault = vault
         self.caller = caller
         route = VaultRoute(vault: vault)
@@ -37,7 +37,7 @@ public final class KeychainConnection: Sendable {
 
     /// Calls straight into `engine`, which its owner keeps open: its in-memory lock state, prompts and
     /// biometry are the ones in force (a reopened engine would start before first unlock).
-    public init(engine: Keychain, caller: Caller) {
+    package init(engine: Keychain, caller: Caller) {
         vault = engine.vault
         self.caller = caller
         route = VaultRoute(vault: engine.vault)
@@ -45,31 +45,31 @@ public final class KeychainConnection: Sendable {
     }
 
     /// Whether calls go to a daemon (the last call did, or, before any call, one was serving).
-    public var viaDaemon: Bool { route.viaDaemon }
+    package var viaDaemon: Bool { route.viaDaemon }
 
-    public func add(_ attributes: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
+    package func add(_ attributes: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
         try perform(ItemAdd(query: attributes))
     }
 
-    public func copyMatching(_ query: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
+    package func copyMatching(_ query: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
         try perform(ItemCopyMatching(query: query))
     }
 
-    public func update(_ query: KeychainDictionary, _ attributes: KeychainDictionary) throws(KeychainError) {
+    package func update(_ query: KeychainDictionary, _ attributes: KeychainDictionary) throws(KeychainError) {
         try perform(ItemUpdate(query: query, attributes: attributes))
     }
 
-    public func delete(_ query: KeychainDictionary) throws(KeychainError) {
+    package func delete(_ query: KeychainDictionary) throws(KeychainError) {
         try perform(ItemDelete(query: query))
     }
 
     /// SecItemAdd of an identity: its certificate and private key in one transaction, wherever the engine runs.
-    public func addIdentity(certificate: KeychainDictionary, key: KeychainDictionary) throws(KeychainError) {
+    package func addIdentity(certificate: KeychainDictionary, key: KeychainDictionary) throws(KeychainError) {
         try perform(ItemAddIdentity(certificate: certificate, key: key))
     }
 
     /// A simulated Secure Enclave request (see `Keychain.secureEnclave`), wherever the vault's engine runs.
-    public func secureEnclave(_ request: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
+    package func secureEnclave(_ request: KeychainDictionary) throws(KeychainError) -> KeychainValue? {
         try perform(SecureEnclaveCall(operation: request))
     }
 
@@ -78,7 +78,7 @@ public final class KeychainConnection: Sendable {
 
     /// One call (its codec shared with the daemon, what it does written once in the call), on the owned
     /// engine, else wherever the vault's engine runs, with what this client says about itself.
-    public func perform<Call: EngineCall>(_ call: Call) throws(KeychainError) -> Call.Reply {
+    package func perform<Call: EngineCall>(_ call: Call) throws(KeychainError) -> Call.Reply {
         if let ownedEngine { return try call.perform(on: ownedEngine, caller: caller) }
         var claims: KeychainDictionary = [
             CallerClaims.accessGroups: .array(caller.accessGroups.map(KeychainValue.string))
@@ -127,14 +127,14 @@ final class InProcessEngines: @unchecked Sendable {
 }
 
 /// Which vault and which access groups a client uses when it is not told (docs/spec.md §2, §6).
-public enum ClientEnvironment {
+package enum ClientEnvironment {
     /// `$KEYCHAIN_VAULT`, else `$XDG_DATA_HOME/keychainfs/default` (`~/.local/share/keychainfs/default`).
-    public static func defaultVault(_ environment: [String: String]) -> Vault { defaultVault { environment[$0] } }
+    package static func defaultVault(_ environment: [String: String]) -> Vault { defaultVault { environment[$0] } }
 
     /// ``defaultVault(_:)`` of this process's environment, read variable by variable: every SecItem call
     /// asks, and `ProcessInfo.environment` copies the whole environment into a dictionary each time (issue
     /// 27: a third of what the `Security` module added to an engine call).
-    public static func defaultVault() -> Vault {
+    package static func defaultVault() -> Vault {
         let path = defaultVaultPath(variable)
         // A relative path depends on the working directory: made afresh each time.
         guard path.hasPrefix("/") else { return Vault(directory: path) }
@@ -150,10 +150,10 @@ public enum ClientEnvironment {
     private static let lastVault = Mutex<(path: String, vault: Vault)?>(nil)
 
     /// `$KEYCHAIN_ACCESS_GROUPS` (comma-separated), else `["default"]`.
-    public static func caller(_ environment: [String: String]) -> Caller { caller { environment[$0] } }
+    package static func caller(_ environment: [String: String]) -> Caller { caller { environment[$0] } }
 
     /// ``caller(_:)`` of this process's environment (see ``defaultVault()``).
-    public static func caller() -> Caller { caller(variable) }
+    package static func caller() -> Caller { caller(variable) }
 
     private static func defaultVault(_ environment: (String) -> String?) -> Vault {
         Vault(directory: defaultVaultPath(environment))

@@ -12,32 +12,32 @@ import Synchronization
 /// A route that has once reached a daemon never falls back to an in-process engine: the daemon's lock state
 /// is the one in force. While its daemon is away it waits up to ``daemonGraceSeconds`` for one, then
 /// answers errSecNotAvailable; so does a call that finds the vault held by a daemon that is starting.
-public final class VaultRoute: Sendable {
+package final class VaultRoute: Sendable {
     /// How long a call waits for a daemon that is away (restarting) before errSecNotAvailable.
-    public static let daemonGraceSeconds: TimeInterval = 3
+    package static let daemonGraceSeconds: TimeInterval = 3
 
-    public let vault: Vault
+    package let vault: Vault
     private let client: ControlClient
     private let usedDaemon = Mutex(false)
 
-    public init(vault: Vault) {
+    package init(vault: Vault) {
         self.vault = vault
         client = ControlClient(vault: vault)
     }
 
     /// Whether a daemon serves the vault now; once one has, every later call goes to a daemon.
-    public func probe() -> Bool {
+    package func probe() -> Bool {
         let served = client.isDaemonRunning
         if served { usedDaemon.withLock { $0 = true } }
         return served
     }
 
     /// Whether calls go to a daemon (the last call did, or ``probe()`` found one).
-    public var viaDaemon: Bool { usedDaemon.withLock { $0 } }
+    package var viaDaemon: Bool { usedDaemon.withLock { $0 } }
 
     /// Sends `call` (with `claims`, what the client says about itself) to the vault's daemon, or runs
     /// `inProcess` when none serves it.
-    public func perform<Call: ControlCall>(
+    package func perform<Call: ControlCall>(
         _ call: Call, claims: KeychainDictionary = [:], inProcess: () throws(KeychainError) -> Call.Reply
     ) throws(KeychainError) -> Call.Reply {
         var request = call.request
@@ -49,7 +49,7 @@ public final class VaultRoute: Sendable {
                 return try Call.decode(try response.check())
             }
             if !viaDaemon {
-                do { return try inProcess() } catch where Date() < deadline && VaultLock.isHeld(vault) {
+                do { return try inProcess() } catch _ where Date() < deadline && VaultLock.isHeld(vault) {
                     // Another process holds the vault: most likely a daemon starting up; its socket follows.
                 }
             }
@@ -65,7 +65,7 @@ public final class VaultRoute: Sendable {
 
     /// A sync call: the daemon's session, or one of this process (`executable` is the program git runs as
     /// the merge driver).
-    public func perform<Call: SyncCall>(_ call: Call, executable: String) throws(KeychainError) -> Call.Reply {
+    package func perform<Call: SyncCall>(_ call: Call, executable: String) throws(KeychainError) -> Call.Reply {
         try perform(call) { () throws(KeychainError) -> Call.Reply in
             _ = try vault.config()
             let access = InProcessSyncAccess(vault: vault)

@@ -7,31 +7,31 @@ import Logging
 import SecretService
 
 /// How a daemon serves its vault.
-public struct DaemonConfiguration: Sendable {
-    public var vault: Vault
-    public var mountpoint: String
-    public var caller: Caller
-    public var defaultAccessible: Accessibility?
-    public var deviceKeyPath: String?
+package struct DaemonConfiguration: Sendable {
+    package var vault: Vault
+    package var mountpoint: String
+    package var caller: Caller
+    package var defaultAccessible: Accessibility?
+    package var deviceKeyPath: String?
     /// The audit log's path (docs/spec.md §8 `--audit-log`); nil: none.
-    public var auditLogPath: String?
+    package var auditLogPath: String?
     /// Sync synchronizable items this often (docs/spec.md §14 `--sync-interval`); nil: only when asked.
-    public var syncInterval: TimeInterval?
+    package var syncInterval: TimeInterval?
     /// Refuse callers that no rule of `access.toml` matches (docs/spec.md §12).
-    public var strictAccess = false
+    package var strictAccess = false
     /// Seconds before an unanswered authentication prompt ends as a user cancel (docs/spec.md §11).
-    public var promptTimeout: TimeInterval = PromptQueue.defaultTimeout
+    package var promptTimeout: TimeInterval = PromptQueue.defaultTimeout
     /// How the kernel reads values (docs/spec.md §4 "Two read paths"; `--kernel-cache`).
-    public var readPath: ReadPath = .gatekeeper
+    package var readPath: ReadPath = .gatekeeper
     /// Let root read the mount too (FUSE's allow_root; docs/spec.md §1 `--allow-root`).
-    public var allowRoot = false
+    package var allowRoot = false
     /// Serve the Secret Service on D-Bus (`--secret-service`; docs/secret-service.md); nil: not.
-    public var secretService: SecretServiceOptions?
+    package var secretService: SecretServiceOptions?
     /// Mount the filesystem at `mountpoint`; false (`keychainfs secret-service`): serve the Secret Service
     /// and the control socket only, until the bus goes away or the daemon is told to stop.
-    public var mountsFilesystem = true
+    package var mountsFilesystem = true
 
-    public init(
+    package init(
         vault: Vault, mountpoint: String, caller: Caller, defaultAccessible: Accessibility?, deviceKeyPath: String?,
         syncInterval: TimeInterval? = nil
     ) {
@@ -45,9 +45,9 @@ public struct DaemonConfiguration: Sendable {
 }
 
 /// One process per mounted vault: engine, keys, lock state, FUSE session and control socket (docs/spec.md §1).
-public enum Daemon {
+package enum Daemon {
     /// Serves until unmounted, SIGTERM/SIGINT, or `keychainfs unmount`. Returns the exit status.
-    public static func run(_ configuration: DaemonConfiguration, log: Logger) -> Int32 {
+    package static func run(_ configuration: DaemonConfiguration, log: Logger) -> Int32 {
         ProcessHardening.disableCoreDumps()
         let exitRequest = ExitRequest()
         let audit: AuditLog?
@@ -158,13 +158,13 @@ public enum Daemon {
 }
 
 /// How the daemon serves the Secret Service.
-public struct SecretServiceOptions: Sendable {
+package struct SecretServiceOptions: Sendable {
     /// Start a dbus-daemon of its own instead of joining DBUS_SESSION_BUS_ADDRESS (`--private-bus`).
-    public var privateBus: Bool
+    package var privateBus: Bool
     /// Take org.freedesktop.secrets over from its owner (`--replace`).
-    public var replace: Bool
+    package var replace: Bool
 
-    public init(privateBus: Bool, replace: Bool) {
+    package init(privateBus: Bool, replace: Bool) {
         self.privateBus = privateBus
         self.replace = replace
     }

@@ -3,33 +3,33 @@ import KeychainEngine
 import KeychainModel
 
 /// A failed filesystem operation: the errno returned to the kernel, and the OSStatus behind it if any.
-public struct FSError: Error, CustomStringConvertible, Sendable {
-    public let errno: Int32
-    public let status: OSStatus?
-    public let message: String
+package struct FSError: Error, CustomStringConvertible, Sendable {
+    package let errno: Int32
+    package let status: OSStatus?
+    package let message: String
 
-    public init(_ errno: Int32, _ message: String) {
+    package init(_ errno: Int32, _ message: String) {
         self.errno = errno
         self.status = nil
         self.message = message
     }
 
     /// The errno of a keychain error, from the one table.
-    public init(_ error: KeychainError) {
+    package init(_ error: KeychainError) {
         self.errno = ErrnoTable.errno(for: error.status)
         self.status = error.status
         self.message = error.message
     }
 
-    public var description: String {
+    package var description: String {
         let code = status.map { " \(SecStatus.name(of: $0))" } ?? ""
         return "\(String(cString: strerror(errno)))\(code): \(message)"
     }
 }
 
 /// The one table mapping OSStatus to errno (docs/spec.md §4 "Errors").
-public enum ErrnoTable {
-    public static let table: [(status: OSStatus, errno: Int32)] = [
+package enum ErrnoTable {
+    package static let table: [(status: OSStatus, errno: Int32)] = [
         (SecStatus.itemNotFound, ENOENT),
         (SecStatus.duplicateItem, EEXIST),
         (SecStatus.interactionNotAllowed, EACCES),
@@ -48,12 +48,12 @@ public enum ErrnoTable {
 
     /// The OSStatus an errno stands for, the other way through the table (errSecParam for the rest: the
     /// filesystem's own refusals of bad input).
-    public static func status(for errno: Int32) -> OSStatus {
+    package static func status(for errno: Int32) -> OSStatus {
         table.first { $0.errno == errno }?.status ?? SecStatus.param
     }
 
     /// The errno for `status` (EIO for anything unexpected).
-    public static func errno(for status: OSStatus) -> Int32 {
+    package static func errno(for status: OSStatus) -> Int32 {
         table.first { $0.status == status }?.errno ?? EIO
     }
 }

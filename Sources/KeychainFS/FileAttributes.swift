@@ -3,14 +3,14 @@ import KeychainEngine
 import KeychainModel
 
 /// What `stat` shows for a node.
-public struct FileAttributes: Sendable {
-    public var isDirectory: Bool
-    public var inode: UInt64
-    public var size: Int
-    public var modified: Date
+package struct FileAttributes: Sendable {
+    package var isDirectory: Bool
+    package var inode: UInt64
+    package var size: Int
+    package var modified: Date
 
     /// Directories 0700, `value` 0600: private to the mounting user (docs/spec.md §4 "Mount behaviour").
-    public var permissions: UInt32 { isDirectory ? 0o700 : 0o600 }
+    package var permissions: UInt32 { isDirectory ? 0o700 : 0o600 }
 }
 
 /// Inode numbers that stay the same for an item across its life: derived from its persistent

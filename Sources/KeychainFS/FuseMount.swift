@@ -8,8 +8,8 @@ import Logging
 /// ``run()`` on the calling thread (libfuse's own worker pthreads), torn down by ``requestExit()`` from
 /// any thread. The kernel keeps entries, attributes and unprotected values cached; every change the
 /// keychain reports is invalidated here before the call that made it returns (``KernelCache``).
-public final class FuseMount: @unchecked Sendable {
-    public let mountpoint: String
+package final class FuseMount: @unchecked Sendable {
+    package let mountpoint: String
     private let session: OpaquePointer
     private let context: Unmanaged<LowLevelContext>
     private let finished = NSCondition()
@@ -25,7 +25,7 @@ public final class FuseMount: @unchecked Sendable {
     /// audit log need to see every open, and mounts read-only.
     /// `allowRoot`: root may use the mount too (FUSE's allow_root), for system services reading a user's
     /// secrets; everyone else stays out.
-    public init(
+    package init(
         view: KeychainView, mountpoint: String, source: String, log: Logger, readPath: ReadPath = .gatekeeper,
         allowRoot: Bool = false
     ) throws(FSError) {
@@ -99,7 +99,7 @@ public final class FuseMount: @unchecked Sendable {
     }
 
     /// Serves requests until the mount goes away or ``requestExit()`` is called; then unmounts.
-    public func run() -> Int32 {
+    package func run() -> Int32 {
         defer { refusalWatch?.cancel() }
         let config = fuse_loop_cfg_create()
         defer { fuse_loop_cfg_destroy(config) }
@@ -121,7 +121,7 @@ public final class FuseMount: @unchecked Sendable {
     /// Ends the loop. fuse_session_exit alone does not wake workers blocked in read(/dev/fuse), so one
     /// request is sent to wake them (a lookup of a name that cannot exist; negative lookups are never
     /// cached); if the loop still runs after 3 s (a wedged mount), the mount is detached.
-    public func requestExit() {
+    package func requestExit() {
         fuse_session_exit(session)
         let wakeup = mountpoint + "/.keychainfs-exit-\(UInt64.random(in: 0 ... .max))"
         Thread.detachNewThread {
@@ -134,7 +134,7 @@ public final class FuseMount: @unchecked Sendable {
     }
 
     /// Lazily unmounts `path`: umount2 as root, fusermount3 otherwise.
-    public static func detach(_ path: String) {
+    package static func detach(_ path: String) {
         if umount2(path, Int32(MNT_DETACH)) == 0 { return }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/fusermount3")

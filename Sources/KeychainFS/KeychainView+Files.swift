@@ -232,7 +232,7 @@ extension KeychainView {
 /// The kernel-cache read path (docs/spec.md §4): READs that name only an inode.
 extension KeychainView {
     /// Why this view cannot be served on the kernel-cache path, or nil: whatever must see each open.
-    public var kernelCacheRefusal: String? {
+    package var kernelCacheRefusal: String? {
         if answersPerCaller { return "while the vault's access.toml has rules" }
         if accessPolicy?.strict == true { return "with --strict" }
         if audit != nil { return "with an audit log" }

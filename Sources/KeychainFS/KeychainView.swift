@@ -6,15 +6,15 @@ import Synchronization
 
 /// The filesystem as a thin translation of paths into keychain calls (docs/spec.md §4). No FUSE types here:
 /// ``FuseOperations`` turns kernel requests into these calls and their ``FSError``s into errnos.
-public final class KeychainView: Sendable {
+package final class KeychainView: Sendable {
     /// Largest `value` accepted (docs/spec.md §4: bigger is EFBIG).
-    public static let maxValueBytes = Keychain.maxValueBytes
+    package static let maxValueBytes = Keychain.maxValueBytes
 
     let keychain: Keychain
     /// The caller of requests when no access rules decide per request (the mount's access groups).
     let mountCaller: Caller
     /// The vault's `access.toml` rules, when the mount resolves a caller per request (docs/spec.md §12).
-    public let accessPolicy: AccessPolicy?
+    package let accessPolicy: AccessPolicy?
     /// The caller of the request being served, set by the FUSE layer around each request while access
     /// rules exist (a task-local, so every keychain call the request makes carries it).
     @TaskLocal static var requestCaller: Caller?
@@ -29,9 +29,9 @@ public final class KeychainView: Sendable {
     let guards: LockGuards
 
     /// Opens of secrets through the mount are recorded here (docs/spec.md §8), if an audit log was asked for.
-    public let audit: AuditLog?
+    package let audit: AuditLog?
 
-    public init(
+    package init(
         keychain: Keychain, caller: Caller, defaultAccessible: Accessibility? = nil, guards: LockGuards = LockGuards(),
         accessPolicy: AccessPolicy? = nil, audit: AuditLog? = nil
     ) {
@@ -55,10 +55,10 @@ public final class KeychainView: Sendable {
 
     /// Whether answers depend on the caller: then the kernel may cache no entry or attribute, and the path
     /// cache keeps each caller's answers apart.
-    public var answersPerCaller: Bool { accessPolicy?.hasRules ?? false }
+    package var answersPerCaller: Bool { accessPolicy?.hasRules ?? false }
 
     /// The caller of a request from process `pid` of user `uid`; nil when strict mode refuses it.
-    public func caller(pid: Int32, uid: UInt32) -> Caller? {
+    package func caller(pid: Int32, uid: UInt32) -> Caller? {
         accessPolicy.map { $0.caller(pid: pid, uid: uid) } ?? mountCaller
     }
 

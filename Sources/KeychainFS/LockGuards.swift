@@ -3,27 +3,27 @@ import Foundation
 /// The filesystem's protections of the lock (docs/spec.md §4: no read after `device lock` by any path) that a test
 /// may switch off, to show that the tests of those protections can fail. Honoured only for a vault made
 /// with `--test-device`, and only from the daemon's environment at mount.
-public struct LockGuards: Sendable, Equatable {
+package struct LockGuards: Sendable, Equatable {
     /// Writers' buffers (which may hold the secret they opened) are wiped when their class becomes
     /// unavailable, and writable handles check the lock on every read.
-    public var wipeWriters = true
+    package var wipeWriters = true
     /// What the kernel caches of items and values (pages, attributes, dentries) is invalidated on every
     /// device change and item change (``KernelCache``).
-    public var invalidateKernelCache = true
+    package var invalidateKernelCache = true
     /// Control commands obey the access policy (`--strict`, rules, their `allow`); off, the daemon answers
     /// every control request as the mount's default caller (docs/entry-points.md's test shows it then fails).
-    public var controlAccess = true
+    package var controlAccess = true
     /// Not a guard of the lock but switched off the same way: the ``MountWatchdog`` that takes the mount
     /// down when the daemon dies stuck in the kernel.
-    public var mountWatchdog = true
+    package var mountWatchdog = true
 
     /// `KEYCHAINFS_TEST_DISABLE_GUARDS=wipe-writers,invalidate-kernel-cache,control-access,mount-watchdog`
-    public static let environmentVariable = "KEYCHAINFS_TEST_DISABLE_GUARDS"
+    package static let environmentVariable = "KEYCHAINFS_TEST_DISABLE_GUARDS"
 
-    public init() {}
+    package init() {}
 
     /// The guards in force: all of them, unless a test device's environment switches some off.
-    public static func inForce(testDevice: Bool, environment: [String: String] = ProcessInfo.processInfo.environment)
+    package static func inForce(testDevice: Bool, environment: [String: String] = ProcessInfo.processInfo.environment)
         -> LockGuards
     {
         var guards = LockGuards()

@@ -6,12 +6,12 @@ import SodiumCrypto
 
 /// Everything a member seals, signs and verifies item files with: the names' keys (from the sync key),
 /// its identity, the verified membership and the item key of each epoch it holds. Wiped after use.
-public final class CircleKeys: @unchecked Sendable {
+package final class CircleKeys: @unchecked Sendable {
     /// Keys derived from the sync key (file names, invitation expiry, the version memory).
-    public let keys: SyncKeys
+    package let keys: SyncKeys
     let identity: SyncIdentity
     /// Who is in, as last verified.
-    public let membership: Membership
+    package let membership: Membership
     private let itemKeys: [Int: GuardedKey]
     /// Off only by ``SyncTestSwitch/signatures``: who signed, whether the signature holds, and whether
     /// the record belongs to its file name go unchecked.
@@ -46,16 +46,16 @@ public final class CircleKeys: @unchecked Sendable {
     }
 
     /// The epoch this vault writes in.
-    public var epoch: Int { membership.epoch }
+    package var epoch: Int { membership.epoch }
 
     /// This vault's signing key.
-    public var signingKey: Data { identity.keys.signingKey }
+    package var signingKey: Data { identity.keys.signingKey }
 
     /// The file name of `record`.
-    public func fileName(for record: SyncRecord) -> String { keys.fileName(for: record) }
+    package func fileName(for record: SyncRecord) -> String { keys.fileName(for: record) }
 
     /// `record` sealed in the current epoch and signed by this vault, as the file `name`.
-    public func seal(_ record: SyncRecord, name: String) -> Data {
+    package func seal(_ record: SyncRecord, name: String) -> Data {
         SignedSyncFile.seal(record, name: name, epoch: epoch, itemKey: itemKeys[epoch]!, identity: identity)
     }
 
@@ -63,7 +63,7 @@ public final class CircleKeys: @unchecked Sendable {
     /// of, a writer that is not a member (or no longer), a bad signature, a record of another item.
     /// `anyMember` accepts a writer removed since (a tombstone re-sealed in a new epoch: its content is
     /// this vault's own).
-    public func open(_ bytes: Data, name: String, anyMember: Bool = false) throws(SyncFormatError) -> (
+    package func open(_ bytes: Data, name: String, anyMember: Bool = false) throws(SyncFormatError) -> (
         record: SyncRecord, epoch: Int
     ) {
         let parts = try SignedSyncFile.parse(bytes)
@@ -97,7 +97,7 @@ public final class CircleKeys: @unchecked Sendable {
     }
 
     /// Wipes every key.
-    public func wipe() {
+    package func wipe() {
         keys.wipe()
         identity.wipe()
         for key in itemKeys.values { key.wipe() }
@@ -107,7 +107,7 @@ public final class CircleKeys: @unchecked Sendable {
 extension Keychain {
     /// Calls `body` with the circle's keys as this vault holds them, wiped afterwards; errSecInteractionNotAllowed
     /// while this vault waits for admission.
-    public func withCircleKeys<T>(_ body: (CircleKeys) throws(KeychainError) -> T) throws(KeychainError) -> T {
+    package func withCircleKeys<T>(_ body: (CircleKeys) throws(KeychainError) -> T) throws(KeychainError) -> T {
         try withSyncKey { syncKey throws(KeychainError) -> T in
             var trust = try loadSyncTrust()
             defer { trust.wipe() }

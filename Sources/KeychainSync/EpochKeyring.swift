@@ -8,11 +8,11 @@ import SodiumCrypto
 /// The keyring (`members/keyring`): the epoch key sealed to each current member's key-agreement key with
 /// `crypto_box_seal`. A sealed box says nothing of who sealed it, so the keyring is authenticated by the
 /// membership log: the entry that put it in force carries its SHA-256, under a member's signature.
-public enum EpochKeyring {
+package enum EpochKeyring {
     /// Where the keyring lives in the repository.
-    public static let path = "members/keyring"
+    package static let path = "members/keyring"
     /// The most bytes a keyring may have (a box is 80 bytes; a circle has at most a few thousand members).
-    public static let maxBytes = 1 << 20
+    package static let maxBytes = 1 << 20
 
     /// The keyring of `epoch`: `key` sealed to each of `members`.
     static func seal(_ key: GuardedKey, epoch: Int, to members: [MemberKeys]) -> Data {
@@ -26,7 +26,7 @@ public enum EpochKeyring {
     }
 
     /// The keyring's epoch and its boxes by signing key (hex) (a fuzz target).
-    public static func parse(_ bytes: Data) throws(SyncFormatError) -> (epoch: Int, boxes: [String: Data]) {
+    package static func parse(_ bytes: Data) throws(SyncFormatError) -> (epoch: Int, boxes: [String: Data]) {
         guard bytes.count <= maxBytes, let value = try? ValueCodec.decode(bytes), let d = value.dictionaryValue,
             case .number(let epoch)? = d["epoch"], epoch >= 1, let boxes = d["boxes"]?.dictionaryValue
         else {
@@ -41,7 +41,7 @@ public enum EpochKeyring {
     }
 
     /// SHA-256 of a keyring file, as log entries carry it.
-    public static func digest(_ bytes: Data) -> Data { Data(SHA256.hash(data: bytes)) }
+    package static func digest(_ bytes: Data) -> Data { Data(SHA256.hash(data: bytes)) }
 
     /// The epoch key `identity` finds in the keyring `bytes`, which `membership` must have put in force;
     /// nil when none is sealed to it.

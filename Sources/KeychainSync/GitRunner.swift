@@ -5,30 +5,30 @@ import Foundation
 
 /// Debian's `git` as a subprocess that cannot hang or prompt: an explicit identity and default branch, no
 /// terminal prompts, ssh in batch mode, no system config or hooks, and a deadline on every call.
-public struct GitRunner: Sendable {
+package struct GitRunner: Sendable {
     /// The working tree git runs in.
-    public let directory: String
+    package let directory: String
     /// Seconds each git call may take before it is killed.
-    public var deadlineSeconds: TimeInterval = 60
+    package var deadlineSeconds: TimeInterval = 60
 
     /// A runner for the clone at `directory`.
-    public init(directory: String) { self.directory = directory }
+    package init(directory: String) { self.directory = directory }
 
     /// What a git call printed.
-    public struct Output: Sendable {
+    package struct Output: Sendable {
         /// The exit status (-1 when killed at its deadline).
-        public let status: Int32
+        package let status: Int32
         /// Standard output.
-        public let stdout: String
+        package let stdout: String
         /// Standard error.
-        public let stderr: String
+        package let stderr: String
         /// Standard output as bytes (a file's content: `git show`).
-        public let stdoutData: Data
+        package let stdoutData: Data
     }
 
     /// Runs git and throws unless it succeeds.
     @discardableResult
-    public func run(_ arguments: [String], environment extra: [String: String] = [:]) throws(KeychainError) -> String {
+    package func run(_ arguments: [String], environment extra: [String: String] = [:]) throws(KeychainError) -> String {
         let output = try call(arguments, environment: extra)
         guard output.status == 0 else {
             throw KeychainError(
@@ -39,7 +39,8 @@ public struct GitRunner: Sendable {
     }
 
     /// Runs git and returns its output whatever its status; `extra` adds to its environment (e.g. GIT_INDEX_FILE).
-    public func call(_ arguments: [String], environment extra: [String: String] = [:]) throws(KeychainError) -> Output {
+    package func call(_ arguments: [String], environment extra: [String: String] = [:]) throws(KeychainError) -> Output
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
         process.arguments =

@@ -6,14 +6,14 @@ import Foundation
 import SodiumCrypto
 
 /// A one-time invitation code: 30 symbols of Crockford's base32 (150 bits), printed in groups of five.
-public struct InvitationCode: Sendable, Equatable {
+package struct InvitationCode: Sendable, Equatable {
     package static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
     package static let symbols = 30
     /// The canonical symbols (no separators, upper case).
-    public let canonical: String
+    package let canonical: String
 
     /// A fresh random code.
-    public static func random() -> InvitationCode {
+    package static func random() -> InvitationCode {
         let bytes = Sodium.randomBytes(symbols)
         // 256 is a multiple of 32, so `% 32` is uniform.
         return InvitationCode(canonical: String(bytes.map { alphabet[Int($0) % 32] }))
@@ -23,7 +23,7 @@ public struct InvitationCode: Sendable, Equatable {
 
     /// Parses what a person typed (a fuzz target): separators and spaces ignored, case-insensitive,
     /// O/I/L read as 0/1/1 as Crockford's base32 does; anything else is an error that echoes nothing.
-    public static func parse(_ text: String) throws(SyncFormatError) -> InvitationCode {
+    package static func parse(_ text: String) throws(SyncFormatError) -> InvitationCode {
         var out = ""
         for ch in text.uppercased() {
             if ch == "-" || ch == " " || ch == "\t" || ch == "\n" || ch == "\r" { continue }
@@ -41,7 +41,7 @@ public struct InvitationCode: Sendable, Equatable {
     }
 
     /// The code for people: groups of five joined by dashes.
-    public var grouped: String {
+    package var grouped: String {
         stride(from: 0, to: canonical.count, by: 5).map { i in
             String(canonical.dropFirst(i).prefix(5))
         }.joined(separator: "-")
@@ -63,7 +63,7 @@ public struct InvitationCode: Sendable, Equatable {
     }
 
     /// The invitation's file name: a hash of the code, which tells nothing of the code.
-    public var fileName: String {
+    package var fileName: String {
         let key = sealingKey()
         defer { key.wipe() }
         return KeyDerivation.keyedHash([Data("name".utf8)], key: key, outputBytes: 16).map {
@@ -75,26 +75,26 @@ public struct InvitationCode: Sendable, Equatable {
 /// What an invitation gives its joiner: the sync key (it names the item files; reading them takes an epoch
 /// key, which only admission gives) and the membership log as the inviter last verified it (its length
 /// and last hash), so that no host can serve the joiner another circle's log or an older one.
-public struct InvitationContent: Sendable {
+package struct InvitationContent: Sendable {
     /// The circle's sync key.
-    public let syncKey: GuardedKey
+    package let syncKey: GuardedKey
     /// How many entries the inviter's log had.
-    public let logCount: Int
+    package let logCount: Int
     /// The hash of its last entry.
-    public let logHead: Data
+    package let logHead: Data
 }
 
 /// An invitation file: `KCI2`, the expiry, sync key and log pin sealed under the code, and the expiry
 /// sealed under the members' key (so a member can remove it once expired without the code).
-public enum InvitationFile {
+package enum InvitationFile {
     package static let magic = Data("KCI2".utf8)
     /// Invitations live here.
-    public static let directory = "invitations"
+    package static let directory = "invitations"
     /// The longest an invitation may live: a code is a bearer secret until used.
-    public static let maxLifetime: TimeInterval = 7 * 24 * 3600
+    package static let maxLifetime: TimeInterval = 7 * 24 * 3600
 
     /// The file for `code`, carrying `syncKey` and the log pin, valid until `expiry`.
-    public static func seal(
+    package static func seal(
         syncKey: GuardedKey, logCount: Int, logHead: Data, code: InvitationCode, expiry: Date, memberKey: GuardedKey
     ) -> Data {
         let name = code.fileName
@@ -115,7 +115,7 @@ public enum InvitationFile {
     }
 
     /// Splits a file into its two boxes (a fuzz target).
-    public static func parse(_ bytes: Data) throws(SyncFormatError) -> (joiner: Data, members: Data) {
+    package static func parse(_ bytes: Data) throws(SyncFormatError) -> (joiner: Data, members: Data) {
         guard bytes.count > 8, bytes.prefix(4) == magic else {
             throw SyncFormatError("not a keychainfs invitation file")
         }
@@ -126,7 +126,7 @@ public enum InvitationFile {
     }
 
     /// What the file for `code` carries, if the code opens it and it has not expired.
-    public static func open(_ bytes: Data, code: InvitationCode, now: Date = Date()) throws(SyncFormatError)
+    package static func open(_ bytes: Data, code: InvitationCode, now: Date = Date()) throws(SyncFormatError)
         -> InvitationContent
     {
         let refused = SyncFormatError("the invitation code is wrong or has expired")
@@ -146,7 +146,7 @@ public enum InvitationFile {
     }
 
     /// When the invitation `name` expires, read with the members' key; nil if the file does not open.
-    public static func expiry(_ bytes: Data, name: String, memberKey: GuardedKey) -> Date? {
+    package static func expiry(_ bytes: Data, name: String, memberKey: GuardedKey) -> Date? {
         guard let boxes = try? parse(bytes),
             let plain = try? AEAD.open(boxes.members, key: memberKey, associatedData: binding(name, "members")),
             plain.count == 8

@@ -8,11 +8,11 @@ import SodiumCrypto
 /// key its invitation code gives (``InvitationCode/requestKey()``). The inviter's vault, which kept that key,
 /// admits the joiner on its next sync; a host without the code can neither read the invitation nor forge
 /// a request.
-public enum JoinRequest {
+package enum JoinRequest {
     /// Requests live here.
-    public static let directory = "requests"
+    package static let directory = "requests"
     /// The most bytes a request may have.
-    public static let maxBytes = 4096
+    package static let maxBytes = 4096
 
     /// The request of `member` for the invitation whose code gave `key`.
     static func seal(_ member: MemberKeys, key: GuardedKey) -> Data {
@@ -26,7 +26,7 @@ public enum JoinRequest {
     }
 
     /// The member a request names and its MAC (a fuzz target).
-    public static func parse(_ bytes: Data) throws(SyncFormatError) -> (member: MemberKeys, mac: Data) {
+    package static func parse(_ bytes: Data) throws(SyncFormatError) -> (member: MemberKeys, mac: Data) {
         guard bytes.count <= maxBytes, let d = (try? ValueCodec.decode(bytes))?.dictionaryValue, d.count == 4,
             let name = d["name"]?.stringValue, MemberKeys.validName(name),
             let sign = d["sign"]?.dataValue, sign.count == Ed25519.publicKeyBytes,  // not a schema code

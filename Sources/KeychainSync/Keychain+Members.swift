@@ -142,7 +142,7 @@ extension Keychain {
     }
 
     /// The circle as this vault last verified it, and this vault's own keys (nil before it has an identity).
-    public func syncMembership() throws(KeychainError) -> (membership: Membership?, me: MemberKeys?) {
+    package func syncMembership() throws(KeychainError) -> (membership: Membership?, me: MemberKeys?) {
         var trust = try loadSyncTrust()
         defer { trust.wipe() }
         let me = try? withSyncIdentity { identity throws(KeychainError) -> MemberKeys in identity.keys }

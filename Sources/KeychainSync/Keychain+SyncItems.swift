@@ -7,24 +7,26 @@ import GRDB
 import SodiumCrypto
 
 /// A synchronizable row of this vault, as the exporter sees it.
-public struct LocalSyncItem: Sendable {
+package struct LocalSyncItem: Sendable {
     /// The row's UUID (what the exporter remembers an item by).
-    public let uuid: Data
+    package let uuid: Data
     /// Changes whenever the row is rewritten: an item whose fingerprint is unchanged needs no export.
-    public let fingerprint: Data
+    package let fingerprint: Data
     /// The item, or nil while its class is locked (it waits for the next sync).
-    public let record: SyncRecord?
+    package let record: SyncRecord?
 }
 
 /// What the engine contributes to sync: reading the synchronizable items, applying incoming ones through
 /// the same uniqueness and protection rules as SecItemAdd/Update, and merging two versions of a file.
 extension Keychain {
     /// Whether items of `accessibility` may leave this device (ThisDeviceOnly ones never do).
-    public static func mayLeaveDevice(_ accessibility: Accessibility) -> Bool { !accessibility.rawValue.hasSuffix("u") }
+    package static func mayLeaveDevice(_ accessibility: Accessibility) -> Bool {
+        !accessibility.rawValue.hasSuffix("u")
+    }
 
     /// Every row with sync = 1 whose protection class may leave the device. Items of a Secure Enclave
     /// (kSecAttrTokenID set) are left out; so are items whose class is locked, reported with no record.
-    public func synchronizableItems() throws(KeychainError) -> [LocalSyncItem] {
+    package func synchronizableItems() throws(KeychainError) -> [LocalSyncItem] {
         try protection.withLock { keybag throws(KeychainError) -> [LocalSyncItem] in
             var items: [LocalSyncItem] = []
             for schema in Schema.storedClasses {
@@ -51,7 +53,7 @@ extension Keychain {
     }
 
     /// The UUIDs of every synchronizable row, locked or not (a deletion is a UUID that is gone).
-    public func synchronizableUUIDs() throws(KeychainError) -> Set<Data> {
+    package func synchronizableUUIDs() throws(KeychainError) -> Set<Data> {
         var uuids = Set<Data>()
         for schema in Schema.storedClasses {
             var filter = ItemTable.Filter()
@@ -66,7 +68,7 @@ extension Keychain {
     /// Applies an incoming record by Apple's rule against the local item with the same primary key: the
     /// newer mdat wins (a tie: the smaller digest). Returns the local row afterwards (nil: none). Records
     /// that may not be synchronized are errSecParam; a locked class is errSecInteractionNotAllowed.
-    public func applySyncRecord(_ record: SyncRecord) throws(KeychainError) -> LocalSyncItem? {
+    package func applySyncRecord(_ record: SyncRecord) throws(KeychainError) -> LocalSyncItem? {
         guard let schema = Schema.schema(for: record.classCode), !schema.isVirtual else {
             throw .param("unknown item class in a sync record")
         }
@@ -143,7 +145,7 @@ extension Keychain {
     /// The git merge driver's work: the winner of two versions of the item file `name` (the base is not
     /// needed: the rule compares the two sides). A side that is refused (not signed by a member, a bad
     /// signature, an unknown epoch) loses; both refused is errSecDecode: the merge stops.
-    public func mergeSyncFiles(name: String, ours: Data, theirs: Data) throws(KeychainError) -> Data {
+    package func mergeSyncFiles(name: String, ours: Data, theirs: Data) throws(KeychainError) -> Data {
         try withCircleKeys { circle throws(KeychainError) -> Data in
             let a = try? circle.open(ours, name: name).record
             let b = try? circle.open(theirs, name: name).record

@@ -9,15 +9,15 @@ import SodiumCrypto
 /// the epoch's key), kept in `sync/key` sealed under the class C key: available after first unlock, never before.
 extension Keychain {
     /// The directory of the vault's sync state: the key, the clone and what was exported.
-    public var syncDirectory: String { vault.directory + "/sync" }
+    package var syncDirectory: String { vault.directory + "/sync" }
     package var syncKeyPath: String { syncDirectory + "/key" }
     private static let syncKeyBinding = Data("keychainfs.sync-key.v1".utf8)
 
     /// Whether this vault has joined a sync group.
-    public var hasSyncKey: Bool { FileManager.default.fileExists(atPath: syncKeyPath) }
+    package var hasSyncKey: Bool { FileManager.default.fileExists(atPath: syncKeyPath) }
 
     /// Stores `key` as the vault's sync key (refused if it has one).
-    public func installSyncKey(_ key: GuardedKey) throws(KeychainError) {
+    package func installSyncKey(_ key: GuardedKey) throws(KeychainError) {
         try protection.withLock { keybag throws(KeychainError) in
             let classKey = try Self.syncClassKey(keybag)
             mkdir(syncDirectory, 0o700)
@@ -55,7 +55,7 @@ extension Keychain {
     private var setAsideKeyPath: String { syncKeyPath + ".set-aside" }
 
     /// Calls `body` with the keys derived from the sync key, wiped afterwards.
-    public func withSyncKeys<T>(_ body: (SyncKeys) throws(KeychainError) -> T) throws(KeychainError) -> T {
+    package func withSyncKeys<T>(_ body: (SyncKeys) throws(KeychainError) -> T) throws(KeychainError) -> T {
         let key = try loadSyncKey()
         defer { key.wipe() }
         let keys = SyncKeys(syncKey: key)
@@ -64,7 +64,7 @@ extension Keychain {
     }
 
     /// Calls `body` with the sync key itself (for an invitation), wiped afterwards.
-    public func withSyncKey<T>(_ body: (GuardedKey) throws(KeychainError) -> T) throws(KeychainError) -> T {
+    package func withSyncKey<T>(_ body: (GuardedKey) throws(KeychainError) -> T) throws(KeychainError) -> T {
         let key = try loadSyncKey()
         defer { key.wipe() }
         return try body(key)

@@ -6,9 +6,9 @@ import Foundation
 import SodiumCrypto
 
 /// One entry of the membership log (`members/log`): who did what to whom, in which epoch, signed.
-public struct MemberLogEntry: Sendable, Equatable {
+package struct MemberLogEntry: Sendable, Equatable {
     /// What an entry does.
-    public enum Operation: String, Sendable {
+    package enum Operation: String, Sendable {
         /// The genesis entry: the founder adds itself (self-signed), epoch 1.
         case found
         /// A member admits a joiner (same epoch, a keyring that includes it).
@@ -22,26 +22,26 @@ public struct MemberLogEntry: Sendable, Equatable {
     }
 
     /// Position in the log (the genesis entry is 0).
-    public var sequence: Int
+    package var sequence: Int
     /// SHA-256 of the previous entry's bytes (empty for the genesis entry).
-    public var previous: Data
+    package var previous: Data
     /// What the entry does.
-    public var operation: Operation
+    package var operation: Operation
     /// Whom it concerns (nil for rotate).
-    public var subject: MemberKeys?
+    package var subject: MemberKeys?
     /// The epoch in force after the entry.
-    public var epoch: Int
+    package var epoch: Int
     /// SHA-256 of the keyring file the entry puts in force (empty for leave).
-    public var keyring: Data
+    package var keyring: Data
     /// The signing key of the member that wrote the entry.
-    public var signer: Data
+    package var signer: Data
     /// When it was written (the writer's clock: informative only).
-    public var date: Date
+    package var date: Date
     /// Ed25519 signature of ``signedBytes`` by `signer`.
-    public var signature: Data
+    package var signature: Data
 
     /// Makes an unsigned entry.
-    public init(
+    package init(
         sequence: Int, previous: Data, operation: Operation, subject: MemberKeys?, epoch: Int, keyring: Data,
         signer: Data, date: Date
     ) {
@@ -73,22 +73,22 @@ public struct MemberLogEntry: Sendable, Equatable {
     }
 
     /// What the signature covers: a domain tag and the canonical encoding of every field but the signature.
-    public var signedBytes: Data {
+    package var signedBytes: Data {
         Data("keychainfs.sync.member-log.v1\0".utf8) + ValueCodec.encode(.dictionary(fields))
     }
 
     /// The entry's canonical bytes.
-    public var encoded: Data {
+    package var encoded: Data {
         var d = fields
         d["sig"] = .data(signature)
         return ValueCodec.encode(.dictionary(d))
     }
 
     /// What the next entry's `previous` must be.
-    public var hash: Data { Data(SHA256.hash(data: encoded)) }
+    package var hash: Data { Data(SHA256.hash(data: encoded)) }
 
     /// Parses an entry's bytes (shape only; ``MemberLog/verify(_:)`` checks what they mean).
-    public static func decode(_ bytes: Data) throws(SyncFormatError) -> MemberLogEntry {
+    package static func decode(_ bytes: Data) throws(SyncFormatError) -> MemberLogEntry {
         let bad = SyncFormatError("a membership log entry is malformed")
         guard let value = try? ValueCodec.decode(bytes), let d = value.dictionaryValue, d["v"] == .number(1),
             let sequence = d["seq"]?.numberValue, sequence >= 0, sequence < Int64(MemberLog.maxEntries),
@@ -117,16 +117,16 @@ public struct MemberLogEntry: Sendable, Equatable {
 
 /// The membership log file: its entries, each as a 4-byte big-endian length and its bytes. It is outside
 /// input: at most ``maxEntries`` entries and ``maxBytes`` bytes.
-public enum MemberLog {
+package enum MemberLog {
     /// Where the log lives in the repository.
-    public static let path = "members/log"
+    package static let path = "members/log"
     /// The most entries a log may hold (a circle adding or removing a member every day for ten years).
-    public static let maxEntries = 4096
+    package static let maxEntries = 4096
     /// The most bytes a log may have (an entry is about 300 bytes).
-    public static let maxBytes = 4 << 20
+    package static let maxBytes = 4 << 20
 
     /// Splits a log file into entries (a fuzz target).
-    public static func parse(_ bytes: Data) throws(SyncFormatError) -> [MemberLogEntry] {
+    package static func parse(_ bytes: Data) throws(SyncFormatError) -> [MemberLogEntry] {
         guard bytes.count <= maxBytes else {
             throw SyncFormatError("the membership log is larger than \(maxBytes >> 20) MiB")
         }
@@ -147,7 +147,7 @@ public enum MemberLog {
     }
 
     /// The file holding `entries`.
-    public static func encode(_ entries: [MemberLogEntry]) -> Data {
+    package static func encode(_ entries: [MemberLogEntry]) -> Data {
         var out = Data()
         for entry in entries {
             let bytes = entry.encoded
@@ -161,7 +161,7 @@ public enum MemberLog {
     /// every entry in sequence, chained by hash, signed by a member current at that point, and allowed.
     /// `signatures: false` skips only the Ed25519 checks: for the copy this vault verified and keeps
     /// sealed under its class C key (``SyncTrust``), read several times per sync.
-    public static func verify(_ bytes: Data, signatures: Bool = true) throws(SyncFormatError) -> Membership {
+    package static func verify(_ bytes: Data, signatures: Bool = true) throws(SyncFormatError) -> Membership {
         let entries = try parse(bytes)
         guard let genesis = entries.first else { throw SyncFormatError("the membership log is empty") }
         var membership = try Membership(genesis: genesis, signatures: signatures)

@@ -6,50 +6,50 @@ import SodiumCrypto
 
 /// Who is in a circle, as a verified membership log says: every member ever, the epoch in force and the
 /// keyring that carries its key.
-public struct Membership: Sendable {
+package struct Membership: Sendable {
     /// A member, current or removed.
-    public struct Member: Sendable {
+    package struct Member: Sendable {
         /// Its public keys and name.
-        public let keys: MemberKeys
+        package let keys: MemberKeys
         /// The name of the member that added it (itself for the founder).
-        public let addedBy: String
+        package let addedBy: String
         /// When (the adder's clock).
-        public let addedAt: Date
+        package let addedAt: Date
         /// The epoch it was added in: it signs nothing older.
-        public let addedEpoch: Int
+        package let addedEpoch: Int
         /// Who removed it (itself when it left), nil while it is a member.
-        public internal(set) var removedBy: String?
+        package internal(set) var removedBy: String?
         /// When.
-        public internal(set) var removedAt: Date?
+        package internal(set) var removedAt: Date?
         /// Whether it is a member now.
-        public var isCurrent: Bool { removedBy == nil }
+        package var isCurrent: Bool { removedBy == nil }
     }
 
     /// Every member ever, in the order they were added.
-    public private(set) var members: [Member] = []
+    package private(set) var members: [Member] = []
     /// The epoch in force.
-    public private(set) var epoch: Int
+    package private(set) var epoch: Int
     /// SHA-256 of the keyring file in force.
-    public private(set) var keyringDigest: Data
+    package private(set) var keyringDigest: Data
     /// The entries verified.
-    public private(set) var entries: [MemberLogEntry]
+    package private(set) var entries: [MemberLogEntry]
     /// Whether a member left after the keyring was made: the next member to sync starts a new epoch.
-    public private(set) var needsNewEpoch = false
+    package private(set) var needsNewEpoch = false
 
     /// The current members.
-    public var current: [Member] { members.filter(\.isCurrent) }
+    package var current: [Member] { members.filter(\.isCurrent) }
     /// The last entry's hash: what the next entry chains to.
-    public var head: Data { entries.last!.hash }
+    package var head: Data { entries.last!.hash }
 
     /// The member whose signing key is `key`, current or not.
-    public func member(signingKey key: Data) -> Member? { members.first { $0.keys.signingKey == key } }
+    package func member(signingKey key: Data) -> Member? { members.first { $0.keys.signingKey == key } }
 
     /// The current members `text` names (a name may be shared; a fingerprint is not).
-    public func current(named text: String) -> [Member] { current.filter { $0.keys.matches(text) } }
+    package func current(named text: String) -> [Member] { current.filter { $0.keys.matches(text) } }
 
     /// Whether a record of `epoch` signed by `signer` may be applied: the signer is a member now, and was
     /// one in that epoch, which is not in the future.
-    public func accepts(signer: Data, epoch recordEpoch: Int) -> Bool {
+    package func accepts(signer: Data, epoch recordEpoch: Int) -> Bool {
         guard let member = member(signingKey: signer), member.isCurrent else { return false }
         return recordEpoch >= member.addedEpoch && recordEpoch <= epoch
     }
@@ -114,7 +114,7 @@ public struct Membership: Sendable {
     }
 
     /// Whether `self` (verified later) extends `earlier`: the same entries, then more.
-    public func extends(_ earlier: Membership) -> Bool {
+    package func extends(_ earlier: Membership) -> Bool {
         entries.count >= earlier.entries.count && entries[earlier.entries.count - 1].hash == earlier.head
     }
 }

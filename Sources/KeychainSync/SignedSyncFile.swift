@@ -8,26 +8,26 @@ import SodiumCrypto
 /// the box's length (4) and the box (XChaCha20-Poly1305 under the epoch's item key, bound to the file's name
 /// and epoch; inside, the padded record, whose mdat is its version), then an Ed25519 signature (64) by the
 /// writer over a domain tag, the file's name and every byte before it.
-public enum SignedSyncFile {
+package enum SignedSyncFile {
     static let magic = Data("KCS2".utf8)
     static let headerBytes = 4 + 4 + 32 + 4
 
     /// A file's parts before any key is used (a fuzz target).
-    public struct Parts: Sendable {
+    package struct Parts: Sendable {
         /// The epoch whose key sealed the box.
-        public let epoch: Int
+        package let epoch: Int
         /// The writer's signing key.
-        public let signer: Data
+        package let signer: Data
         /// The sealed record.
-        public let box: Data
+        package let box: Data
         /// The writer's signature.
-        public let signature: Data
+        package let signature: Data
         /// What the signature covers, but for the name.
         let signedPart: Data
     }
 
     /// Splits `bytes` into its parts.
-    public static func parse(_ bytes: Data) throws(SyncFormatError) -> Parts {
+    package static func parse(_ bytes: Data) throws(SyncFormatError) -> Parts {
         let bytes = Data(bytes)
         guard bytes.count >= headerBytes + Ed25519.signatureBytes else {
             if bytes.prefix(4) == SyncFile.magic {

@@ -7,16 +7,16 @@ import SodiumCrypto
 
 /// A member's public half, as the membership log names it: a name, an Ed25519 signing key and an X25519
 /// key-agreement key.
-public struct MemberKeys: Sendable, Hashable {
+package struct MemberKeys: Sendable, Hashable {
     /// What people call the member (`--name`, the host's name by default).
-    public let name: String
+    package let name: String
     /// Ed25519 public key: what the member's log entries and records are verified with.
-    public let signingKey: Data
+    package let signingKey: Data
     /// X25519 public key: what epoch keys are sealed to.
-    public let agreementKey: Data
+    package let agreementKey: Data
 
     /// Makes member keys.
-    public init(name: String, signingKey: Data, agreementKey: Data) {
+    package init(name: String, signingKey: Data, agreementKey: Data) {
         self.name = name
         self.signingKey = signingKey
         self.agreementKey = agreementKey
@@ -24,7 +24,7 @@ public struct MemberKeys: Sendable, Hashable {
 
     /// The first 10 bytes of SHA-256("keychainfs.sync.member.v1" ‖ signing key ‖ agreement key), as 20 hex
     /// digits in groups of four: what two people compare to know they mean the same vault.
-    public var fingerprint: String {
+    package var fingerprint: String {
         var hash = SHA256()
         hash.update(data: Data("keychainfs.sync.member.v1".utf8))
         hash.update(data: signingKey)
@@ -34,22 +34,22 @@ public struct MemberKeys: Sendable, Hashable {
     }
 
     /// Whether `text` names this member: its name, or its fingerprint with or without dashes.
-    public func matches(_ text: String) -> Bool {
+    package func matches(_ text: String) -> Bool {
         let compact = { (s: String) in s.lowercased().filter { $0 != "-" && $0 != " " } }
         return text == name || compact(text) == compact(fingerprint)
     }
 
     /// Names are printable, 1...64 characters (they come from the repository too).
-    public static func validName(_ name: String) -> Bool {
+    package static func validName(_ name: String) -> Bool {
         (1...64).contains(name.count) && name.unicodeScalars.allSatisfy { !CharacterSet.controlCharacters.contains($0) }
     }
 }
 
 /// This vault's identity in its circle: the private halves, kept in `VAULT/sync/identity` sealed under the
 /// class C key, never in the repository. Held in guarded memory and wiped after use.
-public final class SyncIdentity: @unchecked Sendable {
+package final class SyncIdentity: @unchecked Sendable {
     /// The public half.
-    public let keys: MemberKeys
+    package let keys: MemberKeys
     let signingSeed: GuardedKey
     let agreementSecret: GuardedKey
 

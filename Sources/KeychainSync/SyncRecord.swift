@@ -6,18 +6,18 @@ import Foundation
 
 /// One synchronizable item as the repository carries it (docs/spec.md §14): its class, every attribute, the
 /// secret, and whether it is a tombstone. A tombstone keeps the primary key and cdat, with a new mdat.
-public struct SyncRecord: Sendable, Equatable {
+package struct SyncRecord: Sendable, Equatable {
     /// The item class (`genp`, `inet`, `cert`, `keys`).
-    public var classCode: String
+    package var classCode: String
     /// Every attribute, by Apple's raw code.
-    public var attributes: [String: KeychainValue]
+    package var attributes: [String: KeychainValue]
     /// The item's data, nil for tombstones and items without data.
-    public var secret: Data?
+    package var secret: Data?
     /// Whether the item was deleted.
-    public var deleted: Bool
+    package var deleted: Bool
 
     /// Makes a record.
-    public init(classCode: String, attributes: [String: KeychainValue], secret: Data?, deleted: Bool) {
+    package init(classCode: String, attributes: [String: KeychainValue], secret: Data?, deleted: Bool) {
         self.classCode = classCode
         self.attributes = attributes
         self.secret = secret
@@ -25,13 +25,13 @@ public struct SyncRecord: Sendable, Equatable {
     }
 
     /// The modification date, as Apple's merge rule compares it (absent: the earliest date).
-    public var modificationDate: Date {
+    package var modificationDate: Date {
         if case .date(let d) = attributes[Attributes.modificationDate.code] { return d }
         return .distantPast
     }
 
     /// The record's canonical bytes (ValueCodec sorts dictionary keys, so equal records encode equally).
-    public var encoded: Data {
+    package var encoded: Data {
         var d: [String: KeychainValue] = [
             QueryKey.class: .string(classCode), "attributes": .dictionary(attributes), "deleted": .bool(deleted),
         ]
@@ -40,10 +40,10 @@ public struct SyncRecord: Sendable, Equatable {
     }
 
     /// SHA-256 of the canonical bytes: the tie-breaker of the merge rule.
-    public var digest: Data { Data(SHA256.hash(data: encoded)) }
+    package var digest: Data { Data(SHA256.hash(data: encoded)) }
 
     /// Parses canonical bytes (a fuzz target: any input gives a record or a typed error, never a crash).
-    public static func decode(_ bytes: Data) throws(SyncFormatError) -> SyncRecord {
+    package static func decode(_ bytes: Data) throws(SyncFormatError) -> SyncRecord {
         let value: KeychainValue
         do { value = try ValueCodec.decode(bytes) } catch { throw SyncFormatError("the item record is malformed") }
         guard case .dictionary(let d) = value, let classCode = d[QueryKey.class]?.stringValue,
@@ -64,7 +64,7 @@ public struct SyncRecord: Sendable, Equatable {
     }
 
     /// The tombstone of this record: primary key and cdat kept, mdat `at`, nothing else.
-    public func tombstone(at date: Date) -> SyncRecord {
+    package func tombstone(at date: Date) -> SyncRecord {
         let schema = Schema.schema(for: classCode)!
         var kept: [String: KeychainValue] = [:]
         for attribute in schema.primaryKey { kept[attribute.code] = attributes[attribute.code] }
@@ -76,7 +76,7 @@ public struct SyncRecord: Sendable, Equatable {
 
     /// The values that identify the item across vaults: class and primary key, as matched (strings and
     /// data with the same bytes are the same key, as in the vault's UNIQUE index).
-    public var identityParts: [Data] {
+    package var identityParts: [Data] {
         let schema = Schema.schema(for: classCode)!
         return [Data(classCode.utf8)]
             + schema.primaryKey.map { attribute in
@@ -88,19 +88,19 @@ public struct SyncRecord: Sendable, Equatable {
 
 /// Apple's conflict rule for synchronized items: the newer mdat wins; a tie goes to the smaller digest.
 /// A tombstone is an item like any other.
-public enum SyncMergeRule {
+package enum SyncMergeRule {
     /// The record that wins between two versions of one item.
-    public static func winner(_ a: SyncRecord, _ b: SyncRecord) -> SyncRecord {
+    package static func winner(_ a: SyncRecord, _ b: SyncRecord) -> SyncRecord {
         if a.modificationDate != b.modificationDate { return a.modificationDate > b.modificationDate ? a : b }
         return a.digest.lexicographicallyPrecedes(b.digest) || a.digest == b.digest ? a : b
     }
 }
 
 /// A repository file that cannot be read: a clear message that names no item.
-public struct SyncFormatError: Error, Equatable, CustomStringConvertible, Sendable {
+package struct SyncFormatError: Error, Equatable, CustomStringConvertible, Sendable {
     /// What is wrong with the file.
-    public let message: String
+    package let message: String
     /// Makes an error.
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

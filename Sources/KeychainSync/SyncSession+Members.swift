@@ -9,7 +9,7 @@ import Foundation
 /// memory and tries again.
 extension SyncSession {
     /// `sync members`: every member in the log this vault last verified (current and removed).
-    public func members() throws(KeychainError) -> [KeychainValue] {
+    package func members() throws(KeychainError) -> [KeychainValue] {
         let circle = try access.with { keychain throws(KeychainError) in try keychain.syncMembership() }
         guard let membership = circle.membership else {
             throw KeychainError(
@@ -30,7 +30,7 @@ extension SyncSession {
 
     /// `sync remove MEMBER` (a name or fingerprint): a new epoch whose key the removed vault is not given;
     /// every item file re-sealed under it. The last member cannot be removed; a vault leaves, not removes itself.
-    public func remove(_ member: String) throws(KeychainError) -> SyncReport {
+    package func remove(_ member: String) throws(KeychainError) -> SyncReport {
         try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in
             try changeMembership(.remove) { membership, me throws(KeychainError) -> MemberKeys? in
                 let matches = membership.current(named: member)
@@ -52,7 +52,7 @@ extension SyncSession {
     }
 
     /// `sync rotate`: a new epoch without removing anyone.
-    public func rotate() throws(KeychainError) -> SyncReport {
+    package func rotate() throws(KeychainError) -> SyncReport {
         try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in
             try changeMembership(.rotate) { _, _ in nil }
         }
@@ -61,7 +61,7 @@ extension SyncSession {
     /// `sync leave`: this vault signs its leave (the next member to sync starts a new epoch without it),
     /// then drops its sync setup: the clone, the keys, the identity, the memories. Its items stay. A vault
     /// that is in no circle of this format (waiting, removed, format 1) just drops its setup.
-    public func leave() throws(KeychainError) -> SyncReport {
+    package func leave() throws(KeychainError) -> SyncReport {
         try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in
             var report = SyncReport()
             if FileManager.default.fileExists(atPath: clone + "/.git"),

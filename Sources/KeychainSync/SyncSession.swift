@@ -6,34 +6,34 @@ import SodiumCrypto
 
 /// How a sync session reaches the vault's engine: the daemon's own, or an in-process one held for one
 /// call at a time (never across a git call, so the merge driver git starts can reach it too).
-public protocol SyncKeychainAccess: Sendable {
+package protocol SyncKeychainAccess: Sendable {
     /// Runs `body` with the engine.
     func with<T>(_ body: (Keychain) throws(KeychainError) -> T) throws(KeychainError) -> T
 }
 
 /// What one `keychainfs sync` did.
-public struct SyncReport: Sendable {
+package struct SyncReport: Sendable {
     /// Item files written (new versions and tombstones).
-    public var exported = 0
+    package var exported = 0
     /// Incoming versions applied to the vault.
-    public var imported = 0
+    package var imported = 0
     /// Files that could not be read or applied, each with a message that names no item.
-    public var skipped: [String] = []
+    package var skipped: [String] = []
     /// Expired invitations removed.
-    public var expiredInvitations = 0
+    package var expiredInvitations = 0
     /// Whether a commit was pushed.
-    public var pushed = false
+    package var pushed = false
     /// Whether this vault is a member holding the current epoch's key (else it waits for admission).
-    public var admitted = false
+    package var admitted = false
     /// Whether the remote's branch had moved back to an older commit (reported in `notes`, nothing applied).
-    public var rolledBack = false
+    package var rolledBack = false
     /// What else happened, for people: a joiner admitted, a new epoch, a request waiting, a rewound remote.
-    public var notes: [String] = []
+    package var notes: [String] = []
 
-    public init() {}
+    package init() {}
 
     /// The report from its control value (what the daemon answered).
-    public init(_ d: KeychainDictionary) {
+    package init(_ d: KeychainDictionary) {
         let strings = { (key: String) in (d[key]?.arrayValue ?? []).compactMap(\.stringValue) }
         exported = Int(d["exported"]?.numberValue ?? 0)
         imported = Int(d["imported"]?.numberValue ?? 0)
@@ -46,7 +46,7 @@ public struct SyncReport: Sendable {
     }
 
     /// The report as a control value (the daemon's answer; the CLI prints it).
-    public var dictionary: KeychainDictionary {
+    package var dictionary: KeychainDictionary {
         [
             "exported": .number(Int64(exported)), "imported": .number(Int64(imported)),
             "skipped": .array(skipped.map(KeychainValue.string)),
@@ -59,7 +59,7 @@ public struct SyncReport: Sendable {
 
 /// Sync over git (docs/spec.md §14): init, invite, join and sync of one vault's clone at `sync/repo`; the
 /// circle's commands are in SyncSession+Members, the checks of the remote in SyncSession+Verify.
-public struct SyncSession: Sendable {
+package struct SyncSession: Sendable {
     package let access: any SyncKeychainAccess
     package let vault: Vault
     /// The merge driver command git runs (`<keychainfs> sync merge-driver --vault V`).
@@ -69,7 +69,7 @@ public struct SyncSession: Sendable {
     package static let branch = "main"
 
     /// A session for `vault`; `executable` is the keychainfs program git calls as merge driver.
-    public init(vault: Vault, access: any SyncKeychainAccess, executable: String) {
+    package init(vault: Vault, access: any SyncKeychainAccess, executable: String) {
         self.vault = vault
         self.access = access
         driverCommand =
@@ -88,7 +88,7 @@ public struct SyncSession: Sendable {
 
     /// `sync init REMOTE`: a new sync key, this vault's identity, the circle's genesis entry and first
     /// epoch key, the repository's header, the first push. A failed init leaves the vault as it was.
-    public func initialize(remote: String, name: String) throws(KeychainError) -> SyncReport {
+    package func initialize(remote: String, name: String) throws(KeychainError) -> SyncReport {
         try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in
             try initializeHoldingLock(remote: remote, name: name)
         }
@@ -121,7 +121,7 @@ public struct SyncSession: Sendable {
     /// the one the invitation names, installs the sync key, makes this vault's identity and pushes its
     /// request, MACed with the code. The inviter's next sync admits it; this vault's next sync then gets the
     /// epoch key and the items. A join that fails leaves the vault as it was.
-    public func join(remote: String, code: InvitationCode, name: String) throws(KeychainError) -> SyncReport {
+    package func join(remote: String, code: InvitationCode, name: String) throws(KeychainError) -> SyncReport {
         try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in
             try joinHoldingLock(remote: remote, code: code, name: name)
         }
@@ -173,7 +173,7 @@ public struct SyncSession: Sendable {
     /// `sync invite`: a one-time code, valid for `lifetime` (at most ``InvitationFile/maxLifetime``). The
     /// repository holds the sync key and the log pin sealed to the code; this vault keeps the key the
     /// joiner's request must be MACed with.
-    public func invite(lifetime: TimeInterval = 3600) throws(KeychainError) -> InvitationCode {
+    package func invite(lifetime: TimeInterval = 3600) throws(KeychainError) -> InvitationCode {
         guard lifetime > 0, lifetime <= InvitationFile.maxLifetime else {
             throw KeychainError(
                 SecStatus.param,
@@ -208,7 +208,7 @@ public struct SyncSession: Sendable {
     }
 
     /// `sync status`: whether the vault syncs, where to, and what is not yet exported.
-    public func status() throws(KeychainError) -> KeychainDictionary {
+    package func status() throws(KeychainError) -> KeychainDictionary {
         var d: KeychainDictionary = ["configured": .bool(FileManager.default.fileExists(atPath: clone + "/.git"))]
         guard d["configured"] == .bool(true) else { return d }
         d["remote"] = .string(
@@ -229,7 +229,7 @@ public struct SyncSession: Sendable {
     /// settles conflicts), apply incoming changes, remove expired invitations, push; a rejected push is
     /// fetched, merged and retried. Then admit joiners whose requests hold, and start a new epoch if a
     /// member left. Syncs of one vault run one after the other (``SyncLock``).
-    public func sync() throws(KeychainError) -> SyncReport {
+    package func sync() throws(KeychainError) -> SyncReport {
         try SyncLock.holding(vault) { () throws(KeychainError) -> SyncReport in
             var report = try syncHoldingLock()
             guard report.admitted else { return report }

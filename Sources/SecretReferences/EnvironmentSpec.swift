@@ -4,24 +4,24 @@ import KeychainModel
 /// The environment `keychainfs run` gives its command (docs/spec.md §13): `NAME=VALUE` pairs from `--env` and
 /// `--env-file`, where a value that is a `kc://` reference is resolved and any other value is kept as
 /// written (as `op run` and `sops exec-env` files mix both).
-public struct EnvironmentSpec: Sendable, Equatable {
+package struct EnvironmentSpec: Sendable, Equatable {
     /// A variable's value as written.
-    public enum Value: Sendable, Equatable {
+    package enum Value: Sendable, Equatable {
         case literal(String)
         case reference(SecretReference)
     }
 
     /// Variables in the order given; a later one with the same name wins.
-    public var variables: [(name: String, value: Value)]
+    package var variables: [(name: String, value: Value)]
 
-    public init(variables: [(name: String, value: Value)] = []) { self.variables = variables }
+    package init(variables: [(name: String, value: Value)] = []) { self.variables = variables }
 
-    public static func == (a: EnvironmentSpec, b: EnvironmentSpec) -> Bool {
+    package static func == (a: EnvironmentSpec, b: EnvironmentSpec) -> Bool {
         a.variables.map(\.name) == b.variables.map(\.name) && a.variables.map(\.value) == b.variables.map(\.value)
     }
 
     /// One `NAME=VALUE` (an `--env` argument; fuzz entry point with ``parseFile(_:)``).
-    public static func parseAssignment(_ text: String, line: Int? = nil) throws(ReferenceSyntaxError) -> (
+    package static func parseAssignment(_ text: String, line: Int? = nil) throws(ReferenceSyntaxError) -> (
         name: String, value: Value
     ) {
         guard let equals = text.firstIndex(of: "=") else {
@@ -42,7 +42,7 @@ public struct EnvironmentSpec: Sendable, Equatable {
     /// An env file: one `NAME=VALUE` per line (ended by `\n` or `\r\n` only), optionally after `export `;
     /// blank lines and lines starting with `#` are skipped; a value may be wrapped in one pair of single or
     /// double quotes (no escapes inside). At most ``WorkflowText/maximumSize`` bytes.
-    public static func parseFile(_ text: String) throws(ReferenceSyntaxError) -> EnvironmentSpec {
+    package static func parseFile(_ text: String) throws(ReferenceSyntaxError) -> EnvironmentSpec {
         try WorkflowText.checkSize(text, kind: "env file")
         var spec = EnvironmentSpec()
         for (index, rawLine) in TextLines.split(text).enumerated() {
@@ -62,7 +62,7 @@ public struct EnvironmentSpec: Sendable, Equatable {
     }
 
     /// POSIX's portable names: what every shell can export.
-    public static func isVariableName(_ name: String) -> Bool {
+    package static func isVariableName(_ name: String) -> Bool {
         guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
             return false
         }

@@ -7,26 +7,26 @@ import KeychainModel
 /// The names are the mount's directory names, so their `%XX` escapes and `;code=value` qualifiers are
 /// kept as written and interpreted by the mount's naming rules when the reference is resolved. A `#`
 /// starts the attribute only when what follows is an attribute constant (`kSec…`): names may hold `#`.
-public struct SecretReference: Sendable, Hashable, CustomStringConvertible {
+package struct SecretReference: Sendable, Hashable, CustomStringConvertible {
     /// The class directory: `genp`, `inet`, `keys`, `cert`.
-    public let classCode: String
+    package let classCode: String
     /// The group directory name (service, server, tag, label), still escaped.
-    public let groupName: String
+    package let groupName: String
     /// The item directory name (account, key class, serial) with its qualifiers, still escaped.
-    public let itemName: String
+    package let itemName: String
     /// The attribute constant named after `#` (`kSecAttrLabel`), or nil for the secret.
-    public let attribute: String?
+    package let attribute: String?
 
     /// The scheme every reference starts with.
-    public static let scheme = "kc://"
+    package static let scheme = "kc://"
 
     /// The reference as written.
-    public var description: String {
+    package var description: String {
         Self.scheme + classCode + "/" + groupName + "/" + itemName + (attribute.map { "#" + $0 } ?? "")
     }
 
     /// Parses one reference (fuzz entry point). Throws a ``ReferenceSyntaxError`` saying what is wrong.
-    public static func parse(_ text: String) throws(ReferenceSyntaxError) -> SecretReference {
+    package static func parse(_ text: String) throws(ReferenceSyntaxError) -> SecretReference {
         guard text.hasPrefix(scheme) else { throw ReferenceSyntaxError(text, "a reference starts with \(scheme)") }
         var body = Substring(text.dropFirst(scheme.count))
         var attribute: String?
@@ -63,7 +63,7 @@ public struct SecretReference: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Memberwise; ``parse(_:)`` is the way in from text.
-    public init(classCode: String, groupName: String, itemName: String, attribute: String?) {
+    package init(classCode: String, groupName: String, itemName: String, attribute: String?) {
         self.classCode = classCode
         self.groupName = groupName
         self.itemName = itemName
@@ -72,22 +72,22 @@ public struct SecretReference: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A malformed reference, template or environment file, with the text and what is wrong with it.
-public struct ReferenceSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ReferenceSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The offending text (a reference, or a line of a file). Never a secret: only what the user wrote.
-    public let text: String
+    package let text: String
     /// What is wrong.
-    public let reason: String
+    package let reason: String
     /// 1-based line in a file, when the text came from one.
-    public let line: Int?
+    package let line: Int?
 
-    public init(_ text: String, _ reason: String, line: Int? = nil) {
+    package init(_ text: String, _ reason: String, line: Int? = nil) {
         self.text = text
         self.reason = reason
         self.line = line
     }
 
     /// The reason and the text, cut at 80 characters (a line of a large file stays a readable message).
-    public var description: String {
+    package var description: String {
         let shown = text.utf8.count > 80 ? String(text.prefix(80)) + "…" : text
         return (line.map { "line \($0): " } ?? "") + "\(reason): \(shown.debugDescription)"
     }

@@ -2,17 +2,17 @@
 /// reference replaced by the item's secret or attribute. Spaces inside the braces are optional. A literal
 /// `{{` that is not a reference is kept as written; an unterminated `{{ kc://` is an error, so a typo never
 /// leaks a reference (or half a secret) into a config file.
-public struct Template: Sendable, Equatable {
+package struct Template: Sendable, Equatable {
     /// Literal bytes or a reference, in order.
-    public enum Segment: Sendable, Equatable {
+    package enum Segment: Sendable, Equatable {
         case text(String)
         case reference(SecretReference)
     }
 
-    public let segments: [Segment]
+    package let segments: [Segment]
 
     /// The distinct references, in order of first use.
-    public var references: [SecretReference] {
+    package var references: [SecretReference] {
         var seen = Set<SecretReference>()
         return segments.compactMap { segment in
             guard case .reference(let reference) = segment, seen.insert(reference).inserted else { return nil }
@@ -22,7 +22,7 @@ public struct Template: Sendable, Equatable {
 
     /// Parses a template (fuzz entry point): at most ``WorkflowText/maximumSize`` bytes, in one pass over
     /// its UTF-8 (each byte is looked at a bounded number of times, whatever the text).
-    public static func parse(_ text: String) throws(ReferenceSyntaxError) -> Template {
+    package static func parse(_ text: String) throws(ReferenceSyntaxError) -> Template {
         try WorkflowText.checkSize(text, kind: "template")
         let bytes = Array(text.utf8), scheme = Array(SecretReference.scheme.utf8)
         // The first i ≥ start with c at i and i + 1; when i + 1 is not c, neither i nor i + 1 starts a pair.
@@ -65,7 +65,7 @@ public struct Template: Sendable, Equatable {
     }
 
     /// The rendered bytes, with `value(reference)` for each reference.
-    public func render(_ value: (SecretReference) throws -> [UInt8]) rethrows -> [UInt8] {
+    package func render(_ value: (SecretReference) throws -> [UInt8]) rethrows -> [UInt8] {
         var out: [UInt8] = []
         for segment in segments {
             switch segment {

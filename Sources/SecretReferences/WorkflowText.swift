@@ -3,9 +3,9 @@ import KeychainModel
 
 /// What templates and env files share: a size limit, checked before any parsing, so that a huge or
 /// hostile file is refused at once with a clear error (docs/workflows.md).
-public enum WorkflowText {
+package enum WorkflowText {
     /// The largest template or env file: 1 MiB.
-    public static let maximumSize = 1 << 20
+    package static let maximumSize = 1 << 20
 
     /// Throws when `text` is over ``maximumSize``; `kind` names it ("template", "env file").
     static func checkSize(_ text: String, kind: String) throws(ReferenceSyntaxError) {

@@ -3,12 +3,12 @@ import Foundation
 
 /// XChaCha20-Poly1305 (IETF) authenticated encryption. A sealed box is `nonce ‖ ciphertext ‖ tag`
 /// with a fresh random 24-byte nonce, bound to caller-chosen associated data.
-public enum AEAD {
+package enum AEAD {
     static let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
     static let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
 
     /// Encrypts `plaintext` under `key`, authenticating `associatedData` too.
-    public static func seal(_ plaintext: some DataProtocol, key: GuardedKey, associatedData: Data) -> Data {
+    package static func seal(_ plaintext: some DataProtocol, key: GuardedKey, associatedData: Data) -> Data {
         Sodium.ensureInitialised()
         let message = Data(plaintext)
         var box = Data(count: nonceBytes + message.count + tagBytes)
@@ -32,7 +32,7 @@ public enum AEAD {
     }
 
     /// Decrypts a box made by ``seal(_:key:associatedData:)``; fails unless key, associated data and box all match.
-    public static func open(_ box: Data, key: GuardedKey, associatedData: Data) throws(CryptoError) -> Data {
+    package static func open(_ box: Data, key: GuardedKey, associatedData: Data) throws(CryptoError) -> Data {
         let plainCount = try plaintextCount(box)
         var plain = Data(count: plainCount)
         try decrypt(box, key: key, associatedData: associatedData) { dst in
@@ -42,7 +42,7 @@ public enum AEAD {
     }
 
     /// Decrypts a wrapped key straight into guarded memory.
-    public static func openKey(_ box: Data, key: GuardedKey, associatedData: Data) throws(CryptoError) -> GuardedKey {
+    package static func openKey(_ box: Data, key: GuardedKey, associatedData: Data) throws(CryptoError) -> GuardedKey {
         guard try plaintextCount(box) == GuardedKey.byteCount else {
             throw .badKeyLength(box.count - nonceBytes - tagBytes)
         }
@@ -56,7 +56,7 @@ public enum AEAD {
 
     /// Decrypts a wrapped key into `destination`'s guarded memory (no new allocation); on failure the
     /// destination is zeroed.
-    public static func openKey(_ box: Data, key: GuardedKey, associatedData: Data, into destination: GuardedKey)
+    package static func openKey(_ box: Data, key: GuardedKey, associatedData: Data, into destination: GuardedKey)
         throws(CryptoError)
     {
         guard try plaintextCount(box) == GuardedKey.byteCount else {

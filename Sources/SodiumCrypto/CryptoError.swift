@@ -1,5 +1,5 @@
 /// Failures of the crypto core. None of them carries key or plaintext material.
-public enum CryptoError: Error, Equatable, CustomStringConvertible {
+package enum CryptoError: Error, Equatable, CustomStringConvertible {
     /// Authentication failed: wrong key, wrong associated data, or tampered ciphertext.
     case authenticationFailed
     /// A sealed box is shorter than nonce + tag.
@@ -9,7 +9,7 @@ public enum CryptoError: Error, Equatable, CustomStringConvertible {
     /// Argon2id could not run (usually: not enough memory for the limits).
     case kdfFailed
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .authenticationFailed: "ciphertext failed authentication"
         case .truncated: "ciphertext is truncated"

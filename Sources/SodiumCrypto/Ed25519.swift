@@ -3,19 +3,19 @@ import Foundation
 
 /// Ed25519 signatures (libsodium's `crypto_sign_detached`). The private half is kept as its 32-byte seed
 /// in a ``GuardedKey``; the 64-byte secret key libsodium signs with is expanded per call and wiped.
-public enum Ed25519 {
+package enum Ed25519 {
     /// Bytes of a public key.
-    public static let publicKeyBytes = Int(crypto_sign_PUBLICKEYBYTES)
+    package static let publicKeyBytes = Int(crypto_sign_PUBLICKEYBYTES)
     /// Bytes of a signature.
-    public static let signatureBytes = Int(crypto_sign_BYTES)
+    package static let signatureBytes = Int(crypto_sign_BYTES)
 
     /// The public key of the key pair grown from `seed`.
-    public static func publicKey(seed: GuardedKey) -> Data {
+    package static func publicKey(seed: GuardedKey) -> Data {
         withSecretKey(seed) { publicKey, _ in publicKey }
     }
 
     /// A detached signature of `message` by the key pair grown from `seed`.
-    public static func sign(_ message: Data, seed: GuardedKey) -> Data {
+    package static func sign(_ message: Data, seed: GuardedKey) -> Data {
         withSecretKey(seed) { _, secret in
             var signature = Data(count: signatureBytes)
             signature.withUnsafeMutableBytes { s in
@@ -30,7 +30,7 @@ public enum Ed25519 {
     }
 
     /// Whether `signature` is `publicKey`'s signature of `message` (wrong sizes are simply false).
-    public static func verify(_ signature: Data, of message: Data, publicKey: Data) -> Bool {
+    package static func verify(_ signature: Data, of message: Data, publicKey: Data) -> Bool {
         Sodium.ensureInitialised()
         guard signature.count == signatureBytes, publicKey.count == publicKeyBytes else { return false }
         return signature.withUnsafeBytes { s in

@@ -6,9 +6,9 @@ import Foundation
 ///
 /// Owners wipe keys explicitly when their protection class becomes unavailable; the instance is
 /// shared only under its owner's lock, hence `@unchecked Sendable`.
-public final class GuardedKey: @unchecked Sendable {
+package final class GuardedKey: @unchecked Sendable {
     /// Size of every key handled by the crypto core.
-    public static let byteCount = 32
+    package static let byteCount = 32
 
     private var pointer: UnsafeMutableRawPointer?
 
@@ -19,33 +19,33 @@ public final class GuardedKey: @unchecked Sendable {
     }
 
     /// A fresh random key.
-    public static func random() -> GuardedKey {
+    package static func random() -> GuardedKey {
         let key = GuardedKey()
         randombytes_buf(key.pointer!, byteCount)
         return key
     }
 
     /// Builds a key by letting `fill` write exactly ``byteCount`` bytes into guarded memory.
-    public static func filled(_ fill: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows -> GuardedKey {
+    package static func filled(_ fill: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows -> GuardedKey {
         let key = GuardedKey()
         try fill(UnsafeMutableRawBufferPointer(start: key.pointer!, count: byteCount))
         return key
     }
 
     /// A key holding a copy of `bytes` (which must be ``byteCount`` long).
-    public static func copying(_ bytes: Data) throws(CryptoError) -> GuardedKey {
+    package static func copying(_ bytes: Data) throws(CryptoError) -> GuardedKey {
         guard bytes.count == byteCount else { throw .badKeyLength(bytes.count) }
         return filled { dst in _ = bytes.copyBytes(to: dst) }
     }
 
     /// Overwrites the key with fresh random bytes (reusing its guarded memory).
-    public func randomize() {
+    package func randomize() {
         guard let pointer else { fatalError("use of a wiped key") }
         randombytes_buf(pointer, Self.byteCount)
     }
 
     /// Zeroes the key but keeps its guarded memory for reuse.
-    public func zero() {
+    package func zero() {
         guard let pointer else { return }
         sodium_memzero(pointer, Self.byteCount)
     }
@@ -57,16 +57,16 @@ public final class GuardedKey: @unchecked Sendable {
     }
 
     /// True once the key has been wiped.
-    public var isWiped: Bool { pointer == nil }
+    package var isWiped: Bool { pointer == nil }
 
     /// Calls `body` with the key bytes. The buffer must not escape.
-    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    package func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         guard let pointer else { fatalError("use of a wiped key") }
         return try body(UnsafeRawBufferPointer(start: pointer, count: Self.byteCount))
     }
 
     /// Zeroes and frees the key memory now.
-    public func wipe() {
+    package func wipe() {
         guard let pointer else { return }
         sodium_memzero(pointer, Self.byteCount)
         sodium_free(pointer)

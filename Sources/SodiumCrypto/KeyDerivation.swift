@@ -2,7 +2,7 @@ import CSodium
 import Foundation
 
 /// Argon2id work limits, named as libsodium names them.
-public enum PasscodeHardness: String, Codable, Sendable, CaseIterable {
+package enum PasscodeHardness: String, Codable, Sendable, CaseIterable {
     /// ~120 ms here: for test devices.
     case interactive
     /// ~600 ms here: the default, as the SPEC asks.
@@ -21,12 +21,12 @@ public enum PasscodeHardness: String, Codable, Sendable, CaseIterable {
 }
 
 /// Key derivation: Argon2id for passcodes, keyed BLAKE2b for entangling and sub-keys.
-public enum KeyDerivation {
+package enum KeyDerivation {
     /// Length of an Argon2id salt.
-    public static let saltBytes = Int(crypto_pwhash_SALTBYTES)
+    package static let saltBytes = Int(crypto_pwhash_SALTBYTES)
 
     /// Argon2id(passcode, salt) into guarded memory.
-    public static func passcodeKey(_ passcode: Data, salt: Data, hardness: PasscodeHardness) throws(CryptoError)
+    package static func passcodeKey(_ passcode: Data, salt: Data, hardness: PasscodeHardness) throws(CryptoError)
         -> GuardedKey
     {
         let (ops, mem) = hardness.limits
@@ -35,7 +35,7 @@ public enum KeyDerivation {
 
     /// Argon2id(password, salt) with light limits (2 passes, 8 MiB, ~15 ms): an item's application password
     /// (SecAccessControl's `.applicationPassword`) is derived on every use of its secret.
-    public static func applicationPasswordKey(_ password: Data, salt: Data) throws(CryptoError) -> GuardedKey {
+    package static func applicationPasswordKey(_ password: Data, salt: Data) throws(CryptoError) -> GuardedKey {
         try argon2id(password, salt: salt, ops: 2, mem: 8 << 20)
     }
 
@@ -63,7 +63,7 @@ public enum KeyDerivation {
 
     /// A sub-key: BLAKE2b keyed with `key` over `context ‖ input`, into guarded memory.
     /// Used to entangle a passcode key with the device key and to derive purpose-bound keys.
-    public static func subkey(of key: GuardedKey, context: String, input: GuardedKey? = nil) -> GuardedKey {
+    package static func subkey(of key: GuardedKey, context: String, input: GuardedKey? = nil) -> GuardedKey {
         GuardedKey.filled { dst in
             var hash = Blake2b(key: key, outputBytes: GuardedKey.byteCount)
             hash.update(Data(context.utf8))
@@ -73,7 +73,7 @@ public enum KeyDerivation {
     }
 
     /// Keyed BLAKE2b of `parts` (each length-prefixed so that concatenations cannot collide), `outputBytes` long.
-    public static func keyedHash(_ parts: [Data], key: GuardedKey, outputBytes: Int = 16) -> Data {
+    package static func keyedHash(_ parts: [Data], key: GuardedKey, outputBytes: Int = 16) -> Data {
         var hash = Blake2b(key: key, outputBytes: outputBytes)
         for part in parts {
             withUnsafeBytes(of: UInt32(part.count).bigEndian) { hash.update($0) }
@@ -87,7 +87,7 @@ public enum KeyDerivation {
     /// ``keyedHash(_:key:outputBytes:)`` of two parts, the same bytes hashed in one libsodium call with
     /// nothing allocated but the result: a lookup column's hash, a dozen of them per SecItem call (issue 27:
     /// the incremental state, its wiping and the parts' copies cost twice the hashing itself).
-    public static func keyedHash(
+    package static func keyedHash(
         _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer, key: GuardedKey,
         outputBytes: Int = 16
     ) -> Data {

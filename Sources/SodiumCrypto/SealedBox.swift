@@ -3,12 +3,12 @@ import Foundation
 
 /// A key sealed to an X25519 public key (libsodium's `crypto_box_seal`): anyone can seal, only the holder
 /// of the private half opens. The box says nothing of who sealed it; callers authenticate it otherwise.
-public enum SealedBox {
+package enum SealedBox {
     /// Bytes of an X25519 public key.
-    public static let publicKeyBytes = Int(crypto_box_PUBLICKEYBYTES)
+    package static let publicKeyBytes = Int(crypto_box_PUBLICKEYBYTES)
 
     /// The X25519 public key of `secret`.
-    public static func publicKey(secret: GuardedKey) -> Data {
+    package static func publicKey(secret: GuardedKey) -> Data {
         Sodium.ensureInitialised()
         var publicKey = Data(count: publicKeyBytes)
         publicKey.withUnsafeMutableBytes { p in
@@ -22,7 +22,7 @@ public enum SealedBox {
     }
 
     /// `key` sealed to `publicKey` (nil if that is not a public key's size).
-    public static func seal(_ key: GuardedKey, to publicKey: Data) -> Data? {
+    package static func seal(_ key: GuardedKey, to publicKey: Data) -> Data? {
         Sodium.ensureInitialised()
         guard publicKey.count == publicKeyBytes else { return nil }
         var box = Data(count: GuardedKey.byteCount + crypto_box_sealbytes())
@@ -40,7 +40,7 @@ public enum SealedBox {
     }
 
     /// Opens a box made by ``seal(_:to:)`` for `secret`, straight into guarded memory.
-    public static func openKey(_ box: Data, secret: GuardedKey) throws(CryptoError) -> GuardedKey {
+    package static func openKey(_ box: Data, secret: GuardedKey) throws(CryptoError) -> GuardedKey {
         guard box.count == GuardedKey.byteCount + crypto_box_sealbytes() else { throw .truncated }
         let publicKey = publicKey(secret: secret)
         var status: Int32 = -1

@@ -2,18 +2,18 @@ import CSodium
 import Foundation
 
 /// Entry point of the crypto core: makes sure libsodium is initialised before any other call.
-public enum Sodium {
+package enum Sodium {
     private static let initialised: Bool = sodium_init() >= 0
 
     /// Initialises libsodium (idempotent, thread-safe). Every public type of this module calls it.
     @discardableResult
-    public static func ensureInitialised() -> Bool {
+    package static func ensureInitialised() -> Bool {
         precondition(initialised, "libsodium could not be initialised")
         return initialised
     }
 
     /// `count` bytes from the system CSPRNG.
-    public static func randomBytes(_ count: Int) -> Data {
+    package static func randomBytes(_ count: Int) -> Data {
         ensureInitialised()
         var data = Data(count: count)
         data.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, count) }
@@ -21,7 +21,7 @@ public enum Sodium {
     }
 
     /// Whether `a` and `b` hold the same bytes, compared in constant time (MACs, tags).
-    public static func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
+    package static func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
         guard a.count == b.count else { return false }
         guard !a.isEmpty else { return true }
         return a.withUnsafeBytes { x in
@@ -30,7 +30,7 @@ public enum Sodium {
     }
 
     /// Overwrites `data` with zeros in a way the optimiser keeps.
-    public static func wipe(_ data: inout Data) {
+    package static func wipe(_ data: inout Data) {
         let count = data.count
         guard count > 0 else { return }
         data.withUnsafeMutableBytes { sodium_memzero($0.baseAddress!, count) }

@@ -99,4 +99,34 @@ import Testing
         }
         #expect(outside.isEmpty, "\(outside.joined(separator: "\n"))")
     }
+
+    /// The targets whose declarations may be `public`: the products' (Package.swift says why each is one).
+    /// Every other target shares what it must with `package` access, so nothing outside this repository
+    /// can come to depend on it.
+    static let publicTargets: Set<String> = [
+        "Security", "LocalAuthentication", "KeychainTesting", "KeychainEngine", "KeychainModel",
+        // The store's types the engine's face names (Vault, VaultLock, DeviceState, OutsideFile): bench/engine
+        // opens vaults through them.
+        "KeychainStore",
+        // The Secret Service's D-Bus face is served by the daemon; its public is its own.
+        "SecretService",
+    ]
+
+    static func publicDeclarations(in lines: [Substring]) -> [Int] {
+        lines.indices.filter { lines[$0].wholeMatch(of: /\s*(@\w+(\([^)]*\))?\s+)*(public|open)\s.*/) != nil }
+    }
+
+    @Test func onlyTheProductsArePublic() {
+        var found: [String] = []
+        for file in Self.swiftFiles(under: "Sources") {
+            let target = file.path.split(separator: "/")[1]
+            guard !Self.publicTargets.contains(String(target)) else { continue }
+            found += Self.publicDeclarations(in: file.lines).map { "\(file.path):\($0 + 1)" }
+        }
+        #expect(found.isEmpty, "use `package`:\n\(found.joined(separator: "\n"))")
+        #expect(
+            Self.publicDeclarations(in: [
+                "    public func f() {}", "  @inlinable public var x = 1", "package let y = 2",
+            ]) == [0, 1])
+    }
 }

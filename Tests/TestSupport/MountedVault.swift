@@ -70,7 +70,7 @@ public final class MountedVault {
     public func path(_ relative: String) -> String { mount + "/" + relative }
 
     /// The control socket, for what the filesystem cannot express (names longer than NAME_MAX).
-    public var control: ControlClient { ControlClient(vault: Vault(directory: vault)) }
+    package var control: ControlClient { ControlClient(vault: Vault(directory: vault)) }
 
     public var daemonPID: Int32? {
         guard let status = try? control.send(ControlRequest(.status)).check()?.dictionaryValue else { return nil }

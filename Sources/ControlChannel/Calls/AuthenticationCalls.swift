@@ -6,45 +6,45 @@ import KeychainModel
 // settings, and LAContext's evaluations. Passcodes travel as data and are never echoed.
 
 /// `device biometry enroll`: a face (again: `.biometryCurrentSet` items made before become unusable).
-public struct BiometryEnroll: BiometryReplyCall {
-    public static let command = ControlCommand.biometryEnroll
-    public init() {}
-    public init(_ arguments: CallArguments, attachment: Data?) {}
-    public func perform(on keychain: Keychain, caller: Caller) throws(KeychainError) -> BiometryReport {
+package struct BiometryEnroll: BiometryReplyCall {
+    package static let command = ControlCommand.biometryEnroll
+    package init() {}
+    package init(_ arguments: CallArguments, attachment: Data?) {}
+    package func perform(on keychain: Keychain, caller: Caller) throws(KeychainError) -> BiometryReport {
         try keychain.enrollBiometry()
         return BiometryReport(keychain)
     }
 }
 
 /// `device biometry unenroll`.
-public struct BiometryUnenroll: BiometryReplyCall {
-    public static let command = ControlCommand.biometryUnenroll
-    public init() {}
-    public init(_ arguments: CallArguments, attachment: Data?) {}
-    public func perform(on keychain: Keychain, caller: Caller) -> BiometryReport {
+package struct BiometryUnenroll: BiometryReplyCall {
+    package static let command = ControlCommand.biometryUnenroll
+    package init() {}
+    package init(_ arguments: CallArguments, attachment: Data?) {}
+    package func perform(on keychain: Keychain, caller: Caller) -> BiometryReport {
         keychain.unenrollBiometry()
         return BiometryReport(keychain)
     }
 }
 
 /// `device biometry status`.
-public struct BiometryStatusCall: BiometryReplyCall {
-    public static let command = ControlCommand.biometryStatus
-    public init() {}
-    public init(_ arguments: CallArguments, attachment: Data?) {}
-    public func perform(on keychain: Keychain, caller: Caller) -> BiometryReport { BiometryReport(keychain) }
+package struct BiometryStatusCall: BiometryReplyCall {
+    package static let command = ControlCommand.biometryStatus
+    package init() {}
+    package init(_ arguments: CallArguments, attachment: Data?) {}
+    package func perform(on keychain: Keychain, caller: Caller) -> BiometryReport { BiometryReport(keychain) }
 }
 
 /// `device unlock --biometry [--no-match]`: a face at the lock screen.
-public struct UnlockWithBiometry: BiometryReplyCall {
-    public static let command = ControlCommand.unlockBiometry
-    public let match: Bool
-    public init(match: Bool) { self.match = match }
-    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+package struct UnlockWithBiometry: BiometryReplyCall {
+    package static let command = ControlCommand.unlockBiometry
+    package let match: Bool
+    package init(match: Bool) { self.match = match }
+    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
         match = arguments.values["match"] == nil ? true : try arguments.flag("match")
     }
-    public var arguments: KeychainDictionary { ["match": .bool(match)] }
-    public func perform(on keychain: Keychain, caller: Caller) throws(KeychainError) -> BiometryReport {
+    package var arguments: KeychainDictionary { ["match": .bool(match)] }
+    package func perform(on keychain: Keychain, caller: Caller) throws(KeychainError) -> BiometryReport {
         try keychain.unlockWithBiometry(match: match)
         return BiometryReport(keychain)
     }
@@ -52,15 +52,15 @@ public struct UnlockWithBiometry: BiometryReplyCall {
 
 /// `device prompt match|no-match|cancel|accept|passcode [--next]`: answers the oldest pending prompt, or
 /// the next one raised; replies the prompt answered (nil when the answer was queued for the next one).
-public struct PromptAnswerCall: EngineCall {
-    public static let command = ControlCommand.promptAnswer
-    public let answer: PromptAnswer
-    public let next: Bool
-    public init(_ answer: PromptAnswer, next: Bool) {
+package struct PromptAnswerCall: EngineCall {
+    package static let command = ControlCommand.promptAnswer
+    package let answer: PromptAnswer
+    package let next: Bool
+    package init(_ answer: PromptAnswer, next: Bool) {
         self.answer = answer
         self.next = next
     }
-    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
         switch arguments.values["answer"]?.stringValue {
         case "match": answer = .match
         case "no-match": answer = .noMatch
@@ -70,9 +70,9 @@ public struct PromptAnswerCall: EngineCall {
         default:
             throw KeychainError(SecStatus.param, "the answer must be match, no-match, cancel, accept or passcode")
         }
-        next = try arguments.flag("next")
+        next = try arguments.flag("next")  // not a schema code
     }
-    public var arguments: KeychainDictionary {
+    package var arguments: KeychainDictionary {
         var d: KeychainDictionary = ["next": .bool(next)]  // not a schema code
         switch answer {
         case .match: d["answer"] = .string("match")
@@ -86,21 +86,21 @@ public struct PromptAnswerCall: EngineCall {
         }
         return d
     }
-    public func perform(on keychain: Keychain, caller: Caller) throws(KeychainError) -> PromptInfo? {
+    package func perform(on keychain: Keychain, caller: Caller) throws(KeychainError) -> PromptInfo? {
         try keychain.prompts.answer(answer, next: next)
     }
-    public static func encode(_ reply: PromptInfo?) -> KeychainValue? { reply?.encoded }
-    public static func decode(_ value: KeychainValue?) throws(KeychainError) -> PromptInfo? {
+    package static func encode(_ reply: PromptInfo?) -> KeychainValue? { reply?.encoded }
+    package static func decode(_ value: KeychainValue?) throws(KeychainError) -> PromptInfo? {
         try value.map { value throws(KeychainError) in try PromptInfo(decoding: value) }
     }
 }
 
 /// `device prompt auto MODE`: what answers prompts nobody answers by hand.
-public struct PromptAutoCall: EngineCall, EmptyReplyCall {
-    public static let command = ControlCommand.promptAuto
-    public let mode: PromptAutoMode
-    public init(_ mode: PromptAutoMode) { self.mode = mode }
-    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+package struct PromptAutoCall: EngineCall, EmptyReplyCall {
+    package static let command = ControlCommand.promptAuto
+    package let mode: PromptAutoMode
+    package init(_ mode: PromptAutoMode) { self.mode = mode }
+    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
         guard let name = arguments.values["mode"]?.stringValue, let mode = PromptAutoMode(rawValue: name) else {
             throw KeychainError(
                 SecStatus.param,
@@ -108,24 +108,24 @@ public struct PromptAutoCall: EngineCall, EmptyReplyCall {
         }
         self.mode = mode
     }
-    public var arguments: KeychainDictionary { ["mode": .string(mode.rawValue)] }
-    public func perform(on keychain: Keychain, caller: Caller) { keychain.prompts.autoMode = mode }
+    package var arguments: KeychainDictionary { ["mode": .string(mode.rawValue)] }
+    package func perform(on keychain: Keychain, caller: Caller) { keychain.prompts.autoMode = mode }
 }
 
 /// `device prompt timeout SECONDS`: how long an unanswered prompt waits before it ends as a user cancel.
-public struct PromptTimeoutCall: EngineCall, EmptyReplyCall {
-    public static let command = ControlCommand.promptTimeout
-    public static let allowed: ClosedRange<Int64> = 1...86_400
-    public let seconds: Int64
-    public init(seconds: Int64) { self.seconds = seconds }
-    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+package struct PromptTimeoutCall: EngineCall, EmptyReplyCall {
+    package static let command = ControlCommand.promptTimeout
+    package static let allowed: ClosedRange<Int64> = 1...86_400
+    package let seconds: Int64
+    package init(seconds: Int64) { self.seconds = seconds }
+    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
         guard let seconds = arguments.values["seconds"]?.numberValue else {
             throw KeychainError(SecStatus.param, "missing 'seconds'")
         }
         self.seconds = seconds
     }
-    public var arguments: KeychainDictionary { ["seconds": .number(seconds)] }
-    public func perform(on keychain: Keychain, caller: Caller) throws(KeychainError) {
+    package var arguments: KeychainDictionary { ["seconds": .number(seconds)] }
+    package func perform(on keychain: Keychain, caller: Caller) throws(KeychainError) {
         guard Self.allowed.contains(seconds) else {
             throw KeychainError(SecStatus.param, "the prompt timeout must be 1 to 86400 seconds")
         }
@@ -134,13 +134,13 @@ public struct PromptTimeoutCall: EngineCall, EmptyReplyCall {
 }
 
 /// `device prompts`: the pending prompts, oldest first.
-public struct PendingPrompts: EngineCall {
-    public static let command = ControlCommand.prompts
-    public init() {}
-    public init(_ arguments: CallArguments, attachment: Data?) {}
-    public func perform(on keychain: Keychain, caller: Caller) -> [PromptInfo] { keychain.prompts.pending }
-    public static func encode(_ reply: [PromptInfo]) -> KeychainValue? { .array(reply.map(\.encoded)) }
-    public static func decode(_ value: KeychainValue?) throws(KeychainError) -> [PromptInfo] {
+package struct PendingPrompts: EngineCall {
+    package static let command = ControlCommand.prompts
+    package init() {}
+    package init(_ arguments: CallArguments, attachment: Data?) {}
+    package func perform(on keychain: Keychain, caller: Caller) -> [PromptInfo] { keychain.prompts.pending }
+    package static func encode(_ reply: [PromptInfo]) -> KeychainValue? { .array(reply.map(\.encoded)) }
+    package static func decode(_ value: KeychainValue?) throws(KeychainError) -> [PromptInfo] {
         var prompts: [PromptInfo] = []
         for item in value?.arrayValue ?? [] { prompts.append(try PromptInfo(decoding: item)) }
         return prompts

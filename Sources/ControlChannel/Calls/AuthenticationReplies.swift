@@ -3,12 +3,12 @@ import KeychainEngine
 import KeychainModel
 
 /// The simulated Face ID's state with the prompt settings, as `device biometry status` prints it.
-public struct BiometryReport: Sendable, Equatable {
-    public var biometry: BiometryStatus
-    public var autoAnswer: PromptAutoMode
+package struct BiometryReport: Sendable, Equatable {
+    package var biometry: BiometryStatus
+    package var autoAnswer: PromptAutoMode
     /// Seconds.
-    public var promptTimeout: Int64
-    public var promptsRaised: UInt64
+    package var promptTimeout: Int64
+    package var promptsRaised: UInt64
 
     init(_ keychain: Keychain) {
         biometry = keychain.biometryStatus()
@@ -44,10 +44,10 @@ public struct BiometryReport: Sendable, Equatable {
 }
 
 /// A call answered by a ``BiometryReport``.
-public protocol BiometryReplyCall: EngineCall where Reply == BiometryReport {}
+package protocol BiometryReplyCall: EngineCall where Reply == BiometryReport {}
 extension BiometryReplyCall {
-    public static func encode(_ reply: BiometryReport) -> KeychainValue? { reply.encoded }
-    public static func decode(_ value: KeychainValue?) throws(KeychainError) -> BiometryReport {
+    package static func encode(_ reply: BiometryReport) -> KeychainValue? { reply.encoded }
+    package static func decode(_ value: KeychainValue?) throws(KeychainError) -> BiometryReport {
         try BiometryReport(decoding: value)
     }
 }

@@ -4,7 +4,7 @@ import KeychainModel
 
 /// One control command as a type: its request's fields, its reply, and the one codec that both the client
 /// and the daemon use, so no argument name is written at two ends and no reply is encoded twice.
-public protocol ControlCall: Sendable {
+package protocol ControlCall: Sendable {
     associatedtype Reply: Sendable
     static var command: ControlCommand { get }
     /// The request's fields as they travel (a dictionary frame).
@@ -21,16 +21,16 @@ public protocol ControlCall: Sendable {
 }
 
 extension ControlCall {
-    public var attachment: Data? { nil }
-    public var arguments: KeychainDictionary { [:] }
-    public var auditedItem: KeychainDictionary? { nil }
+    package var attachment: Data? { nil }
+    package var arguments: KeychainDictionary { [:] }
+    package var auditedItem: KeychainDictionary? { nil }
 
     /// The frame this call sends.
-    public var request: ControlRequest { ControlRequest(Self.command, arguments, attachment: attachment) }
+    package var request: ControlRequest { ControlRequest(Self.command, arguments, attachment: attachment) }
 
     /// The daemon's side: decodes `request` as this call, runs `body`, and encodes its reply with the codec
     /// the client decodes it with.
-    public static func serve(_ request: ControlRequest, _ body: (Self) throws(KeychainError) -> Reply)
+    package static func serve(_ request: ControlRequest, _ body: (Self) throws(KeychainError) -> Reply)
         throws(KeychainError) -> KeychainValue?
     {
         encode(try body(try Self(CallArguments(request.arguments), attachment: request.attachment)))
@@ -38,36 +38,36 @@ extension ControlCall {
 }
 
 /// A call whose reply is a value of the engine's (an item call's result) or nothing.
-public protocol ValueReplyCall: ControlCall where Reply == KeychainValue? {}
+package protocol ValueReplyCall: ControlCall where Reply == KeychainValue? {}
 extension ValueReplyCall {
-    public static func encode(_ reply: KeychainValue?) -> KeychainValue? { reply }
-    public static func decode(_ value: KeychainValue?) throws(KeychainError) -> KeychainValue? { value }
+    package static func encode(_ reply: KeychainValue?) -> KeychainValue? { reply }
+    package static func decode(_ value: KeychainValue?) throws(KeychainError) -> KeychainValue? { value }
 }
 
 /// A call that replies nothing.
-public protocol EmptyReplyCall: ControlCall where Reply == Void {}
+package protocol EmptyReplyCall: ControlCall where Reply == Void {}
 extension EmptyReplyCall {
-    public static func encode(_ reply: Void) -> KeychainValue? { nil }
-    public static func decode(_ value: KeychainValue?) throws(KeychainError) {}
+    package static func encode(_ reply: Void) -> KeychainValue? { nil }
+    package static func decode(_ value: KeychainValue?) throws(KeychainError) {}
 }
 
 /// A request's fields as they arrived, read with a clear errSecParam for each one missing or mistyped.
-public struct CallArguments: Sendable {
-    public let values: KeychainDictionary
+package struct CallArguments: Sendable {
+    package let values: KeychainDictionary
 
-    public init(_ values: KeychainDictionary) { self.values = values }
+    package init(_ values: KeychainDictionary) { self.values = values }
 
-    public func data(_ name: String) throws(KeychainError) -> Data {
+    package func data(_ name: String) throws(KeychainError) -> Data {
         guard let value = values[name]?.dataValue else { throw KeychainError(SecStatus.param, "missing '\(name)'") }
         return value
     }
 
-    public func string(_ name: String) throws(KeychainError) -> String {
+    package func string(_ name: String) throws(KeychainError) -> String {
         guard let value = values[name]?.stringValue else { throw KeychainError(SecStatus.param, "missing '\(name)'") }
         return value
     }
 
-    public func dictionary(_ name: String) throws(KeychainError) -> KeychainDictionary {
+    package func dictionary(_ name: String) throws(KeychainError) -> KeychainDictionary {
         guard let value = values[name]?.dictionaryValue else {
             throw KeychainError(SecStatus.param, "missing '\(name)' dictionary")
         }
@@ -75,7 +75,7 @@ public struct CallArguments: Sendable {
     }
 
     /// A flag: absent is false; anything but a boolean is errSecParam.
-    public func flag(_ name: String) throws(KeychainError) -> Bool {
+    package func flag(_ name: String) throws(KeychainError) -> Bool {
         guard let value = values[name] else { return false }
         guard case .bool(let flag) = value else {
             throw KeychainError(SecStatus.param, "'\(name)' must be true or false")
@@ -86,7 +86,7 @@ public struct CallArguments: Sendable {
 
 extension ControlCommand {
     /// The typed call of this command: its fields, its reply and their codec.
-    public var callType: any ControlCall.Type {
+    package var callType: any ControlCall.Type {
         switch self {
         case .status: StatusCall.self
         case .unmount: UnmountCall.self
@@ -133,7 +133,7 @@ extension ControlCommand {
 
 extension ControlClient {
     /// Sends `call` and returns its reply, throwing the daemon's error.
-    public func call<Call: ControlCall>(_ call: Call) throws(KeychainError) -> Call.Reply {
+    package func call<Call: ControlCall>(_ call: Call) throws(KeychainError) -> Call.Reply {
         try Call.decode(try send(call.request).check())
     }
 }

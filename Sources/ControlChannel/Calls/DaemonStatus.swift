@@ -4,20 +4,20 @@ import KeychainModel
 
 /// What a daemon answers to `status` and to every device command: the device's state, where the vault
 /// is served, and (for `status` to a caller with groups) the item counts.
-public struct DaemonStatus: Sendable, Equatable {
-    public var state: String
-    public var passcodeSet: Bool
-    public var failedAttempts: Int
-    public var testDevice: Bool
-    public var lockedOutUntil: Date?
-    public var autoLockSeconds: Int?
-    public var vault: String
-    public var mountpoint: String
-    public var pid: Int32
+package struct DaemonStatus: Sendable, Equatable {
+    package var state: String
+    package var passcodeSet: Bool
+    package var failedAttempts: Int
+    package var testDevice: Bool
+    package var lockedOutUntil: Date?
+    package var autoLockSeconds: Int?
+    package var vault: String
+    package var mountpoint: String
+    package var pid: Int32
     /// Items per class; nil when not counted.
-    public var items: [String: Int]?
+    package var items: [String: Int]?
 
-    public init(_ device: DeviceStatus, vault: String, mountpoint: String, pid: Int32, items: [String: Int]? = nil) {
+    package init(_ device: DeviceStatus, vault: String, mountpoint: String, pid: Int32, items: [String: Int]? = nil) {
         state = device.state.rawValue
         passcodeSet = device.passcodeSet
         failedAttempts = device.failedAttempts
@@ -61,10 +61,10 @@ public struct DaemonStatus: Sendable, Equatable {
 }
 
 /// A call answered with the daemon's status.
-public protocol StatusReplyCall: ControlCall where Reply == DaemonStatus {}
+package protocol StatusReplyCall: ControlCall where Reply == DaemonStatus {}
 extension StatusReplyCall {
-    public static func encode(_ reply: DaemonStatus) -> KeychainValue? { reply.encoded }
-    public static func decode(_ value: KeychainValue?) throws(KeychainError) -> DaemonStatus {
+    package static func encode(_ reply: DaemonStatus) -> KeychainValue? { reply.encoded }
+    package static func decode(_ value: KeychainValue?) throws(KeychainError) -> DaemonStatus {
         try DaemonStatus(decoding: value)
     }
 }

@@ -7,31 +7,31 @@ import Synchronization
 // biometric unlock covers it), and end a context's evaluation.
 
 /// `LAContext.canEvaluatePolicy`: whether the policy can be evaluated now, and why not.
-public struct CanEvaluatePolicy: EvaluationReplyCall {
-    public static let command = ControlCommand.laCanEvaluate
-    public let policy: AuthenticationPolicy
-    public init(_ policy: AuthenticationPolicy) { self.policy = policy }
-    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+package struct CanEvaluatePolicy: EvaluationReplyCall {
+    package static let command = ControlCommand.laCanEvaluate
+    package let policy: AuthenticationPolicy
+    package init(_ policy: AuthenticationPolicy) { self.policy = policy }
+    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
         policy = try Self.policy(arguments)
     }
-    public var arguments: KeychainDictionary { ["policy": .number(Int64(policy.rawValue))] }
-    public func perform(on keychain: Keychain, caller: Caller) -> Evaluation {
+    package var arguments: KeychainDictionary { ["policy": .number(Int64(policy.rawValue))] }
+    package func perform(on keychain: Keychain, caller: Caller) -> Evaluation {
         Evaluation(failure: keychain.canEvaluate(policy), token: nil, keychain: keychain)
     }
 }
 
 /// `LAContext.evaluatePolicy`: waits for the prompt's answer (bounded by the prompt timeout).
-public struct EvaluatePolicy: EvaluationReplyCall {
-    public static let command = ControlCommand.laEvaluate
-    public let policy: AuthenticationPolicy
-    public let reason: String
-    public let interactionNotAllowed: Bool
+package struct EvaluatePolicy: EvaluationReplyCall {
+    package static let command = ControlCommand.laEvaluate
+    package let policy: AuthenticationPolicy
+    package let reason: String
+    package let interactionNotAllowed: Bool
     /// The context's earlier evaluation, if any.
-    public let token: Data?
+    package let token: Data?
     /// `touchIDAuthenticationAllowableReuseDuration`, seconds.
-    public let reuseDuration: Int64
+    package let reuseDuration: Int64
 
-    public init(
+    package init(
         _ policy: AuthenticationPolicy, reason: String, interactionNotAllowed: Bool, token: Data?, reuseDuration: Int64
     ) {
         self.policy = policy
@@ -41,7 +41,7 @@ public struct EvaluatePolicy: EvaluationReplyCall {
         self.reuseDuration = reuseDuration
     }
 
-    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
         policy = try Self.policy(arguments)
         reason = arguments.values["reason"]?.stringValue ?? ""
         interactionNotAllowed = try arguments.flag("interactionNotAllowed")
@@ -49,7 +49,7 @@ public struct EvaluatePolicy: EvaluationReplyCall {
         reuseDuration = arguments.values["reuseDuration"]?.numberValue ?? 0
     }
 
-    public var arguments: KeychainDictionary {
+    package var arguments: KeychainDictionary {
         var d: KeychainDictionary = [
             "policy": .number(Int64(policy.rawValue)), "reason": .string(reason),
             "interactionNotAllowed": .bool(interactionNotAllowed), "reuseDuration": .number(reuseDuration),
@@ -58,7 +58,7 @@ public struct EvaluatePolicy: EvaluationReplyCall {
         return d
     }
 
-    public func perform(on keychain: Keychain, caller: Caller) -> Evaluation {
+    package func perform(on keychain: Keychain, caller: Caller) -> Evaluation {
         let options = AuthenticationOptions(
             ui: interactionNotAllowed ? .fail : .allow, reason: reason, contextToken: token,
             biometricReuse: TimeInterval(reuseDuration))
@@ -85,24 +85,24 @@ public struct EvaluatePolicy: EvaluationReplyCall {
 }
 
 /// `LAContext.invalidate`: the context's evaluation no longer counts.
-public struct InvalidateEvaluation: EngineCall, EmptyReplyCall {
-    public static let command = ControlCommand.laInvalidate
-    public let token: Data
-    public init(token: Data) { self.token = token }
-    public init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+package struct InvalidateEvaluation: EngineCall, EmptyReplyCall {
+    package static let command = ControlCommand.laInvalidate
+    package let token: Data
+    package init(token: Data) { self.token = token }
+    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
         token = try arguments.data("token")
     }
-    public var arguments: KeychainDictionary { ["token": .data(token)] }
-    public func perform(on keychain: Keychain, caller: Caller) { keychain.invalidateEvaluation(token) }
+    package var arguments: KeychainDictionary { ["token": .data(token)] }
+    package func perform(on keychain: Keychain, caller: Caller) { keychain.invalidateEvaluation(token) }
 }
 
 /// An evaluation's answer: success with its token, or the failure (OSStatus, LAError number, why), and the
 /// biometry type and domain state as LAContext reports them.
-public struct Evaluation: Sendable, Equatable {
-    public var failure: AuthenticationFailure?
-    public var token: Data?
-    public var biometryEnrolled: Bool
-    public var domainState: Data?
+package struct Evaluation: Sendable, Equatable {
+    package var failure: AuthenticationFailure?
+    package var token: Data?
+    package var biometryEnrolled: Bool
+    package var domainState: Data?
 
     init(failure: AuthenticationFailure?, token: Data?, keychain: Keychain) {
         let biometry = keychain.biometryStatus()
@@ -142,10 +142,10 @@ public struct Evaluation: Sendable, Equatable {
 }
 
 /// A call answered by an ``Evaluation``.
-public protocol EvaluationReplyCall: EngineCall where Reply == Evaluation {}
+package protocol EvaluationReplyCall: EngineCall where Reply == Evaluation {}
 extension EvaluationReplyCall {
-    public static func encode(_ reply: Evaluation) -> KeychainValue? { reply.encoded }
-    public static func decode(_ value: KeychainValue?) throws(KeychainError) -> Evaluation {
+    package static func encode(_ reply: Evaluation) -> KeychainValue? { reply.encoded }
+    package static func decode(_ value: KeychainValue?) throws(KeychainError) -> Evaluation {
         try Evaluation(decoding: value)
     }
 

@@ -18,7 +18,7 @@ struct Unmount: ParsableCommand {
         }
         let client = ControlClient(vault: Vault(directory: entry.vault))
         do {
-            _ = try client.send(ControlRequest(.unmount)).check()
+            try client.call(UnmountCall())
         } catch {
             // No daemon answers: a dead mount (daemon killed), or one that is not ours to stop.
             FuseMount.detach(entry.mountpoint)

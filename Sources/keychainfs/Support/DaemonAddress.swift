@@ -29,12 +29,4 @@ struct DaemonAddress: ParsableArguments {
     func call<Call: ControlCall>(_ call: Call) throws -> Call.Reply {
         try ControlClient(vault: try resolveVault()).call(call)
     }
-
-    /// Sends a request and returns the result, throwing the daemon's error.
-    func send(_ command: ControlCommand, _ arguments: KeychainDictionary = [:], attachment: Data? = nil) throws
-        -> KeychainValue?
-    {
-        try ControlClient(vault: try resolveVault()).send(ControlRequest(command, arguments, attachment: attachment))
-            .check()
-    }
 }
