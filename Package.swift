@@ -31,6 +31,8 @@ let package = Package(
         .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CSystem"),
+        // How every program keychainfs starts is started (posix_spawn: its descriptors, signals, deadline).
+        .target(name: "ChildProcesses", dependencies: ["CSystem"], swiftSettings: strict),
         // OpenSSL 3 libcrypto: what swift-crypto lacks for Apple's SecKey algorithms (RSA paddings, SHA-224, 16-byte-IV GCM).
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // sd-bus from libsystemd: the D-Bus library of the Secret Service (docs/secret-service.md).
@@ -71,7 +73,7 @@ let package = Package(
         .target(
             name: "KeychainSync",
             dependencies: [
-                "KeychainEngine", "KeychainStore", "KeychainModel", "SodiumCrypto",
+                "ChildProcesses", "KeychainEngine", "KeychainStore", "KeychainModel", "SodiumCrypto",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
@@ -120,6 +122,7 @@ let package = Package(
         .target(
             name: "KeychainFS",
             dependencies: [
+                "ChildProcesses",
                 "KeychainModel", "ItemNaming", "CFuse", "KeychainEngine", "SodiumCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -129,7 +132,7 @@ let package = Package(
         .target(
             name: "SecretService",
             dependencies: [
-                "CSystemd", "COpenSSL", "KeychainModel", "KeychainEngine", "ItemNaming",
+                "CSystemd", "COpenSSL", "KeychainModel", "KeychainEngine", "ItemNaming", "ChildProcesses",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
@@ -151,7 +154,7 @@ let package = Package(
         .executableTarget(
             name: "keychainfs",
             dependencies: [
-                "KeychainModel", "ItemNaming", "KeychainSync",
+                "ChildProcesses", "KeychainModel", "ItemNaming", "KeychainSync",
                 "CSystem", "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel", "KeychainClient",
                 "SecretReferences", "SodiumCrypto",
                 "ImportExport", "SecretService",
@@ -175,6 +178,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                "ChildProcesses",
                 "CSystem", "KeychainModel", "ControlChannel", "KeychainEngine",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -260,7 +264,9 @@ let package = Package(
         .testTarget(
             name: "MountTests",
             dependencies: [
-                "KeychainModel", "keychainfs", "CSystem", "ControlChannel", "KeychainClient", "KeychainEngine",
+                "KeychainFS", "ChildProcesses", "KeychainModel", "keychainfs", "CSystem", "ControlChannel",
+                "KeychainClient",
+                "KeychainEngine",
                 "KeychainTesting", "TestSupport",
             ],
             swiftSettings: strict),

@@ -40,6 +40,7 @@ static inline int keychainfs_message_senders(struct msghdr *message, int *pids, 
 #include <fcntl.h>
 /* glibc (2.34+) has both; its headers declare them only under _GNU_SOURCE. */
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
 extern int pipe2(int fds[2], int flags);
 
 /* A spawned child gets no descriptor from `from` up (the test harness's children: nothing of the test process). */
@@ -49,3 +50,8 @@ static inline int keychainfs_spawn_close_from(posix_spawn_file_actions_t *action
 
 /* A pipe whose ends close on exec. */
 static inline int keychainfs_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+/* A spawned child starts in `path` (git runs in its clone). */
+static inline int keychainfs_spawn_chdir(posix_spawn_file_actions_t *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np(actions, path);
+}

@@ -1,3 +1,4 @@
+import ChildProcesses
 import CFuse
 import Foundation
 import KeychainEngine
@@ -136,10 +137,6 @@ package final class FuseMount: @unchecked Sendable {
     /// Lazily unmounts `path`: umount2 as root, fusermount3 otherwise.
     package static func detach(_ path: String) {
         if umount2(path, Int32(MNT_DETACH)) == 0 { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/fusermount3")
-        process.arguments = ["-u", "-z", path]
-        try? process.run()
-        process.waitUntilExit()
+        _ = try? ChildProcess.run("/bin/fusermount3", ["-u", "-z", path], timeout: 10)
     }
 }

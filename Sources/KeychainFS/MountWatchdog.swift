@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Takes a mount down after its daemon dies, however it dies (issue 22, defect 16). `auto_unmount` acts
@@ -48,72 +49,32 @@ final class MountWatchdog: Sendable {
         var ends: [Int32] = [0, 0]
         guard Glibc.pipe(&ends) == 0 else { return nil }
         _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, ends[0], 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // Nothing of the daemon's: /dev/fuse or daemon.lock held here would keep the dead mount alive.
-        for fd in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap(Int32.init) ?? []
-        where fd > 2 {
-            posix_spawn_file_actions_addclose(&actions, fd)
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Its own session (no terminal's or group's signal), default dispositions and no blocked signal
-        // (the daemon blocks its termination signals).
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(
-            &attributes, Int16(0x80 /* POSIX_SPAWN_SETSID */ | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let arguments = [
-            "/bin/bash", "-c", Self.script, "keychainfs-watchdog", String(getpid()), connection, mountpoint,
-        ]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var child: pid_t = 0
-        let environment = [strdup("PATH=/usr/sbin:/usr/bin:/sbin:/bin"), nil]
-        defer { free(environment[0]) }
-        let spawned = posix_spawn(&child, "/bin/bash", &actions, &attributes, argv, environment)
-        close(ends[0])
-        guard spawned == 0 else {
+        // Nothing of the daemon's (/dev/fuse or daemon.lock held here would keep the dead mount alive), its own
+        // session, default signals (the daemon blocks its termination signals): ChildProcess's way.
+        let child: pid_t
+        do {
+            child = try ChildProcess.spawn(
+                "/bin/bash",
+                ["-c", Self.script, "keychainfs-watchdog", String(getpid()), connection, mountpoint],
+                environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"], stdin: .descriptor(ends[0]),
+                newSession: true)
+        } catch {
+            close(ends[0])
             close(ends[1])
             return nil
         }
+        close(ends[0])
         pipe = ends[1]
         // Reaped when it exits, so it never lingers as a zombie of a long-lived daemon.
-        let watchdog = child
-        Thread.detachNewThread {
-            var status: Int32 = 0; _ = waitpid(watchdog, &status, 0)
-        }
+        _ = Exit(child)
     }
 
     /// The fusectl number of the FUSE mount at `mountpoint` (its anonymous device's minor), from
     /// /proc/self/mountinfo: a stat of the mountpoint would wait for the INIT the loop has yet to answer.
     static func connection(mountedAt mountpoint: String) -> String? {
-        guard let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return nil }
-        // mountinfo escapes these four as octal.
-        var escaped = ""
-        for character in mountpoint {
-            switch character {
-            case " ": escaped += "\\040"
-            case "\t": escaped += "\\011"
-            case "\n": escaped += "\\012"
-            case "\\": escaped += "\\134"
-            default: escaped.append(character)
-            }
-        }
-        // The last mount there is the one just made (fields: id, parent, major:minor, root, mount point).
-        let device = table.split(separator: "\n").last { line in
-            let fields = line.split(separator: " ")
-            return fields.count > 4 && fields[4] == escaped && fields[2].hasPrefix("0:")
-        }?.split(separator: " ")[2]
-        return device.map { String($0.dropFirst(2)) }
+        // The last mount there is the one just made.
+        let mount = MountTable.all().last { $0.mountpoint == mountpoint && $0.device.hasPrefix("0:") }
+        return mount.map { String($0.device.dropFirst(2)) }
     }
 
     /// The mount ended normally: the watchdog exits without touching anything.

@@ -1,3 +1,4 @@
+import ChildProcesses
 import KeychainEngine
 import KeychainModel
 import KeychainStore
@@ -41,14 +42,11 @@ package struct GitRunner: Sendable {
     /// Runs git and returns its output whatever its status; `extra` adds to its environment (e.g. GIT_INDEX_FILE).
     package func call(_ arguments: [String], environment extra: [String: String] = [:]) throws(KeychainError) -> Output
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        process.arguments =
+        let argv =
             [
                 "-c", "user.name=keychainfs", "-c", "user.email=keychainfs@invalid", "-c", "init.defaultBranch=main",
                 "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgSign=false", "-c", "core.askPass=",
             ] + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GIT_") }
         environment["GIT_TERMINAL_PROMPT"] = "0"
         environment["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
@@ -56,46 +54,20 @@ package struct GitRunner: Sendable {
         environment["GIT_ASKPASS"] = "/bin/false"
         environment["LC_ALL"] = "C"
         environment.merge(extra) { $1 }
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
-        do { try process.run() } catch {
+        let output: ChildProcess.Output
+        do {
+            output = try ChildProcess.run(
+                "/usr/bin/git", argv, environment: environment, directory: directory, timeout: deadlineSeconds)
+        } catch {
             throw KeychainError(SecStatus.notAvailable, "cannot run git (install Debian's git package): \(error)")
         }
-        // Read both pipes while it runs, so a chatty git cannot block on a full pipe.
-        let collected = Collected()
-        let group = DispatchGroup()
-        for (pipe, isOut) in [(out, true), (err, false)] {
-            group.enter()
-            DispatchQueue.global().async {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                collected.set(data, isOut: isOut)
-                group.leave()
-            }
-        }
-        if finished.wait(timeout: .now() + deadlineSeconds) == .timedOut {
-            kill(process.processIdentifier, SIGKILL)
-            _ = group.wait(timeout: .now() + 5)
+        if output.timedOut {
             throw KeychainError(
                 SecStatus.io,
                 "git \(arguments.first ?? "") did not finish within \(Int(deadlineSeconds)) s and was stopped")
         }
-        _ = group.wait(timeout: .now() + 5)
-        process.waitUntilExit()
         return Output(
-            status: process.terminationStatus, stdout: collected.text(true), stderr: collected.text(false),
-            stdoutData: collected.data(true))
-    }
-
-    private final class Collected: @unchecked Sendable {
-        private let lock = NSLock()
-        private var out = Data(), err = Data()
-        func set(_ data: Data, isOut: Bool) { lock.withLock { if isOut { out = data } else { err = data } } }
-        func text(_ isOut: Bool) -> String { String(decoding: data(isOut), as: UTF8.self) }
-        func data(_ isOut: Bool) -> Data { lock.withLock { isOut ? out : err } }
+            status: output.status, stdout: String(decoding: output.stdout, as: UTF8.self),
+            stderr: String(decoding: output.stderr, as: UTF8.self), stdoutData: output.stdout)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ControlChannel
+import KeychainFS
 import Foundation
 import KeychainEngine
 import KeychainModel

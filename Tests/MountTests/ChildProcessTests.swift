@@ -1,0 +1,55 @@
+import ChildProcesses
+import Foundation
+import Testing
+
+/// How every program keychainfs starts is started (ChildProcess): nothing of ours but 0, 1 and 2, every
+/// signal at its default and none blocked, a deadline that kills, bounded output, input that cannot block.
+@Suite struct ChildProcessTests {
+    static func text(_ output: ChildProcess.Output) -> String { String(decoding: output.stdout, as: UTF8.self) }
+
+    @Test func aChildGetsNoDescriptorOfOurs() throws {
+        let ours = open("/dev/null", O_RDONLY)  // without O_CLOEXEC: only the spawn's own closing keeps it out
+        defer { close(ours) }
+        let output = try ChildProcess.run("/bin/sh", ["-c", "ls /proc/$$/fd"], timeout: 10)
+        #expect(output.status == 0)
+        #expect(Self.text(output).split(separator: "\n").sorted() == ["0", "1", "2"], "\(Self.text(output))")
+    }
+
+    @Test func aChildStartsWithDefaultSignals() throws {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGUSR1)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        let output = try ChildProcess.run("/bin/grep", ["-E", "^Sig(Blk|Ign)", "/proc/self/status"], timeout: 10)
+        let masks = Self.text(output).split(separator: "\n").compactMap {
+            $0.split(separator: "\t").last.flatMap { UInt64($0, radix: 16) }
+        }
+        // Signals 1-31 (32 and 33 are glibc's own, which no spawn can reset).
+        #expect(masks.count == 2 && masks.allSatisfy { $0 & 0x7fff_ffff == 0 }, "\(Self.text(output))")
+    }
+
+    @Test func aDeadlineKills() throws {
+        let start = ContinuousClock.now
+        let output = try ChildProcess.run("/bin/sleep", ["30"], timeout: 0.5)
+        #expect(output.timedOut && output.status == -9)
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    @Test func outputIsBoundedAndInputCannotBlock() throws {
+        let chatty = try ChildProcess.run(
+            "/usr/bin/head", ["-c", "10000000", "/dev/zero"], timeout: 30, outputLimit: 1000)
+        #expect(chatty.status == 0 && chatty.stdout.count == 1000, "read to the end, kept the limit")
+        let deaf = try ChildProcess.run("/bin/true", [], input: Data(count: 4 << 20), timeout: 30)
+        #expect(deaf.status == 0 && !deaf.timedOut, "4 MiB for a child that never reads")
+        let echo = try ChildProcess.run("/bin/cat", [], input: Data("abc".utf8), timeout: 10)
+        #expect(Self.text(echo) == "abc")
+    }
+
+    @Test func aMissingProgramIsAClearError() {
+        #expect { _ = try ChildProcess.run("/nonexistent/program", [], timeout: 5) } throws: {
+            "\($0)".contains("cannot run /nonexistent/program")
+        }
+    }
+}
