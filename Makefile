@@ -49,6 +49,9 @@ install-files:
 	install -D -m 0755 mount-helpers/mount.fuse.keychainfs $(DESTDIR)/sbin/mount.fuse.keychainfs
 	ln -sf mount.fuse.keychainfs $(DESTDIR)/sbin/mount.keychainfs
 	install -D -m 0644 mount-helpers/keychainfs@.service $(DESTDIR)$(PREFIX)/lib/systemd/user/keychainfs@.service
+	install -d $(DESTDIR)$(PREFIX)/share/dbus-1/services
+	sed 's|@BINDIR@|$(PREFIX)/bin|' mount-helpers/keychainfs.secrets.service.in > $(DESTDIR)$(PREFIX)/share/dbus-1/services/keychainfs.secrets.service
+	chmod 0644 $(DESTDIR)$(PREFIX)/share/dbus-1/services/keychainfs.secrets.service
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/keychainfs/README.md
 	install -d $(DESTDIR)$(PREFIX)/share/doc/keychainfs/docs
 	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/keychainfs/docs/

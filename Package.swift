@@ -146,7 +146,7 @@ let package = Package(
         .target(
             name: "SecretService",
             dependencies: [
-                "CSystemd", "COpenSSL", "KeychainModel", "KeychainEngine", "ItemNaming",
+                "CSystemd", "COpenSSL", "KeychainModel", "KeychainEngine", "ItemNaming", "ChildProcesses",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),

@@ -38,6 +38,7 @@ bash -c 'source /usr/share/bash-completion/completions/keychainfs && complete -p
 # The mount helper runs (without arguments it prints its usage and exits 1).
 { /sbin/mount.fuse.keychainfs 2>&1 || true; } | grep -q "usage: mount.fuse.keychainfs"
 test -f /usr/lib/systemd/user/keychainfs@.service
+grep -qx "Exec=/usr/bin/keychainfs secret-service" /usr/share/dbus-1/services/keychainfs.secrets.service
 dpkg -r keychainfs >/dev/null
 trap - EXIT
 

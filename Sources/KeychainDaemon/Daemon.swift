@@ -27,6 +27,9 @@ package struct DaemonConfiguration: Sendable {
     package var allowRoot = false
     /// Serve the Secret Service on D-Bus (`--secret-service`; docs/secret-service.md); nil: not.
     package var secretService: SecretServiceOptions?
+    /// Mount the filesystem at `mountpoint`; false (`keychainfs secret-service`): serve the Secret Service
+    /// and the control socket only, until the bus goes away or the daemon is told to stop.
+    package var mountsFilesystem = true
 
     package init(
         vault: Vault, mountpoint: String, caller: Caller, defaultAccessible: Accessibility?, deviceKeyPath: String?,
@@ -86,21 +89,32 @@ package enum Daemon {
             let view = KeychainView(
                 keychain: keychain, caller: configuration.caller, defaultAccessible: configuration.defaultAccessible,
                 guards: guards, accessPolicy: policy, audit: audit)
+            // Serving the session bus only: the daemon ends with that bus (a mount or a private bus reconnects).
+            let endsWithBus = !configuration.mountsFilesystem && configuration.secretService?.privateBus == false
+            let fireExit: @Sendable () -> Void = { exitRequest.fire() }
+            let busEnded = endsWithBus ? fireExit : nil
             // Before the mount: a bus name that cannot be owned ends the start with nothing mounted.
             let secretService = try configuration.secretService.map { options throws(BusError) in
                 try SecretService(
                     keychain: keychain, accessPolicy: policy, audit: audit, enforcesAccess: guards.controlAccess,
-                    privateBus: options.privateBus, replace: options.replace)
+                    privateBus: options.privateBus, replace: options.replace, busEnded: busEnded)
             }
             defer { secretService?.stop() }
             if let secretService {
                 log.info(
                     "secret service: \(SecretService.busName) on DBUS_SESSION_BUS_ADDRESS=\(secretService.address)")
             }
-            let mount = try FuseMount(
-                view: view, mountpoint: configuration.mountpoint, source: configuration.vault.directory, log: log,
-                readPath: configuration.readPath, allowRoot: configuration.allowRoot)
-            exitRequest.set { mount.requestExit() }
+            var fuse: FuseMount?
+            if configuration.mountsFilesystem {
+                fuse = try FuseMount(
+                    view: view, mountpoint: configuration.mountpoint, source: configuration.vault.directory, log: log,
+                    readPath: configuration.readPath, allowRoot: configuration.allowRoot)
+            }
+            let mount = fuse
+            let busOnly = DispatchSemaphore(value: 0)
+            exitRequest.set {
+                if let mount { mount.requestExit() } else { busOnly.signal() }
+            }
             let handler = ControlHandler(
                 keychain: keychain, mountpoint: configuration.mountpoint,
                 requestUnmount: {
@@ -113,12 +127,21 @@ package enum Daemon {
             if let interval = configuration.syncInterval {
                 SyncCommands.syncPeriodically(keychain, every: interval, log: log)
             }
+            let place = mount == nil ? "on the bus only" : "at \(configuration.mountpoint)"
             log.info(
-                "serving \(configuration.vault.directory) at \(configuration.mountpoint) (pid \(getpid()), device \(keychain.deviceStatus().state.rawValue))"
+                "serving \(configuration.vault.directory) \(place) (pid \(getpid()), device \(keychain.deviceStatus().state.rawValue))"
             )
-            let result = mount.run()
+            let result: Int32
+            if let mount {
+                result = mount.run()
+            } else {
+                busOnly.wait()
+                result = 0
+            }
             server.close()
-            log.info("unmounted \(configuration.mountpoint)")
+            log.info(
+                mount == nil
+                    ? "stopped serving \(configuration.vault.directory)" : "unmounted \(configuration.mountpoint)")
             withExtendedLifetime(lock) {}
             return result == 0 ? 0 : 1
         } catch let error as KeychainError {

@@ -15,6 +15,11 @@ import TestSupport
 
     /// The ids of docs/entry-points.md whose "unmatched, --strict" column says refused.
     static func refusedRows() throws -> [String] {
+        try rows(where: "unmatched, --strict") { $0.hasPrefix("refused") }
+    }
+
+    /// The ids of docs/entry-points.md's rows whose `column` cell `matches`.
+    static func rows(where column: String, _ matches: (String) -> Bool) throws -> [String] {
         let doc = try String(contentsOfFile: Self.repository + "/docs/entry-points.md", encoding: .utf8)
         var header: [String] = []
         var ids: [String] = []
@@ -24,9 +29,9 @@ import TestSupport
             }
             if cells.first == "id" { header = cells; continue }
             guard let idCell = cells.first, idCell.hasPrefix("`"),
-                let column = header.firstIndex(of: "unmatched, --strict"), column < cells.count
+                let index = header.firstIndex(of: column), index < cells.count
             else { continue }
-            if cells[column].hasPrefix("refused") {
+            if matches(cells[index]) {
                 ids.append(idCell.trimmingCharacters(in: CharacterSet(charactersIn: "`")))
             }
         }
@@ -60,7 +65,7 @@ import TestSupport
                 stdin: "{\"ServerURL\":\"https://reg.example\",\"Username\":\"u\",\"Secret\":\"\(secret)\"}",
                 environment: env))
         m.unmount()
-        try expectSuccess(m.remount(["--strict"], environment: mountEnvironment))
+        try serveBus(m, ["--strict", "--audit-log", auditLog(m)], environment: mountEnvironment)
         let other = m.root + "/other-program"
         try FileManager.default.copyItem(atPath: "/bin/true", toPath: other)
         try expectSuccess(
@@ -169,6 +174,12 @@ import TestSupport
             stdin: "protocol=https\nhost=git.example\n\n"),
         "helper.docker": cli(
             MountedVault.builtProgram("docker-credential-keychainfs"), ["get"], stdin: "https://reg.example"),
+        "dbus.get-secret": bus("dbus.get-secret"),
+        "dbus.search": bus("dbus.search"),
+        "dbus.write": bus("dbus.write"),
+        "dbus.lock": bus("dbus.lock"),
+        "dbus.unlock": bus("dbus.unlock"),
+        "dbus.session": bus("dbus.session"),
     ]
 
     @Test(.timeLimit(.minutes(3))) func everyRowThatReachesASecretRefusesAnUnmatchedProcessUnderStrict() throws {
@@ -221,10 +232,50 @@ import TestSupport
         let m = try Self.strictVault(mountEnvironment: [LockGuardsName.variable: "control-access"])
         for id in [
             "item.copy-matching", "api.secitem", "cli.find", "cli.run", "vault.backup", "device.prompts", "device.lock",
+            "dbus.get-secret", "dbus.search", "dbus.write", "dbus.session",
         ] {
             let probe = try #require(Self.probes[id])
             let (refused, detail) = probe(m)
             #expect(!refused, "\(id) is refused even with the checks off: \(detail)")
+        }
+    }
+
+    /// The lock column of the Secret Service rows: on a locked device a client the rules admit gets IsLocked
+    /// for a secret or a write and finds no item (the attributes are sealed too); nothing changes. Unlocked,
+    /// the same calls are served, so the refusals are the lock's.
+    @Test(.timeLimit(.minutes(3))) func theBusRowsWithALockRefuseEveryCallWhileLocked() throws {
+        let locked = try Self.rows(where: "lock") { $0.hasPrefix("yes") }.filter { $0.hasPrefix("dbus.") }
+        #expect(Set(locked) == ["dbus.get-secret", "dbus.search", "dbus.write"], "\(locked)")
+        let m = try MountedVault()
+        try expectSuccess(m.cli(["add-generic-password", "-s", "svc", "-a", "acct", "-w", Self.secret, m.vault]))
+        m.unmount()
+        try Self.serveBus(m, [])
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        let path = Self.busClient(m, ["item-path", "service=svc", "username=acct"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(path.hasPrefix("/org/freedesktop/secrets/collection/login/"), "\(path)")
+
+        try expectSuccess(m.device("lock"))
+        let whileLocked = Self.busClient(m, ["while-locked", path])
+        let answers = whileLocked.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(whileLocked.succeeded && answers.count == 7, "\(whileLocked)")
+        #expect(Set(answers.compactMap(\.first)) == Set(locked), "every locked row is probed: \(answers)")
+        for answer in answers where answer.count >= 3 {
+            let expected =
+                ["SearchItems", "Collection.SearchItems", "Items"].contains(answer[1])
+                ? "ok 0" : "org.freedesktop.Secret.Error.IsLocked"
+            #expect(answer[2...].joined(separator: " ") == expected, "\(answer)")
+        }
+        try expectSuccess(m.device("unlock", passcode: "1234"))
+        #expect(FS.read(m.path("genp/svc/acct/value")) == .success(Data(Self.secret.utf8)), "nothing changed")
+        #expect(FS.read(m.path("genp/locked/new/value")) == .failure(Errno(ENOENT)), "nothing was made")
+
+        let unlocked = Self.busClient(m, ["while-locked", path]).stdout.split(separator: "\n").map {
+            $0.split(separator: " ").map(String.init)
+        }
+        #expect(unlocked.count == 7 && unlocked.allSatisfy { $0.count == 4 && $0[2] == "ok" }, "\(unlocked)")
+        for answer in unlocked where answer.count == 4 && answer[1].hasSuffix("Items") {
+            #expect(answer[3] != "0", "unlocked, the item is found: \(answer)")
         }
     }
 

@@ -37,7 +37,8 @@ import Testing
     }
 
     @Test func aClientsItemPathParsesOnlyAsWhatTheServiceMakes() {
-        let reference = Data([0x67, 0x65, 0x6e, 0x70, 0x00, 0xff])
+        let reference = Data([0x67, 0x65, 0x6e, 0x70, 0x00, 0xff, 0x0a])
+        #expect(ObjectPath.itemPath(reference) == "/org/freedesktop/secrets/collection/login/67656e7000ff0a")
         #expect(ObjectPath.parse(ObjectPath.itemPath(reference)) == .item(reference))
         for path in [
             "/org/freedesktop/secrets/collection/login/ABCD", "/org/freedesktop/secrets/collection/login/abc",
@@ -49,4 +50,13 @@ import Testing
         }
         #expect(ObjectPath.parse("/org/freedesktop/secrets/aliases/default") == .collection)
     }
+}
+
+/// The address the service reconnects to: the old bus's GUID would make sd-bus refuse a bus started again
+/// at the same path.
+@Test func aReconnectionAddressDropsTheOldBusGUID() {
+    #expect(SecretService.withoutGUID("unix:path=/tmp/b,guid=0123abcd") == "unix:path=/tmp/b")
+    #expect(
+        SecretService.withoutGUID("unix:guid=1,path=/a;tcp:host=x,guid=2,port=1") == "unix:path=/a;tcp:host=x,port=1")
+    #expect(SecretService.withoutGUID("unix:path=/plain") == "unix:path=/plain")
 }

@@ -55,24 +55,13 @@ import TestSupport
         try expectSuccess(s.vault.device("passcode", "set", passcode: "1234"))
         try expectSuccess(s.vault.device("prompt", "auto", "off"))
         try expectSuccess(s.vault.device("lock"))
-        let client = Process()
-        client.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        client.arguments = [ServedVault.clients + "/hostile_client.py", "prompt-and-vanish"]
-        client.environment = ProcessInfo.processInfo.environment.merging(s.bus.environment) { $1 }
-        let output = Pipe()
-        client.standardOutput = output
-        try client.run()
-        defer {
-            kill(client.processIdentifier, SIGKILL)
-            client.waitUntilExit()
-        }
-        let lines = LineReader(output.fileHandleForReading)
-        #expect(lines.waitFor(10) { $0 == "ok" } != nil, "Prompt.Prompt answered")
+        let client = try RunningClient("hostile_client", ["prompt-and-vanish"], on: s.bus)
+        #expect(client.lines.waitFor(10) { $0 == "ok" } != nil, "Prompt.Prompt answered")
         let pending = { s.vault.cli(["device", "prompts", "--mount", s.vault.mount]).stdout }
         #expect(
             s.vault.wait(10) { pending().contains("Secret Service") },
             "the unlock prompt waits for an answer: \(pending())")
-        kill(client.processIdentifier, SIGKILL)
+        client.kill()
         #expect(
             s.vault.wait(10) { !pending().contains("Secret Service") },
             "the vanished client's prompt is cancelled: \(pending())")

@@ -55,18 +55,9 @@ import TestSupport
     @Test func signalsFollowChangesMadeThroughTheMountAndTheCLI() throws {
         let s = try ServedVault()
         try expectSuccess(s.vault.device("passcode", "set", passcode: "1234"))
-        let watcher = Process()
-        watcher.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        watcher.arguments = [ServedVault.clients + "/watch_signals.py", "20"]
-        watcher.environment = ProcessInfo.processInfo.environment.merging(s.bus.environment) { $1 }
-        let output = Pipe()
-        watcher.standardOutput = output
-        try watcher.run()
-        defer {
-            kill(watcher.processIdentifier, SIGKILL)
-            watcher.waitUntilExit()
-        }
-        let lines = LineReader(output.fileHandleForReading)
+        let watcher = try RunningClient("watch_signals", ["20"], on: s.bus)
+        defer { watcher.kill() }  // and kept alive until then
+        let lines = watcher.lines
         #expect(lines.waitFor(10) { $0 == "ready" } != nil)
 
         #expect(MountFiles.makeItem(s, service: "watched", account: "item", value: "v"))

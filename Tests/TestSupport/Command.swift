@@ -31,4 +31,25 @@ public enum Command {
         }
         return CommandResult(status: output.status, stdout: stdout, stderr: stderr)
     }
+
+    /// Starts `executable` and leaves it running (a bus daemon, a daemon in the foreground), its standard
+    /// input and error /dev/null: its pid and the read end of its standard output. The caller closes that,
+    /// and stops and waits for the child.
+    public static func start(_ executable: String, _ arguments: [String], environment: [String: String]? = nil)
+        -> (pid: pid_t, stdout: Int32)?
+    {
+        var output: [Int32] = [-1, -1]
+        guard pipe(&output) == 0 else { return nil }
+        for fd in output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        defer { close(output[1]) }
+        let variables = ProcessInfo.processInfo.environment.merging(environment ?? [:]) { $1 }
+        do {
+            let pid = try ChildProcess.spawn(
+                executable, arguments, environment: variables, stdout: .descriptor(output[1]))
+            return (pid, output[0])
+        } catch {
+            close(output[0])
+            return nil
+        }
+    }
 }

@@ -69,6 +69,9 @@ public final class BusConnection: @unchecked Sendable {
     private let outgoing = Mutex<[BusSignal]>([])
     private let wake: (read: Int32, write: Int32)
     private let stopping = Atomic<Bool>(false)
+    /// The serving thread ended because the bus went away: signals are dropped, not queued.
+    private let ended = Atomic<Bool>(false)
+    private var connectionEnded: (@Sendable (String) -> Void)?
     private let finished = DispatchSemaphore(value: 0)
     private var running = false
 
@@ -153,14 +156,16 @@ public final class BusConnection: @unchecked Sendable {
     }
 
     /// Serves method calls on `prefix` and every path below it with `handler`, and reports peers that
-    /// leave the bus to `peerGone`, on the connection's thread, until ``stop()``. The objects are in place
-    /// before `name` is owned (``requestName(_:replace:)``), so no client that finds the name misses them.
+    /// leave the bus to `peerGone`, on the connection's thread, until ``stop()``; `ended` hears (once, with
+    /// the reason) that the bus went away under it. The objects are in place before `name` is owned
+    /// (``requestName(_:replace:)``), so no client that finds the name misses them.
     public func serve(
         prefix: String, as name: String, replace: Bool, handler: @escaping Handler,
-        peerGone: @escaping @Sendable (String) -> Void
+        peerGone: @escaping @Sendable (String) -> Void, ended: @escaping @Sendable (String) -> Void
     ) throws(BusError) {
         self.handler = handler
         self.peerGone = peerGone
+        connectionEnded = ended
         let me = Unmanaged.passUnretained(self).toOpaque()
         var result = sd_bus_add_fallback(
             bus, nil, prefix,
@@ -199,6 +204,7 @@ public final class BusConnection: @unchecked Sendable {
 
     /// Sends `signal` from the connection's thread (soon; in the order of the calls).
     public func emit(_ signal: BusSignal) {
+        guard !ended.load(ordering: .acquiring) else { return }
         outgoing.withLock { $0.append(signal) }
         var byte: UInt8 = 1
         _ = write(wake.write, &byte, 1)
@@ -232,8 +238,9 @@ public final class BusConnection: @unchecked Sendable {
             var processed: Int32
             repeat { processed = sd_bus_process(bus, nil) } while processed > 0 && !stopping.load(ordering: .acquiring)
             if processed < 0 {
-                FileHandle.standardError.write(
-                    Data("keychainfs: secret service: the bus connection ended (\(Self.describe(processed)))\n".utf8))
+                ended.store(true, ordering: .releasing)
+                outgoing.withLock { $0.removeAll() }
+                connectionEnded?(Self.describe(processed))
                 return
             }
             var fds = [

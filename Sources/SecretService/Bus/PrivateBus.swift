@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import KeychainEngine
 import KeychainModel
@@ -8,7 +9,8 @@ import KeychainModel
 public final class PrivateBus: Sendable {
     /// The bus's address, to export as DBUS_SESSION_BUS_ADDRESS.
     public let address: String
-    private let process: Process
+    private let pid: pid_t
+    private let exit: Exit
     private let socketPath: String
 
     static let setpriv = "/usr/bin/setpriv"
@@ -39,72 +41,78 @@ public final class PrivateBus: Sendable {
         else {
             throw BusError.failed("--private-bus needs dbus-daemon (apt install dbus-daemon)")
         }
-        let process = Process()
         let busArguments = ["--session", "--nofork", "--print-address", "--address=unix:path=" + socketPath]
         // Through setpriv (util-linux) when there is one: the bus is killed if the daemon dies without
-        // stopping it (SIGKILL, a crash), so no bus outlives its vault's daemon. SIGKILL, because the child
-        // inherits the daemon's signal mask, in which SIGTERM is blocked (the daemon waits for it itself).
-        if FileManager.default.isExecutableFile(atPath: Self.setpriv) {
-            process.executableURL = URL(fileURLWithPath: Self.setpriv)
-            process.arguments = ["--pdeathsig", "KILL", "--", executable] + busArguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = busArguments
-        }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
+        // stopping it (SIGKILL, a crash), so no bus outlives its vault's daemon.
+        let (program, arguments) =
+            FileManager.default.isExecutableFile(atPath: Self.setpriv)
+            ? (Self.setpriv, ["--pdeathsig", "KILL", "--", executable] + busArguments) : (executable, busArguments)
+        var output: [Int32] = [-1, -1]
+        guard pipe(&output) == 0 else { throw BusError.failed("cannot make a pipe for dbus-daemon") }
+        for fd in output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let (readEnd, writeEnd) = (output[0], output[1])
+        defer { close(readEnd) }
         // Started from a thread that lives as long as the bus: the parent-death signal follows the thread
-        // that spawned the child, and the calling thread may end before the bus does.
-        let launch = Launch(process)
+        // that spawned the child, and the calling thread may end before the bus does. ChildProcess: no
+        // descriptor of the daemon's and no signal blocked in the bus (with SIGCHLD blocked, as the daemon's
+        // threads have it, a dbus-daemon never sees the services it starts exit).
+        let launch = Launch()
         let launched = DispatchSemaphore(value: 0)
         let keeper = self.keeper
         let thread = Thread {
-            do { try launch.process.run() } catch { launch.error = error }
+            do throws(ChildProcess.SpawnError) {
+                launch.pid = try ChildProcess.spawn(program, arguments, stdout: .descriptor(writeEnd))
+            } catch {
+                launch.error = error
+            }
             launched.signal()
             keeper.wait()
         }
         thread.name = "private-bus"
         thread.start()
         launched.wait()
-        if let error = launch.error {
+        close(writeEnd)
+        guard let pid = launch.pid else {
             keeper.signal()
-            throw BusError.failed("cannot start dbus-daemon: \(error)")
+            throw BusError.failed("cannot start dbus-daemon: \(launch.error.map { "\($0)" } ?? "?")")
         }
-        self.process = process
+        self.pid = pid
+        exit = Exit(pid)
         // The first line is the address, once the bus listens; bounded by a deadline.
-        let printed = Self.firstLine(of: output.fileHandleForReading, within: Self.startDeadline)
+        let printed = Self.firstLine(of: readEnd, within: Self.startDeadline)
         guard let printed, !printed.isEmpty else {
-            Self.end(process)
+            Self.end(pid, exit)
+            keeper.signal()
             throw BusError.failed("dbus-daemon did not print its address within \(Int(Self.startDeadline)) s")
         }
         address = printed
     }
 
-    /// Stops the bus (SIGKILL: it keeps nothing, and SIGTERM is blocked in the mask it inherited) and removes its socket.
+    /// Whether the bus process still runs (it may have been killed under the daemon).
+    public var isRunning: Bool { exit.status(within: 0) == nil }
+
+    /// Stops the bus (SIGKILL: it keeps nothing) and removes its socket.
     public func stop() {
-        Self.end(process)
+        Self.end(pid, exit)
         unlink(socketPath)
         keeper.signal()
     }
 
     private let keeper = DispatchSemaphore(value: 0)
 
-    /// The process to start on the launching thread, and how starting it went.
+    /// The pid the launching thread got, or why it got none.
     private final class Launch: @unchecked Sendable {
-        let process: Process
-        var error: (any Error)?
-        init(_ process: Process) { self.process = process }
+        var pid: pid_t?
+        var error: ChildProcess.SpawnError?
     }
 
-    private static func end(_ process: Process) {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    private static func end(_ pid: pid_t, _ exit: Exit) {
+        guard exit.status(within: 0) == nil else { return }
+        kill(pid, SIGKILL)
+        _ = exit.status(within: 5)
     }
 
-    private static func firstLine(of handle: FileHandle, within seconds: TimeInterval) -> String? {
-        let fd = handle.fileDescriptor
+    private static func firstLine(of fd: Int32, within seconds: TimeInterval) -> String? {
         var line = Data()
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline, line.count < 4096 {

@@ -12,18 +12,18 @@ final class ChangeSignals: Sendable {
     private let keychain: Keychain
     private let face: VaultFace
     private let caller: Caller
-    private let connection: BusConnection
+    private let link: BusLink
     private let queue = DispatchQueue(label: "secret-service-changes")
     private let scheduled = Atomic<Bool>(false)
     private let last = Mutex<(items: [Data: ServiceItem], locked: Bool)?>(nil)
     /// Items whose own PropertiesChanged goes out at a lock or unlock (a bigger vault's others do not get one).
     static let maxItemSignals = 1024
 
-    init(keychain: Keychain, face: VaultFace, caller: Caller, connection: BusConnection) {
+    init(keychain: Keychain, face: VaultFace, caller: Caller, link: BusLink) {
         self.keychain = keychain
         self.face = face
         self.caller = caller
-        self.connection = connection
+        self.link = link
     }
 
     func start() {
@@ -99,6 +99,6 @@ final class ChangeSignals: Sendable {
             BusSignal(
                 path: ObjectPath.root, interface: ServiceObjects.serviceInterface, member: "CollectionChanged",
                 arguments: [.objectPath(collection)]))
-        for signal in signals { connection.emit(signal) }
+        for signal in signals { link.emit(signal) }
     }
 }

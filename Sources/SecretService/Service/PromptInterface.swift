@@ -52,7 +52,7 @@ extension ServiceObjects {
     /// Ends prompt `id` with its Completed signal (once: a second completion finds it gone).
     private func complete(_ id: UInt64, dismissed: Bool) {
         guard let prompt = prompts.finish(id) else { return }
-        connection.emit(
+        link.emit(
             BusSignal(
                 path: ObjectPath.promptPath(id), interface: Self.promptInterface, member: "Completed",
                 arguments: [.bool(dismissed), .variant(.paths(dismissed ? [] : prompt.objects))]))

@@ -61,9 +61,14 @@ final class PromptTable: Sendable {
     func finish(_ id: UInt64) -> Prompt? { state.withLock { $0.prompts.removeValue(forKey: id) } }
 
     /// Removes every prompt of `owner`, returning the engine prompts to cancel.
-    func removeAll(of owner: String) -> [UInt64] {
+    func removeAll(of owner: String) -> [UInt64] { remove(owners: { $0 == owner }) }
+
+    /// Removes every client's prompts (the bus went away), returning the engine prompts to cancel.
+    func removeEveryone() -> [UInt64] { remove(owners: { _ in true }) }
+
+    private func remove(owners: (String) -> Bool) -> [UInt64] {
         state.withLock { s in
-            let gone = s.prompts.filter { $0.value.owner == owner }
+            let gone = s.prompts.filter { owners($0.value.owner) }
             for id in gone.keys { s.prompts[id] = nil }
             return gone.values.compactMap(\.raised)
         }

@@ -20,30 +20,30 @@ final class ServiceObjects: Sendable {
     let accessPolicy: AccessPolicy
     let audit: AuditLog?
     let enforcesAccess: Bool
-    let connection: BusConnection
+    let link: BusLink
     let sessions = SessionTable()
     let prompts = PromptTable()
     let changes: ChangeSignals
 
     init(
         keychain: Keychain, accessPolicy: AccessPolicy, audit: AuditLog?, enforcesAccess: Bool,
-        connection: BusConnection
+        link: BusLink
     ) {
         self.keychain = keychain
         face = VaultFace(keychain: keychain)
         self.accessPolicy = accessPolicy
         self.audit = audit
         self.enforcesAccess = enforcesAccess
-        self.connection = connection
-        changes = ChangeSignals(
-            keychain: keychain, face: face, caller: accessPolicy.defaultCaller, connection: connection)
+        self.link = link
+        changes = ChangeSignals(keychain: keychain, face: face, caller: accessPolicy.defaultCaller, link: link)
     }
 
     func watchChanges() { changes.start() }
 
-    /// One call from the bus. Introspection and properties of the service's own shape need no caller;
-    /// everything else is refused (AccessDenied, audited) to a process no rule admits under --strict.
-    func handle(_ call: BusCall) -> Result<[BusValue], BusError> {
+    /// One call from the bus, on `connection`'s thread. Introspection and properties of the service's own
+    /// shape need no caller; everything else is refused (AccessDenied, audited) to a process no rule admits
+    /// under --strict.
+    func handle(_ call: BusCall, on connection: BusConnection) -> Result<[BusValue], BusError> {
         guard let object = ObjectPath.parse(call.path) else {
             return .failure(.noSuchObject("no such object: \(call.path)"))
         }
@@ -61,7 +61,9 @@ final class ServiceObjects: Sendable {
             return .failure(.accessDenied("the bus does not name the calling process"))
         }
         let resolved: (caller: Caller, pid: Int32, uid: UInt32)
-        do { resolved = (try caller(peer), peer.pid, peer.uid) } catch {
+        do {
+            resolved = (try caller(peer, raisesPrompts: call.interface == Self.promptInterface), peer.pid, peer.uid)
+        } catch {
             record(call, pid: peer.pid, uid: peer.uid, caller: nil, status: SecStatus.missingEntitlement)
             return .failure(error)
         }
@@ -127,11 +129,14 @@ final class ServiceObjects: Sendable {
 
     /// The caller a peer process is, by the one rule of every face (``PeerCaller``): access.toml decides,
     /// --strict refuses a process no rule matches; a client cannot claim groups on the bus.
-    private func caller(_ peer: (pid: Int32, uid: UInt32)) throws(BusError) -> Caller {
-        guard enforcesAccess else { return accessPolicy.defaultCaller.acting(asProcess: peer.pid) }
+    /// The caller names its executable only for a call that may raise a prompt (`device prompts` shows it;
+    /// the audit line reads it itself): reading /proc/PID/exe was 8% of the daemon's time in a GetSecrets.
+    private func caller(_ peer: (pid: Int32, uid: UInt32), raisesPrompts: Bool) throws(BusError) -> Caller {
+        let process = PeerProcess(pid: peer.pid, uid: peer.uid)
         do {
             return try PeerCaller.resolve(
-                PeerProcess(pid: peer.pid, uid: peer.uid), policy: accessPolicy, fallback: accessPolicy.defaultCaller)
+                process, policy: enforcesAccess ? accessPolicy : nil, fallback: accessPolicy.defaultCaller,
+                namingExecutable: raisesPrompts)
         } catch {
             throw .accessDenied("\(error.message) (pid \(peer.pid), \(PeerProcess.executable(of: peer.pid) ?? "?"))")
         }
@@ -186,5 +191,12 @@ final class ServiceObjects: Sendable {
     func peerGone(_ name: String) {
         sessions.closeAll(of: name)
         for raised in prompts.removeAll(of: name) { keychain.prompts.cancel(raised) }
+    }
+
+    /// The bus went away: every client's sessions close and prompts are cancelled, as if each had left
+    /// (a new bus gives out the same unique names again, so none may carry over).
+    func forgetClients() {
+        sessions.closeEveryone()
+        for raised in prompts.removeEveryone() { keychain.prompts.cancel(raised) }
     }
 }

@@ -61,5 +61,8 @@ final class SessionTable: Sendable {
 
     func closeAll(of owner: String) { state.withLock { $0.sessions = $0.sessions.filter { $0.value.owner != owner } } }
 
+    /// Closes every client's sessions (the bus they were opened on went away).
+    func closeEveryone() { state.withLock { $0.sessions.removeAll() } }
+
     var count: Int { state.withLock { $0.sessions.count } }
 }

@@ -13,7 +13,8 @@ struct Status: ParsableCommand {
     func run() throws {
         let status = try address.call(StatusCall())
         print("vault: \(status.vault)")
-        print("mount: \(status.mountpoint)")
+        // Empty for `keychainfs secret-service`, which serves no mount.
+        print("mount: \(status.mountpoint.isEmpty ? "none (the Secret Service only)" : status.mountpoint)")
         print("pid: \(status.pid)")
         DeviceStatusPrinter.print(status)
         if let items = status.items {

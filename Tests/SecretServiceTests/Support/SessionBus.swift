@@ -6,42 +6,62 @@ import TestSupport
 final class SessionBus {
     let address: String
     let pid: Int32
-    private let process: Process
 
-    init() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--session", "--nofork", "--print-address"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        pid = process.processIdentifier
-        let fd = output.fileHandleForReading.fileDescriptor
-        var line = Data()
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 100) >= 0 else { break }
-            if pfd.revents == 0 { continue }
-            var byte: UInt8 = 0
-            guard read(fd, &byte, 1) == 1, byte != UInt8(ascii: "\n") else { break }
-            line.append(byte)
-        }
-        address = String(decoding: line, as: UTF8.self)
+    /// `arguments`: what kind of bus (`--session`, or `--config-file=…` for one with an activation
+    /// directory) and where (`--address=…`); `environment`: what the bus gives the services it starts.
+    init(arguments: [String] = ["--session"], environment: [String: String] = [:]) throws {
+        // posix_spawn with no signal blocked (Command.start): a dbus-daemon started by Foundation's Process
+        // inherited a blocked SIGCHLD and never saw a service it activated exit.
+        guard
+            let started = Command.start(
+                "/usr/bin/dbus-daemon", arguments + ["--nofork", "--print-address"], environment: environment)
+        else { throw BusStartFailed() }
+        pid = started.pid
+        address = FileHandle(fileDescriptor: started.stdout, closeOnDealloc: true).readLine(within: 10) ?? ""
         guard address.hasPrefix("unix:") else {
-            process.terminate()
+            stop()
             throw BusStartFailed()
         }
     }
 
     struct BusStartFailed: Error {}
 
-    deinit {
-        kill(pid, SIGKILL)
-        process.waitUntilExit()
+    /// A session bus from a configuration file of its own (in `root`): listening at `listen`, starting the
+    /// services of `services` only (none: no activation at all, not even the desktop's gnome-keyring).
+    convenience init(
+        configuredIn root: String, listen: String, services: String? = nil, environment: [String: String] = [:]
+    ) throws {
+        let configuration = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>\(listen)</listen>
+              \(services.map { "<servicedir>\($0)</servicedir>" } ?? "")
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """
+        let file = root + "/bus-" + UUID().uuidString.prefix(8) + ".conf"
+        try configuration.write(toFile: file, atomically: true, encoding: .utf8)
+        try self.init(arguments: ["--config-file=" + file], environment: environment)
     }
+
+    deinit { stop() }
+
+    /// Kills the bus (SIGKILL, as a crash would) and waits for it; once.
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
+
+    private var stopped = false
 
     /// The environment of a client of this bus.
     var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
@@ -98,4 +118,22 @@ enum MountFiles {
     }
 
     static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+}
+
+extension FileHandle {
+    /// The first line written (without its newline), or nil if none comes within `seconds`.
+    func readLine(within seconds: TimeInterval) -> String? {
+        var line = Data()
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            var pfd = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 100) >= 0 else { return nil }
+            if pfd.revents == 0 { continue }
+            var byte: UInt8 = 0
+            guard Glibc.read(fileDescriptor, &byte, 1) == 1 else { return nil }
+            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+        return nil
+    }
 }
