@@ -5,11 +5,11 @@ import Synchronization
 
 /// The freedesktop Secret Service (API 0.2) on a vault: owns `org.freedesktop.secrets` on the session bus
 /// (or on a bus of its own) and serves the vault as its one collection (docs/secret-service.md).
-public final class SecretService: Sendable {
-    public static let busName = "org.freedesktop.secrets"
+package final class SecretService: Sendable {
+    package static let busName = "org.freedesktop.secrets"
 
     /// The address clients reach it at (DBUS_SESSION_BUS_ADDRESS).
-    public let address: String
+    package let address: String
     private let link: BusLink
     private let objects: ServiceObjects
     private let vault: Vault
@@ -28,7 +28,7 @@ public final class SecretService: Sendable {
     /// joining DBUS_SESSION_BUS_ADDRESS; `replace`: take the name over from another owner. When the bus
     /// goes away, `busEnded` is called if given (a daemon that serves only the bus ends with it); without
     /// it the service reconnects to the same address (restarting a private bus there) until ``stop()``.
-    public init(
+    package init(
         keychain: Keychain, accessPolicy: AccessPolicy, audit: AuditLog?, enforcesAccess: Bool,
         privateBus wantsPrivateBus: Bool, replace: Bool,
         environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -72,7 +72,7 @@ public final class SecretService: Sendable {
     }
 
     /// Stops serving; a private bus stops with it.
-    public func stop() {
+    package func stop() {
         stopping.store(true, ordering: .releasing)
         wake.signal()
         link.close().stop()

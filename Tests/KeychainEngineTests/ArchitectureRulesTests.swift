@@ -110,8 +110,6 @@ import Testing
         // The store's types the engine's face names (Vault, VaultLock, DeviceState, OutsideFile): bench/engine
         // opens vaults through them.
         "KeychainStore",
-        // The Secret Service's D-Bus face is served by the daemon; its public is its own.
-        "SecretService",
     ]
 
     static func publicDeclarations(in lines: [Substring]) -> [Int] {

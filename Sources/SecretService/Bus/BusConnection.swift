@@ -3,51 +3,51 @@ import Foundation
 import Synchronization
 
 /// A method call as the service sees it.
-public struct BusCall: Sendable {
-    public var sender: String
-    public var path: String
-    public var interface: String
-    public var member: String
-    public var arguments: [BusValue]
+package struct BusCall: Sendable {
+    package var sender: String
+    package var path: String
+    package var interface: String
+    package var member: String
+    package var arguments: [BusValue]
 }
 
 /// A D-Bus error reply: its name (org.freedesktop.Secret.Error.IsLocked, …) and a message for people.
-public struct BusError: Error, Sendable, Equatable {
-    public var name: String
-    public var message: String
-    public init(_ name: String, _ message: String) {
+package struct BusError: Error, Sendable, Equatable {
+    package var name: String
+    package var message: String
+    package init(_ name: String, _ message: String) {
         self.name = name
         self.message = message
     }
 
-    public static func invalidArgs(_ message: String) -> BusError {
+    package static func invalidArgs(_ message: String) -> BusError {
         BusError("org.freedesktop.DBus.Error.InvalidArgs", message)
     }
-    public static func accessDenied(_ message: String) -> BusError {
+    package static func accessDenied(_ message: String) -> BusError {
         BusError("org.freedesktop.DBus.Error.AccessDenied", message)
     }
-    public static func failed(_ message: String) -> BusError { BusError("org.freedesktop.DBus.Error.Failed", message) }
-    public static func unknownMethod(_ message: String) -> BusError {
+    package static func failed(_ message: String) -> BusError { BusError("org.freedesktop.DBus.Error.Failed", message) }
+    package static func unknownMethod(_ message: String) -> BusError {
         BusError("org.freedesktop.DBus.Error.UnknownMethod", message)
     }
-    public static func isLocked(_ message: String) -> BusError {
+    package static func isLocked(_ message: String) -> BusError {
         BusError("org.freedesktop.Secret.Error.IsLocked", message)
     }
-    public static func noSession(_ message: String) -> BusError {
+    package static func noSession(_ message: String) -> BusError {
         BusError("org.freedesktop.Secret.Error.NoSession", message)
     }
-    public static func noSuchObject(_ message: String) -> BusError {
+    package static func noSuchObject(_ message: String) -> BusError {
         BusError("org.freedesktop.Secret.Error.NoSuchObject", message)
     }
 }
 
 /// A signal to send.
-public struct BusSignal: Sendable {
-    public var path: String
-    public var interface: String
-    public var member: String
-    public var arguments: [BusValue]
-    public init(path: String, interface: String, member: String, arguments: [BusValue]) {
+package struct BusSignal: Sendable {
+    package var path: String
+    package var interface: String
+    package var member: String
+    package var arguments: [BusValue]
+    package init(path: String, interface: String, member: String, arguments: [BusValue]) {
         self.path = path
         self.interface = interface
         self.member = member
@@ -59,8 +59,8 @@ public struct BusSignal: Sendable {
 /// thread-safe: only that thread touches the connection; others hand it signals through ``emit(_:)``,
 /// which wakes it through a pipe. It waits in poll(2) with sd-bus's own timeout, at most
 /// ``pollPeriod``, so ``stop()`` returns promptly.
-public final class BusConnection: @unchecked Sendable {
-    public typealias Handler = @Sendable (BusCall, BusConnection) -> Result<[BusValue], BusError>
+package final class BusConnection: @unchecked Sendable {
+    package typealias Handler = @Sendable (BusCall, BusConnection) -> Result<[BusValue], BusError>
     static let pollPeriod: Int32 = 250  // milliseconds
 
     private let bus: OpaquePointer
@@ -76,7 +76,7 @@ public final class BusConnection: @unchecked Sendable {
     private var running = false
 
     /// Connects to the bus at `address` (a D-Bus address such as `unix:path=/run/user/0/bus`).
-    public init(address: String) throws(BusError) {
+    package init(address: String) throws(BusError) {
         var bus: OpaquePointer?
         var result = sd_bus_new(&bus)
         guard result >= 0, let bus else { throw BusError.failed("sd_bus_new: \(Self.describe(result))") }
@@ -130,7 +130,7 @@ public final class BusConnection: @unchecked Sendable {
     /// The process behind a unique bus name, from the bus itself (never from what the peer claims). A unique
     /// name is one connection of one process and is never reused on a bus, so the answer is kept until
     /// the peer leaves (``forget(_:)``): one question to the bus per client, not one per call. Bus thread only.
-    public func peer(_ sender: String) -> (pid: Int32, uid: UInt32)? {
+    package func peer(_ sender: String) -> (pid: Int32, uid: UInt32)? {
         if let known = peers[sender] { return known }
         guard let asked = askPeer(sender) else { return nil }
         if peers.count >= Self.maxRememberedPeers { peers.removeAll() }
@@ -159,7 +159,7 @@ public final class BusConnection: @unchecked Sendable {
     /// leave the bus to `peerGone`, on the connection's thread, until ``stop()``; `ended` hears (once, with
     /// the reason) that the bus went away under it. The objects are in place before `name` is owned
     /// (``requestName(_:replace:)``), so no client that finds the name misses them.
-    public func serve(
+    package func serve(
         prefix: String, as name: String, replace: Bool, handler: @escaping Handler,
         peerGone: @escaping @Sendable (String) -> Void, ended: @escaping @Sendable (String) -> Void
     ) throws(BusError) {
@@ -203,7 +203,7 @@ public final class BusConnection: @unchecked Sendable {
     }
 
     /// Sends `signal` from the connection's thread (soon; in the order of the calls).
-    public func emit(_ signal: BusSignal) {
+    package func emit(_ signal: BusSignal) {
         guard !ended.load(ordering: .acquiring) else { return }
         outgoing.withLock { $0.append(signal) }
         var byte: UInt8 = 1
@@ -211,7 +211,7 @@ public final class BusConnection: @unchecked Sendable {
     }
 
     /// Stops serving (the thread ends within one poll period) and closes the connection.
-    public func stop() {
+    package func stop() {
         if running, !stopping.exchange(true, ordering: .acquiringAndReleasing) {
             var byte: UInt8 = 1
             _ = write(wake.write, &byte, 1)

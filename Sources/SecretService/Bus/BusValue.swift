@@ -2,7 +2,7 @@ import Foundation
 
 /// One D-Bus value, as read from or written to a message: the service works on these, never on sd-bus
 /// pointers, so what arrives from the bus is checked in Swift (and can be fuzzed without a bus).
-public indirect enum BusValue: Sendable, Equatable {
+package indirect enum BusValue: Sendable, Equatable {
     case byte(UInt8)
     case bool(Bool)
     case int32(Int32)
@@ -22,17 +22,17 @@ public indirect enum BusValue: Sendable, Equatable {
     case structure([BusValue])
     case variant(BusValue)
 
-    public struct DictionaryEntry: Sendable, Equatable {
-        public var key: BusValue
-        public var value: BusValue
-        public init(_ key: BusValue, _ value: BusValue) {
+    package struct DictionaryEntry: Sendable, Equatable {
+        package var key: BusValue
+        package var value: BusValue
+        package init(_ key: BusValue, _ value: BusValue) {
             self.key = key
             self.value = value
         }
     }
 
     /// The value's D-Bus signature.
-    public var signature: String {
+    package var signature: String {
         switch self {
         case .byte: "y"
         case .bool: "b"
@@ -53,19 +53,19 @@ public indirect enum BusValue: Sendable, Equatable {
     }
 
     /// `a{ss}` from a Swift dictionary, keys sorted (a stable answer for the same item).
-    public static func stringMap(_ map: [String: String]) -> BusValue {
+    package static func stringMap(_ map: [String: String]) -> BusValue {
         .dictionary(key: "s", value: "s", map.keys.sorted().map { DictionaryEntry(.string($0), .string(map[$0]!)) })
     }
 
     /// `a{sv}` from a Swift dictionary, keys sorted.
-    public static func properties(_ map: [String: BusValue]) -> BusValue {
+    package static func properties(_ map: [String: BusValue]) -> BusValue {
         .dictionary(key: "s", value: "v", map.keys.sorted().map { DictionaryEntry(.string($0), .variant(map[$0]!)) })
     }
 
     /// `ao`.
-    public static func paths(_ paths: [String]) -> BusValue { .array(element: "o", paths.map(BusValue.objectPath)) }
+    package static func paths(_ paths: [String]) -> BusValue { .array(element: "o", paths.map(BusValue.objectPath)) }
 
-    public var stringValue: String? {
+    package var stringValue: String? {
         switch self {
         case .string(let s), .objectPath(let s), .signature(let s): s
         case .variant(let inner): inner.stringValue
@@ -73,7 +73,7 @@ public indirect enum BusValue: Sendable, Equatable {
         }
     }
 
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         switch self {
         case .bool(let b): b
         case .variant(let inner): inner.boolValue
@@ -81,7 +81,7 @@ public indirect enum BusValue: Sendable, Equatable {
         }
     }
 
-    public var bytesValue: Data? {
+    package var bytesValue: Data? {
         switch self {
         case .bytes(let d): d
         case .variant(let inner): inner.bytesValue
@@ -91,7 +91,7 @@ public indirect enum BusValue: Sendable, Equatable {
     }
 
     /// The entries of a dictionary (through a variant).
-    public var entries: [DictionaryEntry]? {
+    package var entries: [DictionaryEntry]? {
         switch self {
         case .dictionary(_, _, let entries): entries
         case .variant(let inner): inner.entries
@@ -100,7 +100,7 @@ public indirect enum BusValue: Sendable, Equatable {
     }
 
     /// The elements of an array (`ao`, `as`, …).
-    public var elements: [BusValue]? {
+    package var elements: [BusValue]? {
         switch self {
         case .array(_, let items): items
         case .variant(let inner): inner.elements

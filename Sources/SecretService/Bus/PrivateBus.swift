@@ -6,9 +6,9 @@ import KeychainModel
 /// A session bus of the daemon's own (`--private-bus`), for machines without one (servers, containers,
 /// CI): `dbus-daemon --session --nofork --print-address` on a socket whose path follows from the vault,
 /// so the command that started the daemon can print it too; stopped with the daemon.
-public final class PrivateBus: Sendable {
+package final class PrivateBus: Sendable {
     /// The bus's address, to export as DBUS_SESSION_BUS_ADDRESS.
-    public let address: String
+    package let address: String
     private let pid: pid_t
     private let exit: Exit
     private let socketPath: String
@@ -20,15 +20,15 @@ public final class PrivateBus: Sendable {
 
     /// The socket of `vault`'s private bus: in the vault directory, or under /tmp when that path is too
     /// long for a Unix socket (as the control socket does).
-    public static func socketPath(for vault: Vault) -> String {
+    package static func socketPath(for vault: Vault) -> String {
         let inVault = vault.directory + "/secret-service.bus"
         if inVault.utf8.count < 100 { return inVault }
         return "/tmp/keychainfs-\(getuid())/\(String(StableHash.fnv1a64(vault.directory.utf8), radix: 16)).bus"
     }
 
-    public static func address(for vault: Vault) -> String { "unix:path=" + socketPath(for: vault) }
+    package static func address(for vault: Vault) -> String { "unix:path=" + socketPath(for: vault) }
 
-    public init(vault: Vault) throws(BusError) {
+    package init(vault: Vault) throws(BusError) {
         socketPath = Self.socketPath(for: vault)
         let directory = (socketPath as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(
@@ -89,10 +89,10 @@ public final class PrivateBus: Sendable {
     }
 
     /// Whether the bus process still runs (it may have been killed under the daemon).
-    public var isRunning: Bool { exit.status(within: 0) == nil }
+    package var isRunning: Bool { exit.status(within: 0) == nil }
 
     /// Stops the bus (SIGKILL: it keeps nothing) and removes its socket.
-    public func stop() {
+    package func stop() {
         Self.end(pid, exit)
         unlink(socketPath)
         keeper.signal()
