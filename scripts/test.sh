@@ -16,12 +16,24 @@ chmod 711 "$run_dir"
 export TMPDIR=$run_dir
 export XDG_STATE_HOME=$run_dir/state
 mkdir -m 700 "$XDG_STATE_HOME"
-own_mounts() { awk -v dir="$run_dir/" '$3 == "fuse.keychainfs" && index($2, dir) == 1 {print $2}' /proc/self/mounts; }
+# The test kit's devices (and their mounts: device.mount()) in a directory of this run too: on /dev/shm when
+# it is a tmpfs, where a device costs least (docs/test-kit.md), else inside the run's directory.
+if [[ -w /dev/shm ]] && [[ $(findmnt -n -o FSTYPE --target /dev/shm 2>/dev/null) == tmpfs ]]; then
+  kit_dir=$(mktemp -d /dev/shm/kcfs-run.XXXXXX)
+else
+  kit_dir=$run_dir/kit
+  mkdir -m 700 "$kit_dir"
+fi
+export KEYCHAINTESTING_DIRECTORY=$kit_dir
+own_mounts() {
+  awk -v a="$run_dir/" -v b="$kit_dir/" '$3 == "fuse.keychainfs" && (index($2, a) == 1 || index($2, b) == 1) {print $2}' \
+    /proc/self/mounts
+}
 # On the way out, even when a test process crashed before its own clean-up (its daemons gone, their
 # mounts dead): detach this run's mounts, so none is left on the machine.
 cleanup() {
   for m in $(own_mounts); do umount -l "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null || true; done
-  rm -rf --one-file-system "$run_dir"  # never into a mount that would not detach
+  rm -rf --one-file-system "$run_dir" "$kit_dir"  # never into a mount that would not detach
 }
 trap cleanup EXIT
 if [[ -n ${KEYCHAINFS_TEST_FILTER:-} ]]; then
