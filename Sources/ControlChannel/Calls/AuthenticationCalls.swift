@@ -6,10 +6,9 @@ import KeychainModel
 // settings, and LAContext's evaluations. Passcodes travel as data and are never echoed.
 
 /// `device biometry enroll`: a face (again: `.biometryCurrentSet` items made before become unusable).
-package struct BiometryEnroll: BiometryReplyCall {
+package struct BiometryEnroll: BiometryReplyCall, FieldlessCall {
     package static let command = ControlCommand.biometryEnroll
     package init() {}
-    package init(_ arguments: CallArguments, attachment: Data?) {}
     package func perform(on keychain: Keychain, caller: Caller) throws(KeychainError) -> BiometryReport {
         try keychain.enrollBiometry()
         return BiometryReport(keychain)
@@ -17,10 +16,9 @@ package struct BiometryEnroll: BiometryReplyCall {
 }
 
 /// `device biometry unenroll`.
-package struct BiometryUnenroll: BiometryReplyCall {
+package struct BiometryUnenroll: BiometryReplyCall, FieldlessCall {
     package static let command = ControlCommand.biometryUnenroll
     package init() {}
-    package init(_ arguments: CallArguments, attachment: Data?) {}
     package func perform(on keychain: Keychain, caller: Caller) -> BiometryReport {
         keychain.unenrollBiometry()
         return BiometryReport(keychain)
@@ -28,10 +26,9 @@ package struct BiometryUnenroll: BiometryReplyCall {
 }
 
 /// `device biometry status`.
-package struct BiometryStatusCall: BiometryReplyCall {
+package struct BiometryStatusCall: BiometryReplyCall, FieldlessCall {
     package static let command = ControlCommand.biometryStatus
     package init() {}
-    package init(_ arguments: CallArguments, attachment: Data?) {}
     package func perform(on keychain: Keychain, caller: Caller) -> BiometryReport { BiometryReport(keychain) }
 }
 
@@ -134,10 +131,9 @@ package struct PromptTimeoutCall: EngineCall, EmptyReplyCall {
 }
 
 /// `device prompts`: the pending prompts, oldest first.
-package struct PendingPrompts: EngineCall {
+package struct PendingPrompts: EngineCall, FieldlessCall {
     package static let command = ControlCommand.prompts
     package init() {}
-    package init(_ arguments: CallArguments, attachment: Data?) {}
     package func perform(on keychain: Keychain, caller: Caller) -> [PromptInfo] { keychain.prompts.pending }
     package static func encode(_ reply: [PromptInfo]) -> KeychainValue? { .array(reply.map(\.encoded)) }
     package static func decode(_ value: KeychainValue?) throws(KeychainError) -> [PromptInfo] {

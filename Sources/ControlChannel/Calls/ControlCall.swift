@@ -37,6 +37,37 @@ extension ControlCall {
     }
 }
 
+/// A call without fields: what arrives decodes to the call itself.
+package protocol FieldlessCall: ControlCall { init() }
+extension FieldlessCall {
+    package init(_ arguments: CallArguments, attachment: Data?) { self.init() }
+}
+
+/// A call whose one field is a query: the item it names is what the audit line names.
+package protocol QueryCall: ControlCall {
+    var query: KeychainDictionary { get }
+    init(query: KeychainDictionary)
+}
+extension QueryCall {
+    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+        self.init(query: try arguments.dictionary("query"))
+    }
+    package var arguments: KeychainDictionary { ["query": .dictionary(query)] }
+    package var auditedItem: KeychainDictionary? { query }
+}
+
+/// A call whose one field is the device passcode (as data, never echoed).
+package protocol PasscodeCall: ControlCall {
+    var passcode: Data { get }
+    init(passcode: Data)
+}
+extension PasscodeCall {
+    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+        self.init(passcode: try arguments.data("passcode"))
+    }
+    package var arguments: KeychainDictionary { ["passcode": .data(passcode)] }
+}
+
 /// A call whose reply is a value of the engine's (an item call's result) or nothing.
 package protocol ValueReplyCall: ControlCall where Reply == KeychainValue? {}
 extension ValueReplyCall {

@@ -6,53 +6,41 @@ import KeychainModel
 // is in force; passcodes travel as data and are never echoed.
 
 /// `keychainfs status`: the daemon's vault, mount, device state and, for a caller with groups, item counts.
-package struct StatusCall: StatusReplyCall {
+package struct StatusCall: StatusReplyCall, FieldlessCall {
     package static let command = ControlCommand.status
     package init() {}
-    package init(_ arguments: CallArguments, attachment: Data?) {}
 }
 
 /// `device status`.
-package struct DeviceStatusCall: StatusReplyCall {
+package struct DeviceStatusCall: StatusReplyCall, FieldlessCall {
     package static let command = ControlCommand.deviceStatus
     package init() {}
-    package init(_ arguments: CallArguments, attachment: Data?) {}
 }
 
 /// `device lock`.
-package struct DeviceLock: StatusReplyCall {
+package struct DeviceLock: StatusReplyCall, FieldlessCall {
     package static let command = ControlCommand.deviceLock
     package init() {}
-    package init(_ arguments: CallArguments, attachment: Data?) {}
 }
 
 /// `device reboot`: back to before first unlock.
-package struct DeviceReboot: StatusReplyCall {
+package struct DeviceReboot: StatusReplyCall, FieldlessCall {
     package static let command = ControlCommand.deviceReboot
     package init() {}
-    package init(_ arguments: CallArguments, attachment: Data?) {}
 }
 
 /// `device unlock` with the passcode.
-package struct DeviceUnlock: StatusReplyCall {
+package struct DeviceUnlock: StatusReplyCall, PasscodeCall {
     package static let command = ControlCommand.deviceUnlock
     package let passcode: Data
     package init(passcode: Data) { self.passcode = passcode }
-    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
-        passcode = try arguments.data("passcode")
-    }
-    package var arguments: KeychainDictionary { ["passcode": .data(passcode)] }
 }
 
 /// `device passcode set`.
-package struct PasscodeSet: StatusReplyCall {
+package struct PasscodeSet: StatusReplyCall, PasscodeCall {
     package static let command = ControlCommand.passcodeSet
     package let passcode: Data
     package init(passcode: Data) { self.passcode = passcode }
-    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
-        passcode = try arguments.data("passcode")
-    }
-    package var arguments: KeychainDictionary { ["passcode": .data(passcode)] }
 }
 
 /// `device passcode change`.
@@ -72,14 +60,10 @@ package struct PasscodeChange: StatusReplyCall {
 }
 
 /// `device passcode remove`: answers how many WhenPasscodeSet items went with it.
-package struct PasscodeRemove: ControlCall {
+package struct PasscodeRemove: ControlCall, PasscodeCall {
     package static let command = ControlCommand.passcodeRemove
     package let passcode: Data
     package init(passcode: Data) { self.passcode = passcode }
-    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
-        passcode = try arguments.data("passcode")
-    }
-    package var arguments: KeychainDictionary { ["passcode": .data(passcode)] }
     package static func encode(_ deletedItems: Int) -> KeychainValue? {
         .dictionary(["deletedItems": .number(Int64(deletedItems))])
     }
@@ -118,8 +102,7 @@ package enum CallerClaims {
 }
 
 /// `keychainfs unmount`: the daemon detaches its mount and ends.
-package struct UnmountCall: EmptyReplyCall {
+package struct UnmountCall: EmptyReplyCall, FieldlessCall {
     package static let command = ControlCommand.unmount
     package init() {}
-    package init(_ arguments: CallArguments, attachment: Data?) {}
 }

@@ -5,27 +5,17 @@ import KeychainModel
 // The four SecItem calls and the Secure Enclave's, as the daemon serves them for API clients.
 
 /// SecItemAdd.
-package struct ItemAdd: ValueReplyCall {
+package struct ItemAdd: ValueReplyCall, QueryCall {
     package static let command = ControlCommand.itemAdd
     package let query: KeychainDictionary
     package init(query: KeychainDictionary) { self.query = query }
-    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
-        query = try arguments.dictionary("query")
-    }
-    package var arguments: KeychainDictionary { ["query": .dictionary(query)] }
-    package var auditedItem: KeychainDictionary? { query }
 }
 
 /// SecItemCopyMatching.
-package struct ItemCopyMatching: ValueReplyCall {
+package struct ItemCopyMatching: ValueReplyCall, QueryCall {
     package static let command = ControlCommand.itemCopyMatching
     package let query: KeychainDictionary
     package init(query: KeychainDictionary) { self.query = query }
-    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
-        query = try arguments.dictionary("query")
-    }
-    package var arguments: KeychainDictionary { ["query": .dictionary(query)] }
-    package var auditedItem: KeychainDictionary? { query }
 }
 
 /// SecItemUpdate.
@@ -46,15 +36,10 @@ package struct ItemUpdate: EmptyReplyCall {
 }
 
 /// SecItemDelete.
-package struct ItemDelete: EmptyReplyCall {
+package struct ItemDelete: EmptyReplyCall, QueryCall {
     package static let command = ControlCommand.itemDelete
     package let query: KeychainDictionary
     package init(query: KeychainDictionary) { self.query = query }
-    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
-        query = try arguments.dictionary("query")
-    }
-    package var arguments: KeychainDictionary { ["query": .dictionary(query)] }
-    package var auditedItem: KeychainDictionary? { query }
 }
 
 /// SecItemAdd of an identity: its certificate and private key, both or neither (``Keychain/addIdentity(certificate:key:caller:)``).

@@ -24,10 +24,9 @@ extension SyncReportCall {
 }
 
 /// `sync now`: fetch, merge, push.
-package struct SyncNow: SyncReportCall {
+package struct SyncNow: SyncReportCall, FieldlessCall {
     package static let command = ControlCommand.syncNow
     package init() {}
-    package init(_ arguments: CallArguments, attachment: Data?) {}
     package func perform(in session: SyncSession) throws(KeychainError) -> SyncReport { try session.sync() }
 }
 
@@ -88,18 +87,16 @@ package struct SyncRemove: SyncReportCall {
 }
 
 /// `sync rotate`: a new epoch, nobody removed.
-package struct SyncRotate: SyncReportCall {
+package struct SyncRotate: SyncReportCall, FieldlessCall {
     package static let command = ControlCommand.syncRotate
     package init() {}
-    package init(_ arguments: CallArguments, attachment: Data?) {}
     package func perform(in session: SyncSession) throws(KeychainError) -> SyncReport { try session.rotate() }
 }
 
 /// `sync leave`.
-package struct SyncLeave: SyncReportCall {
+package struct SyncLeave: SyncReportCall, FieldlessCall {
     package static let command = ControlCommand.syncLeave
     package init() {}
-    package init(_ arguments: CallArguments, attachment: Data?) {}
     package func perform(in session: SyncSession) throws(KeychainError) -> SyncReport { try session.leave() }
 }
 
@@ -127,11 +124,10 @@ package struct SyncInvite: SyncCall {
 }
 
 /// `sync status`: whether the vault syncs, with which remote, how many items (key: value for people).
-package struct SyncStatusCall: SyncCall {
+package struct SyncStatusCall: SyncCall, FieldlessCall {
     package static let command = ControlCommand.syncStatus
     package static let changesClone = false
     package init() {}
-    package init(_ arguments: CallArguments, attachment: Data?) {}
     package func perform(in session: SyncSession) throws(KeychainError) -> KeychainDictionary {
         try session.status()
     }
@@ -140,11 +136,10 @@ package struct SyncStatusCall: SyncCall {
 }
 
 /// `sync members`: the circle as this vault last verified it.
-package struct SyncMembers: SyncCall {
+package struct SyncMembers: SyncCall, FieldlessCall {
     package static let command = ControlCommand.syncMembers
     package static let changesClone = false
     package init() {}
-    package init(_ arguments: CallArguments, attachment: Data?) {}
     package func perform(in session: SyncSession) throws(KeychainError) -> [KeychainDictionary] {
         try session.members().compactMap(\.dictionaryValue)
     }
