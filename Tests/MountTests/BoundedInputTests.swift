@@ -12,13 +12,32 @@ import TestSupport
         let big = root + "/big.pem"
         #expect(FileManager.default.createFile(atPath: big, contents: nil) && truncate(big, (16 << 20) + 1) == 0)
         let environment = ["KEYCHAIN_VAULT": root + "/vault", "KEYCHAIN_ACCESS_GROUPS": ""]
-        for file in [big, "/dev/zero"] {
-            let start = Date()
-            let refused = Command.run(MountedVault.binary, ["import", file], environment: environment, timeout: 20)
-            #expect(
-                refused.status == 206 && refused.stderr.contains("larger than 16 MiB"),
-                "\(file): \(refused.status) \(refused.stderr.prefix(200))")
-            #expect(Date().timeIntervalSince(start) < 10)
+        let start = Date()
+        let refused = Command.run(MountedVault.binary, ["import", big], environment: environment, timeout: 20)
+        #expect(
+            refused.status == 206 && refused.stderr.contains("larger than 16 MiB"),
+            "\(refused.status) \(refused.stderr.prefix(200))")
+        #expect(Date().timeIntervalSince(start) < 10)
+    }
+
+    /// A file the user names is read only if it is a regular file: a FIFO (whose open would wait for a
+    /// writer), /dev/zero or a directory is refused at once, by `import` and by `run --env-file` alike.
+    @Test func onlyARegularFileIsRead() throws {
+        let root = TestDirectory.root + "/kcfs-bounded-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let fifo = root + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let environment = ["KEYCHAIN_VAULT": root + "/vault", "KEYCHAIN_ACCESS_GROUPS": ""]
+        for file in [fifo, "/dev/zero", root] {
+            for arguments in [["import", file], ["run", "--env-file", file, "--", "/bin/true"]] {
+                let start = Date()
+                let refused = Command.run(MountedVault.binary, arguments, environment: environment, timeout: 20)
+                #expect(
+                    refused.status != 0 && refused.stderr.contains("not a regular file"),
+                    "\(arguments): \(refused.status) \(refused.stderr.prefix(200))")
+                #expect(Date().timeIntervalSince(start) < 10)
+            }
         }
     }
 

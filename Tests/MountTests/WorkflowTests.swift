@@ -104,11 +104,15 @@ import TestSupport
     }
 
     /// Issue 22 (11): a template or env file over 1 MiB is refused before it is parsed, without reading the rest.
+    /// (/dev/zero and FIFOs are not regular files and are refused before that: BoundedInputTests.)
     @Test func anOversizedTemplateOrEnvFileIsRefusedAtOnce() throws {
+        let big = TestDirectory.root + "/kcfs-big-" + UUID().uuidString.prefix(8)
+        #expect(FileManager.default.createFile(atPath: big, contents: nil) && truncate(big, 64 << 20) == 0)
+        defer { unlink(big) }
         let start = Date()
-        let inject = Command.run(MountedVault.binary, ["inject", "-i", "/dev/zero"], timeout: 20)
+        let inject = Command.run(MountedVault.binary, ["inject", "-i", big], timeout: 20)
         #expect(inject.status == 64 && inject.stderr.contains("larger than 1 MiB"), "\(inject.status) \(inject.stderr)")
-        let run = Command.run(MountedVault.binary, ["run", "--env-file", "/dev/zero", "--", "/bin/true"], timeout: 20)
+        let run = Command.run(MountedVault.binary, ["run", "--env-file", big, "--", "/bin/true"], timeout: 20)
         #expect(run.status == 64 && run.stderr.contains("larger than 1 MiB"), "\(run.status) \(run.stderr)")
         #expect(Date().timeIntervalSince(start) < 10)
     }

@@ -39,6 +39,13 @@ public enum OutsideFile {
         }
     }
 
+    /// Replaces the file at `path` with `data`, atomically, as a 0600 file: written beside it under a fresh
+    /// name (O_EXCL|O_NOFOLLOW) and renamed over it, so a symlink at `path` is replaced, never followed
+    /// (git's merge driver writes its result over the file git names).
+    public static func replace(_ data: Data, at path: String) throws(KeychainError) {
+        try FileIO.writeAtomically(data, to: path, mode: 0o600)
+    }
+
     /// Writes `data` to `path` as a new 0600 file (complete or absent; nothing existing, a symlink included, is replaced).
     public static func create(_ data: Data, at path: String) throws(KeychainError) {
         try FileIO.writeExclusively(data, to: path, mode: 0o600)

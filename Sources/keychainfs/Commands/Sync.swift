@@ -151,14 +151,14 @@ struct Sync: ParsableCommand {
                 readA = try BoundedInput.read(path: ours, limit: limit)
                 readB = try BoundedInput.read(path: theirs, limit: limit)
             } catch {
-                throw CLIError("merge driver: cannot read the versions of \(path)")
+                throw CLIError("merge driver: cannot read the versions of \(path): \(error)")
             }
             guard let a = readA, let b = readB else {
                 throw CLIError("merge driver: a version of \(path) is larger than 16 MiB")
             }
             let merged = try SyncRunner(address).run(SyncMerge(name: name, ours: a, theirs: b))
-            guard FileManager.default.createFile(atPath: ours, contents: merged) else {
-                throw CLIError("merge driver: cannot write \(ours)")
+            do { try OutsideFile.replace(merged, at: ours) } catch {
+                throw CLIError("merge driver: cannot write \(ours): \(error.message)")
             }
         }
     }

@@ -15,12 +15,19 @@ enum BoundedInput {
         return data.count <= limit ? data : nil
     }
 
-    /// The file at `path` (standard input for nil or `-`); nil when it is larger than `limit`. Throws when it
-    /// cannot be opened or read.
+    /// The file at `path` (standard input for nil or `-`); nil when it is larger than `limit`. Throws, naming
+    /// why, when it cannot be opened or read or is not a regular file.
     static func read(path: String?, limit: Int) throws -> Data? {
         guard let path, path != "-" else { return try read(.standardInput, limit: limit) }
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw CocoaError(.fileReadNoSuchFile) }
-        defer { try? handle.close() }
+        // Without blocking (a FIFO's open waits for a writer), and only a regular file: a FIFO, a device such
+        // as /dev/zero or a directory is refused at once. A symlink the user named is followed to its file.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw CLIError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+            throw CLIError("\(path) is not a regular file")
+        }
         return try read(handle, limit: limit)
     }
 

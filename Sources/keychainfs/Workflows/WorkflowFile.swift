@@ -3,14 +3,14 @@ import Foundation
 import SecretReferences
 
 /// The text of a template or env file: read up to the size limit (docs/workflows.md: 1 MiB) and refused beyond it,
-/// before any parsing and without reading the rest (`--env-file /dev/zero` ends at once).
+/// before any parsing and without reading the rest; only a regular file (`--env-file /dev/zero` or a FIFO ends at once).
 enum WorkflowFile {
     /// The file at `path` (standard input for nil or `-`) as UTF-8; `kind` names it in errors.
     static func text(_ path: String?, kind: String) throws -> String {
         let name = path.map { $0 == "-" ? "standard input" : $0 } ?? "standard input"
         let read: Data?
         do { read = try BoundedInput.read(path: path, limit: WorkflowText.maximumSize) } catch {
-            throw ValidationError("cannot read the \(kind) \(name) (missing or unreadable)")
+            throw ValidationError("cannot read the \(kind) \(name): \(error)")
         }
         guard let data = read else {
             throw ValidationError(
