@@ -62,6 +62,10 @@ extension KeychainView {
     /// The largest file kept in the page cache: one page.
     static let pageCachedBytes = 4096
 
+    /// How often one READ fetches a value that device changes keep wiping before it gives up (EAGAIN):
+    /// each fetch checks the lock, so the bound only stops a read from chasing a lock/unlock storm forever.
+    static let fetchesPerRead = 8
+
     /// Every read checks the lock at that moment. A reader keeps one version from offset 0 to the end
     /// (taken at open for its first pass, read again when it starts over), so a rewrite never shows it a mix;
     /// a page-cached reader reads the item as it is now (its pages are dropped on every change).
@@ -85,13 +89,17 @@ extension KeychainView {
             if let snapshot, try checkAvailable(item, file), let slice = snapshot.slice(offset: offset, size: size) {
                 return slice
             }
-            let current = openFiles.share(
-                try self.content(of: item, file, authorization: authorization), item: item.persistentRef, file: file)
-            try openFiles.with(handle) { h throws(FSError) in h.snapshot = current }
-            guard let slice = current.slice(offset: offset, size: size) else {
-                throw FSError(EACCES, "the device locked during the read")
+            // A device change (an unlock too) between the fetch and the slice wipes the new copy: fetch
+            // again, through the lock check, so only an item whose class is now locked is refused (an
+            // AfterFirstUnlock item read across a lock or an unlock was refused here).
+            for _ in 0..<Self.fetchesPerRead {
+                let current = openFiles.share(
+                    try self.content(of: item, file, authorization: authorization), item: item.persistentRef,
+                    file: file)
+                try openFiles.with(handle) { h throws(FSError) in h.snapshot = current }
+                if let slice = current.slice(offset: offset, size: size) { return slice }
             }
-            return slice
+            throw FSError(EAGAIN, "the device changed state during each of \(Self.fetchesPerRead) fetches of the value")
         }
         return Self.slice(content, offset: offset, size: size)
     }

@@ -1,4 +1,6 @@
+import ControlChannel
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -85,6 +87,41 @@ import TestSupport
         try expectSuccess(m.device("lock"))
         #expect(size(value) == .failure(Errno(EACCES)))
         #expect(size(grown) == .failure(Errno(EACCES)))
+    }
+
+    /// Descriptors held on an item whose class stays available read it across every lock and unlock: each
+    /// device change wipes the copy a READ slices, and a READ that had just fetched a copy when a change
+    /// wiped it was refused with EACCES (soak seed 1867896857, "held-read item7: unexpected EACCES"). Over
+    /// 4 KiB, so the reads reach the daemon instead of the page cache; four readers, so that some READ is
+    /// in that window at some of the 80 changes (20-100 refused before the fix).
+    @Test func anAfterFirstUnlockItemReadsOnAcrossLockCycles() throws {
+        let m = try vault()
+        let value = item(m, "c", pdmn: "ck")
+        #expect(FS.write(value, Data(String(repeating: "k", count: 6000).utf8)) == 0)
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        let done = Atomic<Bool>(false)
+        let refused = Atomic<Int>(0), reads = Atomic<Int>(0)
+        let readers = (0..<4).map { _ in
+            let fd = open(value, O_RDONLY)
+            return Thread {
+                defer { close(fd) }
+                var buffer = [UInt8](repeating: 0, count: 100)
+                while !done.load(ordering: .relaxed) {
+                    if Glibc.pread(fd, &buffer, 100, 0) < 0 { refused.add(1, ordering: .relaxed) }
+                    reads.add(1, ordering: .relaxed)
+                }
+            }
+        }
+        readers.forEach { $0.start() }
+        let control = m.control
+        for _ in 0..<40 {
+            _ = try control.send(ControlRequest(.deviceLock)).check()
+            _ = try control.send(ControlRequest(.deviceUnlock, ["passcode": .data(Data("1234".utf8))])).check()
+        }
+        done.store(true, ordering: .relaxed)
+        while readers.contains(where: { !$0.isFinished }) { usleep(1000) }
+        #expect(reads.load(ordering: .relaxed) > 1000)
+        #expect(refused.load(ordering: .relaxed) == 0, "of \(reads.load(ordering: .relaxed)) reads")
     }
 
     // MARK: The guards switched off: the same checks see the leak.
