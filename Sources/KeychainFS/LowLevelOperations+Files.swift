@@ -11,10 +11,10 @@ extension LowLevelOperations {
     static func open(_ req: fuse_req_t?, _ inode: fuse_ino_t, _ info: UnsafeMutablePointer<fuse_file_info>?) {
         // The kernel-cache path: ENOSYS once, and the kernel never sends OPEN (nor RELEASE) again.
         if context(req).readPath == .kernelCache { fuse_reply_err(req, ENOSYS); return }
-        if openProtected(req, inode, info) { return }
-        serve(req, "open") { c throws(FSError) in
+        guard let ordinary = openProtected(req, inode, info) else { return }
+        serve(req, "open", as: ordinary.caller) { c throws(FSError) in
             let file = info!.pointee
-            let path = try c.path(inode)
+            let path = ordinary.path
             let pageCached: Bool
             do throws(FSError) {
                 (info!.pointee.fh, pageCached) = try c.view.open(

@@ -63,23 +63,43 @@ enum LowLevelOperations {
         }
     }
 
-    /// Runs a request; a thrown error becomes its errno reply, logged by OSStatus (never a name or value).
+    /// Runs a request as its caller; a thrown error becomes its errno reply, logged by OSStatus.
     static func serve(_ req: fuse_req_t?, _ operation: StaticString, _ body: (LowLevelContext) throws(FSError) -> Void)
     {
         FuseThread.mark(operation)
         let c = context(req)
+        let caller: Caller?
+        do throws(FSError) { caller = try requestCaller(req, c) } catch {
+            reply(req, operation, c, error)
+            return
+        }
+        serve(req, operation, as: caller, body)
+    }
+
+    /// ``serve(_:_:_:)`` for a request whose caller was resolved already (nil: the mount's caller).
+    static func serve(
+        _ req: fuse_req_t?, _ operation: StaticString, as caller: Caller?,
+        _ body: (LowLevelContext) throws(FSError) -> Void
+    ) {
+        FuseThread.mark(operation)
+        let c = context(req)
         do throws(FSError) {
-            guard let caller = try requestCaller(req, c) else { return try body(c) }
+            guard let caller else { return try body(c) }
             let result: Result<Void, FSError> = KeychainView.$requestCaller.withValue(caller) {
                 Result { () throws(FSError) in try body(c) }
             }
             try result.get()
         } catch {
-            if let status = error.status {
-                let level: Logger.Level = status == SecStatus.itemNotFound ? .debug : .notice
-                c.log.log(level: level, "\(operation) failed: \(SecStatus.name(of: status)) (\(status))")
-            }
-            fuse_reply_err(req, error.errno)
+            reply(req, operation, c, error)
         }
+    }
+
+    /// A request's failure: its errno reply, logged by OSStatus (never a name or value).
+    private static func reply(_ req: fuse_req_t?, _ operation: StaticString, _ c: LowLevelContext, _ error: FSError) {
+        if let status = error.status {
+            let level: Logger.Level = status == SecStatus.itemNotFound ? .debug : .notice
+            c.log.log(level: level, "\(operation) failed: \(SecStatus.name(of: status)) (\(status))")
+        }
+        fuse_reply_err(req, error.errno)
     }
 }

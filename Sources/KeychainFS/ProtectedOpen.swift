@@ -14,9 +14,18 @@ extension LowLevelOperations {
         let lock = NSLock()
     }
 
-    /// Takes over `req` if it opens a protected value; false when the ordinary open should serve it.
+    /// What ``openProtected(_:_:_:)`` resolved of an OPEN it left to the ordinary open, which uses it
+    /// instead of resolving the caller and the inode's path a second time (issue 27: both were done twice
+    /// per OPEN, a sixth of the daemon's time in the gatekeeper loop).
+    struct OrdinaryOpen {
+        let caller: Caller?
+        let path: FSPath
+    }
+
+    /// Takes over `req` if it opens a protected value (then nil: it is answered now or when the prompt is);
+    /// otherwise what it resolved, for the ordinary open to serve it.
     static func openProtected(_ req: fuse_req_t?, _ inode: fuse_ino_t, _ info: UnsafeMutablePointer<fuse_file_info>?)
-        -> Bool
+        -> OrdinaryOpen?
     {
         FuseThread.mark()
         let c = context(req)
@@ -32,11 +41,11 @@ extension LowLevelOperations {
                 }
             }
             let (resolved, protected) = try found.get()
-            guard let protected else { return false }
+            guard let protected else { return OrdinaryOpen(caller: caller, path: resolved) }
             (path, item) = (resolved, protected)
         } catch {
             fuse_reply_err(req, error.errno)
-            return true
+            return nil
         }
         nonisolated(unsafe) let request = req
         nonisolated(unsafe) var file = info!.pointee  // the kernel's copy lives only during this call
@@ -90,6 +99,6 @@ extension LowLevelOperations {
         let interrupted = pending.interrupted
         pending.lock.unlock()
         if interrupted { handle.cancel() }
-        return true
+        return nil
     }
 }

@@ -40,31 +40,38 @@ final class PolicyFileWatch: Sendable {
     /// itself, or a lost event) is queued, or there is no watch. Drains the queue; call under one lock.
     func heardChange() -> Bool {
         guard fd >= 0, !lost.load(ordering: .relaxed) else { return true }
-        var changed = false
-        // Room for many events: one read usually drains the queue (other files of the vault report too).
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { return changed || (count < 0 && errno != EAGAIN && errno != EINTR) }
-            buffer.withUnsafeBytes { bytes in
-                var offset = 0
-                let header = MemoryLayout<inotify_event>.size
-                while offset + header <= count {
-                    let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
-                    let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                    if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {
-                        lost.store(true, ordering: .relaxed)
-                        changed = true
-                    } else if mask & UInt32(IN_Q_OVERFLOW) != 0 {
-                        changed = true
-                    } else if length > 0 {
-                        let name = bytes[(offset + header)..<min(offset + header + length, count)].prefix { $0 != 0 }
-                        if name.elementsEqual(fileName.utf8) { changed = true }
-                    }
-                    offset += header + length
-                }
+        // Room for many events: one read usually drains the queue (other files of the vault report too). On
+        // the stack: this runs on every request, and a 4 KiB array was an allocation and a memset each time.
+        return withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 8) { buffer in
+            var changed = false
+            while true {
+                let count = read(fd, buffer.baseAddress, buffer.count)
+                guard count > 0 else { return changed || (count < 0 && errno != EAGAIN && errno != EINTR) }
+                if concernsTheFile(UnsafeRawBufferPointer(rebasing: buffer[..<count])) { changed = true }
             }
         }
+    }
+
+    /// Whether any of the inotify events in `bytes` is about the policy file, the directory itself, or lost.
+    private func concernsTheFile(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var concerns = false
+        var offset = 0
+        let header = MemoryLayout<inotify_event>.size
+        while offset + header <= bytes.count {
+            let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+            let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+            if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 {
+                lost.store(true, ordering: .relaxed)
+                concerns = true
+            } else if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                concerns = true
+            } else if length > 0 {
+                let name = bytes[(offset + header)..<min(offset + header + length, bytes.count)].prefix { $0 != 0 }
+                if name.elementsEqual(fileName.utf8) { concerns = true }
+            }
+            offset += header + length
+        }
+        return concerns
     }
 
     /// A monotonic clock in nanoseconds (coarse: a vDSO read, no system call).
