@@ -8,8 +8,8 @@ import KeychainModel
 extension KeychainView {
     /// The item behind `path` when opening it needs user authentication; nil when it does not.
     /// `.applicationPassword` items are EACCES: a filesystem read cannot carry a password.
-    func protectedValue(_ path: FSPath) throws(FSError) -> FSItem? {
-        guard case .file(let item, .value) = try resolve(path), !item.isSealed,
+    func protectedValue(_ node: FSNode) throws(FSError) -> FSItem? {
+        guard case .file(let item, .value) = node, !item.isSealed,
             let constraint = AccessConstraint(attributes: item.attributes)
         else { return nil }
         if constraint.passwordRequired {

@@ -13,7 +13,16 @@ extension KeychainView {
         _ path: FSPath, flags: Int32, authorization: Data? = nil, mayPageCache: Bool = false,
         user: UInt32
     ) throws(FSError) -> (handle: UInt64, pageCached: Bool) {
-        guard case .file(let item, let file) = try resolve(path) else {
+        try open(
+            try resolve(path), flags: flags, authorization: authorization, mayPageCache: mayPageCache, user: user)
+    }
+
+    /// ``open(_:flags:authorization:mayPageCache:user:)`` of what a path resolved to a moment ago.
+    func open(
+        _ node: FSNode, flags: Int32, authorization: Data? = nil, mayPageCache: Bool = false,
+        user: UInt32
+    ) throws(FSError) -> (handle: UInt64, pageCached: Bool) {
+        guard case .file(let item, let file) = node else {
             throw FSError(EISDIR, "only an item's files can be opened")
         }
         let writable = flags & O_ACCMODE != O_RDONLY

@@ -34,17 +34,31 @@ final class LowLevelContext: Sendable {
         guard let path = nodes.path(inode) else {
             throw FSError(ENOENT, "the kernel named an inode it no longer holds")
         }
-        if let expected = Inode.owningItem(inode) {
-            // A sealed item (found by its lookup hashes while its class is locked) is not compared: the
-            // request itself then answers EACCES, as it must while locked.
-            switch try view.resolve(path) {
-            case .item(let item) where !item.isSealed && item.inode != expected,
-                .file(let item, _) where !item.isSealed && item.inode != expected:
-                throw FSError(ENOENT, "the item moved")
-            default: break
-            }
-        }
+        if Inode.owningItem(inode) != nil { _ = try checkedNode(inode, path) }
         return path
+    }
+
+    /// ``path(_:)`` and what the path resolves to (checked as there): for a request that needs both, so that
+    /// the path is resolved once (issue 27: the gatekeeper OPEN resolved it three times).
+    func resolved(_ inode: UInt64) throws(FSError) -> (path: FSPath, node: FSNode) {
+        guard let path = nodes.path(inode) else {
+            throw FSError(ENOENT, "the kernel named an inode it no longer holds")
+        }
+        return (path, try checkedNode(inode, path))
+    }
+
+    /// What `path` resolves to, refused (ENOENT) when it is not the item `inode` belongs to.
+    private func checkedNode(_ inode: UInt64, _ path: FSPath) throws(FSError) -> FSNode {
+        let node = try view.resolve(path)
+        guard let expected = Inode.owningItem(inode) else { return node }
+        // A sealed item (found by its lookup hashes while its class is locked) is not compared: the
+        // request itself then answers EACCES, as it must while locked.
+        switch node {
+        case .item(let item) where !item.isSealed && item.inode != expected,
+            .file(let item, _) where !item.isSealed && item.inode != expected:
+            throw FSError(ENOENT, "the item moved")
+        default: return node
+        }
     }
 
     func path(_ parent: UInt64, _ name: UnsafePointer<CChar>) throws(FSError) -> FSPath {

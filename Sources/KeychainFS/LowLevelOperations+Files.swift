@@ -18,7 +18,7 @@ extension LowLevelOperations {
             let pageCached: Bool
             do throws(FSError) {
                 (info!.pointee.fh, pageCached) = try c.view.open(
-                    path, flags: file.flags, mayPageCache: true,
+                    ordinary.node, flags: file.flags, mayPageCache: true,
                     user: fuse_req_ctx(req)!.pointee.uid)
             } catch {
                 try? c.recordOpen(req, path, error, rule: KeychainView.requestCaller?.grantedBy)

@@ -20,6 +20,7 @@ extension LowLevelOperations {
     struct OrdinaryOpen {
         let caller: Caller?
         let path: FSPath
+        let node: FSNode
     }
 
     /// Takes over `req` if it opens a protected value (then nil: it is answered now or when the prompt is);
@@ -37,11 +38,11 @@ extension LowLevelOperations {
             // Resolved as the request's caller (per-application access), here and in the answer's callback.
             let found = KeychainView.$requestCaller.withValue(caller) {
                 Result { () throws(FSError) in
-                    let path = try c.path(inode); return (path, try c.view.protectedValue(path))
+                    let (path, node) = try c.resolved(inode); return (path, node, try c.view.protectedValue(node))
                 }
             }
-            let (resolved, protected) = try found.get()
-            guard let protected else { return OrdinaryOpen(caller: caller, path: resolved) }
+            let (resolved, node, protected) = try found.get()
+            guard let protected else { return OrdinaryOpen(caller: caller, path: resolved, node: node) }
             (path, item) = (resolved, protected)
         } catch {
             fuse_reply_err(req, error.errno)
