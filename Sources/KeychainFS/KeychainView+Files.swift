@@ -234,6 +234,14 @@ extension KeychainView {
         if let token = h.authorization { endAuthorization(token) }
     }
 
+    /// Releases `handle` if it was open only for reading (it commits nothing): true; false leaves any other
+    /// handle to ``release(_:)``.
+    func releaseReader(_ handle: UInt64) -> Bool {
+        guard let h = openFiles.removeReader(handle) else { return false }
+        if let token = h.authorization { endAuthorization(token) }
+        return true
+    }
+
     func release(_ handle: UInt64) throws(FSError) {
         guard var h = openFiles.remove(handle) else { return }
         defer {

@@ -179,4 +179,12 @@ final class OpenFiles: Sendable {
     func remove(_ id: UInt64) -> Handle? {
         table.withLock { $0.remove(id) }
     }
+
+    /// Removes a handle open only for reading (nil, and nothing removed, for any other).
+    func removeReader(_ id: UInt64) -> Handle? {
+        table.withLock { table in
+            guard let handle = table.handles[id], !handle.writable else { return nil }
+            return table.remove(id)
+        }
+    }
 }
