@@ -39,11 +39,11 @@ extension KeychainView {
             if flags & O_TRUNC != 0 { (handle.buffer, handle.loaded, handle.dirty) = (Data(), true, true) }
         } else {
             // Reading the content now refuses the open itself while the item is unavailable.
+            let seen = openFiles.deviceChanges()
             let content = try content(of: item, file, authorization: authorization)
             let cacheable = mayPageCache && servesFromPageCache(item, size: content.count)
-            handle.snapshot = openFiles.share(consume content, item: item.persistentRef, file: file)
-            handle.freshFromOpen = true
-            let (id, cached) = try openFiles.insertReader(handle, pageCacheable: cacheable)
+            let (id, cached) = try openFiles.insertReader(
+                handle, content: consume content, fetchedAfter: seen, pageCacheable: cacheable)
             return (id, cached)
         }
         let id = try openFiles.insert(handle)
@@ -98,15 +98,17 @@ extension KeychainView {
             if let snapshot, try checkAvailable(item, file), let slice = snapshot.slice(offset: offset, size: size) {
                 return slice
             }
-            // A device change (an unlock too) between the fetch and the slice wipes the new copy: fetch
-            // again, through the lock check, so only an item whose class is now locked is refused (an
-            // AfterFirstUnlock item read across a lock or an unlock was refused here).
+            // A device change (an unlock too) after the fetch makes the copy unusable (``OpenFiles/keep``):
+            // fetch again, through the lock check, so only an item whose class is now locked is refused (an
+            // AfterFirstUnlock item read across a lock or an unlock was refused here once).
             for _ in 0..<Self.fetchesPerRead {
-                let current = openFiles.share(
-                    try self.content(of: item, file, authorization: authorization), item: item.persistentRef,
-                    file: file)
-                try openFiles.with(handle) { h throws(FSError) in h.snapshot = current }
-                if let slice = current.slice(offset: offset, size: size) { return slice }
+                let seen = openFiles.deviceChanges()
+                let fetched = try self.content(of: item, file, authorization: authorization)
+                if let slice = try openFiles.keep(
+                    consume fetched, fetchedAfter: seen, reader: handle, offset: offset, size: size)
+                {
+                    return slice
+                }
             }
             throw FSError(EAGAIN, "the device changed state during each of \(Self.fetchesPerRead) fetches of the value")
         }
@@ -230,6 +232,11 @@ extension KeychainView {
     /// Closes a handle without committing anything: an open refused after the fact (its audit line failed).
     func discard(_ handle: UInt64) {
         guard var h = openFiles.remove(handle) else { return }
+        finish(&h)
+    }
+
+    /// What every handle leaving the table needs: its buffer wiped, its authorization ended.
+    private func finish(_ h: inout OpenFiles.Handle) {
         if h.buffer != nil { Sodium.wipe(&h.buffer!) }
         if let token = h.authorization { endAuthorization(token) }
     }
@@ -237,17 +244,14 @@ extension KeychainView {
     /// Releases `handle` if it was open only for reading (it commits nothing): true; false leaves any other
     /// handle to ``release(_:)``.
     func releaseReader(_ handle: UInt64) -> Bool {
-        guard let h = openFiles.removeReader(handle) else { return false }
-        if let token = h.authorization { endAuthorization(token) }
+        guard var h = openFiles.removeReader(handle) else { return false }
+        finish(&h)
         return true
     }
 
     func release(_ handle: UInt64) throws(FSError) {
         guard var h = openFiles.remove(handle) else { return }
-        defer {
-            if h.buffer != nil { Sodium.wipe(&h.buffer!) }
-            if let token = h.authorization { endAuthorization(token) }
-        }
+        defer { finish(&h) }
         if h.dirty, h.failure == nil, let buffer = h.buffer {
             try commit(buffer, to: h.item, authorization: h.authorization)
         }

@@ -56,6 +56,8 @@ final class OpenFiles: Sendable {
         var perUser: [UInt32: Int] = [:]
         var writersPerUser: [UInt32: Int] = [:]
         var plaintexts = SharedPlaintexts()
+        /// Device changes seen (each wipes every copy): a copy fetched before one is never kept after it.
+        var deviceChanges: UInt64 = 0
 
         mutating func add(_ handle: Handle, id: UInt64) throws(FSError) {
             guard perUser[handle.user, default: 0] < OpenFiles.maxHandlesPerUser else {
@@ -107,13 +109,33 @@ final class OpenFiles: Sendable {
         }
     }
 
-    /// The shared copy of `content` of `file` of `item` (see ``SharedPlaintexts``).
-    func share(_ content: consuming Data, item: Data, file: ItemFile) -> SharedPlaintext {
+    /// How many device changes have wiped the copies so far: read before fetching a value, and handed to
+    /// ``keep(_:fetchedAfter:reader:offset:size:)`` or ``insertReader(_:content:fetchedAfter:pageCacheable:)``.
+    func deviceChanges() -> UInt64 { table.withLock { $0.deviceChanges } }
+
+    /// Keeps `content` (fetched when ``deviceChanges()`` was `seen`) as the reader `handle`'s shared copy and
+    /// returns its bytes from `offset`, under the lock a device change's wipe takes, so the slice is of a copy
+    /// no wipe has reached. Nil, with `content` wiped, when a device change came after the fetch: then the
+    /// copy might hold a secret of a class locked since, and the caller fetches again, through the lock check.
+    func keep(_ content: consuming Data, fetchedAfter seen: UInt64, reader handle: UInt64, offset: Int, size: Int)
+        throws(FSError) -> Data?
+    {
         var handedOver: Data? = consume content
-        return table.withLock { table in
-            let unique = handedOver!
+        return try table.withLock { table throws(FSError) -> Data? in
+            var fetched = handedOver!
             handedOver = nil
-            return table.plaintexts.share(consume unique, item: item, file: file)
+            guard var reader = table.handles[handle] else {
+                Sodium.wipe(&fetched)
+                throw FSError(EBADF, "unknown file handle")
+            }
+            guard table.deviceChanges == seen else {
+                Sodium.wipe(&fetched)
+                return nil
+            }
+            let copy = table.plaintexts.share(consume fetched, item: reader.item.persistentRef, file: reader.file)
+            reader.snapshot = copy
+            table.handles[handle] = reader
+            return copy.slice(offset: offset, size: size)
         }
     }
 
@@ -123,6 +145,7 @@ final class OpenFiles: Sendable {
     /// nothing, as the update would be refused anyway.
     func wipeOnDeviceChange(wipeWriters: Bool, isAvailable: (Accessibility) -> Bool) {
         table.withLock { table in
+            table.deviceChanges &+= 1
             table.plaintexts.wipeAll()
             for (id, var handle) in table.handles where handle.snapshot != nil || handle.writable {
                 if !handle.writable {
@@ -140,17 +163,30 @@ final class OpenFiles: Sendable {
         }
     }
 
-    /// Inserts a reader holding `handle.snapshot`; when `pageCacheable` and no writer holds its item (checked
-    /// under the lock a writer's insert takes, so a writer arriving at the same moment sees this reader), it
-    /// is served from the page cache instead and lets its copy go.
-    func insertReader(_ handle: Handle, pageCacheable: Bool) throws(FSError) -> (id: UInt64, pageCached: Bool) {
+    /// Inserts a reader of `content` (fetched when ``deviceChanges()`` was `seen`), which its first read
+    /// returns; when `pageCacheable` and no writer holds its item (checked under the lock a writer's insert
+    /// takes, so a writer arriving at the same moment sees this reader), it is served from the page cache
+    /// instead. A content fetched before a device change is wiped, not kept: the first read fetches again.
+    func insertReader(_ handle: Handle, content: consuming Data, fetchedAfter seen: UInt64, pageCacheable: Bool)
+        throws(FSError) -> (id: UInt64, pageCached: Bool)
+    {
         let id = nextID.withLock { n in
             defer { n += 1 }; return n
         }
+        var handedOver: Data? = consume content
         let cached = try table.withLock { table throws(FSError) -> Bool in
+            var fetched = handedOver!
+            handedOver = nil
             var reader = handle
             let cached = pageCacheable && table.writers[handle.item.persistentRef] == nil
-            if cached { (reader.snapshot, reader.freshFromOpen, reader.pageCached) = (nil, false, true) }
+            if cached || table.deviceChanges != seen {
+                Sodium.wipe(&fetched)
+                reader.pageCached = cached
+            } else {
+                reader.snapshot = table.plaintexts.share(
+                    consume fetched, item: handle.item.persistentRef, file: handle.file)
+                reader.freshFromOpen = true
+            }
             try table.add(reader, id: id)
             return cached
         }

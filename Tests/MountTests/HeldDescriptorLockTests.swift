@@ -103,6 +103,7 @@ import TestSupport
         let refused = Atomic<Int>(0), reads = Atomic<Int>(0)
         let readers = (0..<4).map { _ in
             let fd = open(value, O_RDONLY)
+            #expect(fd >= 0)
             return Thread {
                 defer { close(fd) }
                 var buffer = [UInt8](repeating: 0, count: 100)
@@ -113,13 +114,19 @@ import TestSupport
             }
         }
         readers.forEach { $0.start() }
+        func stopReaders() {
+            done.store(true, ordering: .relaxed)
+            let deadline = Date().addingTimeInterval(10)
+            while readers.contains(where: { !$0.isFinished }) && Date() < deadline { usleep(1000) }
+        }
+        defer { stopReaders() }  // however the cycles end (a refused command throws)
         let control = m.control
         for _ in 0..<40 {
             _ = try control.send(ControlRequest(.deviceLock)).check()
             _ = try control.send(ControlRequest(.deviceUnlock, ["passcode": .data(Data("1234".utf8))])).check()
         }
-        done.store(true, ordering: .relaxed)
-        while readers.contains(where: { !$0.isFinished }) { usleep(1000) }
+        stopReaders()
+        #expect(!readers.contains { !$0.isFinished }, "a reader's pread did not return within 10 s")
         #expect(reads.load(ordering: .relaxed) > 1000)
         #expect(refused.load(ordering: .relaxed) == 0, "of \(reads.load(ordering: .relaxed)) reads")
     }
