@@ -61,7 +61,7 @@ import TestSupport
     }
 
     /// A request that trickles in is cut off at the request deadline, however steadily it trickles.
-    @Test(.timeLimit(.minutes(1))) func aTricklingRequestIsCutOffAtItsDeadline() throws {
+    @Test(.timeLimit(.minutes(3))) func aTricklingRequestIsCutOffAtItsDeadline() throws {
         let m = try MountedVault()
         let c = try #require(RawControl(path: ControlSocket.path(for: Vault(directory: m.vault))))
         defer { c.close() }
@@ -79,7 +79,7 @@ import TestSupport
 
     /// At most ``ControlServer/workers`` large replies are built at once (the rest wait); clients that never
     /// read their large replies are dropped after the send timeout, and the daemon serves again.
-    @Test(.timeLimit(.minutes(1))) func connectionsAreCappedAndNonReadersAreDropped() throws {
+    @Test(.timeLimit(.minutes(3))) func connectionsAreCappedAndNonReadersAreDropped() throws {
         let m = try MountedVault()
         let pid = try #require(m.daemonPID)
         let socketPath = ControlSocket.path(for: Vault(directory: m.vault))

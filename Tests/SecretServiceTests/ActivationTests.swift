@@ -72,7 +72,7 @@ import TestSupport
         #expect(m.wait(10) { Self.ended(pid) }, "the activated daemon stops with its bus")
     }
 
-    @Test(.timeLimit(.minutes(1))) func withoutAVaultTheActivationFailsAndSaysWhy() throws {
+    @Test(.timeLimit(.minutes(3))) func withoutAVaultTheActivationFailsAndSaysWhy() throws {
         let root = TestDirectory.root + "/kcfs-act-" + UUID().uuidString.prefix(8)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let bus = try Self.activatingBus(root: root, environment: ["KEYCHAIN_VAULT": root + "/no-vault"])
