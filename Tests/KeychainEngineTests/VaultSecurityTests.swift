@@ -40,6 +40,36 @@ import Testing
         #expect(try v.copy(genp("svc", "b", ["r_Data": true])) == data("B"), "the intact item still reads")
     }
 
+    /// The same with both rows in the row cache first: a lookup by attributes takes cached attributes only
+    /// for the very row it found, so a row whose sealed bytes or lookup columns changed underneath is
+    /// opened again, and refused.
+    @Test func rowsChangedUnderTheRowCacheAreDetected() throws {
+        func cachedPair() throws -> TestVault {
+            let v = try TestVault()
+            _ = try v.add(genp("svc", "a", ["v_Data": data("A")]))
+            _ = try v.add(genp("svc", "b", ["v_Data": data("B")]))
+            for account in ["a", "b"] {
+                #expect(try v.copy(genp("svc", account, ["r_Data": true])) == data(account.uppercased()))
+            }
+            return v
+        }
+        // Row 2's sealed attributes copied onto row 1: even a lookup of attributes alone is refused.
+        let swapped = try cachedPair()
+        try swapped.withDatabase { db in
+            try db.exec("UPDATE genp SET metadata = (SELECT metadata FROM genp WHERE rowid = 2) WHERE rowid = 1")
+        }
+        #expect(swapped.status { _ = try swapped.copy(genp("svc", "a", ["r_Attributes": true])) } == SecStatus.decode)
+        // Row 1 keeps its sealed bytes (as cached) but takes b's account column: a lookup of "b" finds it,
+        // and must not answer with a's cached attributes and secret.
+        let moved = try cachedPair()
+        try moved.withDatabase { db in
+            try db.exec("CREATE TEMP TABLE b AS SELECT h_acct FROM genp WHERE rowid = 2")
+            try db.exec("UPDATE genp SET h_acct = randomblob(32) WHERE rowid = 2")
+            try db.exec("UPDATE genp SET h_acct = (SELECT h_acct FROM b) WHERE rowid = 1")
+        }
+        #expect(moved.status { _ = try moved.copy(genp("svc", "b", ["r_Data": true])) } == SecStatus.decode)
+    }
+
     @Test func aVaultWithoutItsDeviceKeyIsUnreadable() throws {
         let v = try TestVault()
         _ = try v.add(genp("svc", "a", ["v_Data": data("A")]))

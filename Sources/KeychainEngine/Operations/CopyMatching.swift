@@ -123,16 +123,9 @@ extension Keychain {
             return [entry]
         }
         let found = try store.read { db in try ItemTable.select(db, schema, filter, limit: limit) }
-        var entries: [RowCache.Entry] = []
-        for row in found {
-            let entry = RowCache.Entry(row: row, attributes: try openAttributes(row, schema: schema, keybag: keybag))
-            if found.count <= 2 {  // lookups of an item, not listings: those would only churn the cache
-                var cachedRow = row
-                cachedRow.lookups = []  // verified just now; not kept (memory)
-                rows.store(RowCache.Entry(row: cachedRow, attributes: entry.attributes), generation: generation)
-            }
-            entries.append(entry)
+        // Lookups of an item are cached, not listings: those would only churn the cache.
+        return try found.map { row throws(KeychainError) in
+            try openedEntry(row, schema: schema, generation: generation, keybag: keybag, keep: found.count <= 2)
         }
-        return entries
     }
 }

@@ -64,6 +64,22 @@ extension Keychain {
         return entry
     }
 
+    /// A row SQL found, opened: its attributes come from the row cache when the cache holds this very row
+    /// under `generation` (``RowCache/Entry/reopened(as:)``: what decrypting it again would give), so a
+    /// lookup of a hot item decrypts only its secret; otherwise they are decrypted, and kept if `keep`. The
+    /// class must be available right now either way.
+    func openedEntry(_ row: StoredRow, schema: ItemClassSchema, generation: UInt64, keybag: Keybag, keep: Bool)
+        throws(KeychainError) -> RowCache.Entry
+    {
+        if let entry = rows.entry(row.uuid, generation: generation)?.reopened(as: row) {
+            _ = try keybag.keys(for: row.accessibility)
+            return entry
+        }
+        let entry = RowCache.Entry(row: row, attributes: try openAttributes(row, schema: schema, keybag: keybag))
+        if keep { rows.store(entry, generation: generation) }
+        return entry
+    }
+
     package func openSecret(_ row: StoredRow, schema: ItemClassSchema, keybag: Keybag) throws(KeychainError) -> Data? {
         try ItemSealer.openSecret(row, classCode: schema.code, keys: try keybag.keys(for: row.accessibility))
     }

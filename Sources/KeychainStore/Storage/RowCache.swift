@@ -5,10 +5,38 @@ import Foundation
 /// attributes, for one keychain generation (so class-A metadata never outlives a lock).
 package final class RowCache: Sendable {
     package struct Entry: Sendable {
+        /// The row without its lookup columns (memory): ``lookupsDigest`` stands for them.
         package let row: StoredRow
         package let attributes: [String: KeychainValue]
+        /// A digest of the lookup columns the attributes were verified with (the attribute box authenticates
+        /// them), seeded per process so a vault's writer cannot aim at it.
+        package let lookupsDigest: Int
+
+        /// An entry for `row`, whose attributes were just opened (and so verified against its columns).
         package init(row: StoredRow, attributes: [String: KeychainValue]) {
-            self.row = row; self.attributes = attributes
+            self.init(row, attributes, Self.digest(row.lookups))
+        }
+
+        private init(_ row: StoredRow, _ attributes: [String: KeychainValue], _ lookupsDigest: Int) {
+            var kept = row
+            kept.lookups = []
+            self.row = kept; self.attributes = attributes; self.lookupsDigest = lookupsDigest
+        }
+
+        /// This entry's attributes for `found` (its secret columns as found), if `found` is the row they were
+        /// opened from: the same sealed attributes, protection class and lookup columns, so opening it again
+        /// would give them. Nil otherwise.
+        package func reopened(as found: StoredRow) -> Entry? {
+            guard found.metadata == row.metadata, found.accessibility == row.accessibility,
+                Self.digest(found.lookups) == lookupsDigest
+            else { return nil }
+            return Entry(found, attributes, lookupsDigest)
+        }
+
+        private static func digest(_ lookups: [Data?]) -> Int {
+            var hasher = Hasher()
+            hasher.combine(lookups)
+            return hasher.finalize()
         }
     }
 
