@@ -106,16 +106,16 @@ package final class KeychainConnection: Sendable {
 }
 
 /// This process's in-process engines, one per vault. The vault's lock file is held for one call at a
-/// time, never between calls, so a daemon can always take the vault over. The engine itself is kept
-/// while nobody else has held the vault since (``VaultLock/previousToken``), and opened afresh otherwise:
-/// reopening per call costs a SQLite open and close with its WAL checkpoint (measured: 25 ms per call in
-/// a debug build against 1 ms with the engine kept).
+/// time, never between calls, so a daemon can always take the vault over (``VaultCallLock``, its file kept
+/// open). The engine itself is kept while nobody else has held the vault since, and opened afresh
+/// otherwise: reopening per call costs a SQLite open and close with its WAL checkpoint (measured: 25 ms per
+/// call in a debug build against 1 ms with the engine kept).
 final class InProcessEngines: @unchecked Sendable {
     static let shared = InProcessEngines()
     /// One in-process call at a time in this process (the lock file is per open file, so two threads of
     /// one process would otherwise refuse each other).
     private let gate = NSLock()
-    private var engines: [String: (keychain: Keychain, token: UInt64)] = [:]
+    private var vaults: [String: (lock: VaultCallLock, keychain: Keychain?)] = [:]
     /// How long a call waits for another process's call on the same vault (an unlock's Argon2id is ~0.6 s).
     static let patience: TimeInterval = 10
 
@@ -124,7 +124,7 @@ final class InProcessEngines: @unchecked Sendable {
         defer { gate.unlock() }
         // Another process's in-process call holds the vault for that call: wait for it (two scripts using one
         // vault without a daemon were refused at once, errSecNotAvailable, whenever their calls met).
-        return try run(body, vault, try VaultLock(vault, patience: Self.patience))
+        return try run(body, vault, patience: Self.patience)!
     }
 
     /// ``with(_:_:)`` if the vault's lock is free right now, else nil (another process holds it: a daemon,
@@ -132,22 +132,31 @@ final class InProcessEngines: @unchecked Sendable {
     func withIfFree<T>(_ vault: Vault, _ body: (Keychain) throws(KeychainError) -> T) throws(KeychainError) -> T? {
         gate.lock()
         defer { gate.unlock() }
-        guard let lock = try? VaultLock(vault, patience: 0) else { return nil }
-        return try run(body, vault, lock)
+        return try run(body, vault, patience: nil)
     }
 
-    private func run<T>(_ body: (Keychain) throws(KeychainError) -> T, _ vault: Vault, _ lock: VaultLock)
-        throws(KeychainError) -> T
+    /// `body` on the vault's engine with its lock held; nil if `patience` is nil and the lock is not free.
+    private func run<T>(_ body: (Keychain) throws(KeychainError) -> T, _ vault: Vault, patience: TimeInterval?)
+        throws(KeychainError) -> T?
     {
-        let keychain: Keychain
-        if let cached = engines[vault.directory], cached.token == lock.previousToken {
-            keychain = cached.keychain
+        let lock = vaults[vault.directory]?.lock ?? VaultCallLock(vault)
+        let current: Bool
+        if let patience {
+            current = try lock.take(patience: patience)
         } else {
-            engines[vault.directory] = nil
+            guard let taken = try? lock.take(patience: 0) else { return nil }
+            current = taken
+        }
+        defer { lock.release() }
+        let keychain: Keychain
+        if current, let kept = vaults[vault.directory]?.keychain {
+            keychain = kept
+        } else {
+            vaults[vault.directory] = (lock, nil)
             keychain = try Keychain(vault: vault)
         }
-        engines[vault.directory] = (keychain, lock.token)
-        return try withExtendedLifetime(lock) { () throws(KeychainError) -> T in try body(keychain) }
+        vaults[vault.directory] = (lock, keychain)
+        return try body(keychain)
     }
 }
 

@@ -7,6 +7,8 @@ import KeychainStore
 public typealias Vault = KeychainStore.Vault
 /// The lock file that makes one daemon or in-process engine the vault's only writer.
 public typealias VaultLock = KeychainStore.VaultLock
+/// The same lock taken by an in-process client for one call at a time.
+public typealias VaultCallLock = KeychainStore.VaultCallLock
 /// The device's lock state (before first unlock, locked, unlocked).
 public typealias DeviceState = KeychainStore.DeviceState
 /// A file a user names, opened as the rules for outside files say (regular, no symlink, bounded size).
