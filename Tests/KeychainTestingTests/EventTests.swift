@@ -42,6 +42,21 @@ import Testing
         }
     }
 
+    /// One call, one event: an update that replaces a secret is recorded as the update alone (it used to
+    /// look its items up through a copyMatching of its own, recorded as a call the app never made).
+    @Test func anUpdateIsRecordedAsOneCall() throws {
+        let device = try SimulatedDevice()
+        device.run {
+            #expect(TokenCode.save("t") == errSecSuccess)
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: TokenCode.service,
+            ]
+            let change: [String: Any] = [kSecValueData as String: Data("t2".utf8)]
+            #expect(SecItemUpdate(query as CFDictionary, change as CFDictionary) == errSecSuccess)
+        }
+        #expect(device.events.compactMap(\.call).map(\.operation) == [.add, .update])
+    }
+
     @Test func promptsAndLockTransitionsAreRecorded() throws {
         let device = try SimulatedDevice(passcode: "1234", biometryEnrolled: true)
         device.clearEvents()

@@ -1,6 +1,7 @@
 import KeychainModel
 import KeychainStore
 import Foundation
+import GRDB
 
 extension Keychain {
     /// SecItemUpdate (docs/reference/keychain-semantics.md §4.3): every match is updated in one transaction; a primary-key change
@@ -42,54 +43,81 @@ extension Keychain {
             }
         }
         let filter = try filter(for: q, caller: caller)
-        let password = AuthenticationOptions(useKeys: q.useKeys, authenticationUI: q.authenticationUI)
-            .applicationPassword
-        try authorizeUpdate(
-            query, q,
-            changesSecretOrProtection: newData != nil || changes[Attributes.accessControl.code] != nil
-                || changes[Attributes.accessible.code] != nil, caller: caller)
+        let options = AuthenticationOptions(useKeys: q.useKeys, authenticationUI: q.authenticationUI)
+        let changesSecretOrProtection =
+            newData != nil || changes[Attributes.accessControl.code] != nil
+            || changes[Attributes.accessible.code] != nil
 
+        // One pass opens the matching rows and, when none needs authorizing, writes them. A pass that meets
+        // an item whose new secret or protection needs authorizing writes nothing: the items are authorized
+        // outside the keybag's lock (a prompt waits for a person) and the next pass writes.
+        var authorized = false
         var changed: [Data] = []
         defer { noteChange(.items(changed: changed)) }
-        try protection.withLock { keybag throws(KeychainError) in
-            try store.write(crashPoint: "update.beforeCommit") { db in
-                let rows = try ItemTable.select(db, schema, filter)
-                guard !rows.isEmpty else { throw KeychainError.notFound }
-                changed = rows.map { persistentReference($0, schema) }
-                for row in rows {
-                    let old = try openAttributes(row, schema: schema, keybag: keybag)
-                    var attributes = old.merging(changes) { $1 }
-                    for code in removing {
-                        attributes[code] = Self.removedValue(schema.attribute(code)!, schema, caller)
+        while true {
+            let unauthorized = try protection.withLock { keybag throws(KeychainError) -> [[String: KeychainValue]] in
+                try store.write(crashPoint: "update.beforeCommit") { db in
+                    let generation = self.generation
+                    let rows = try ItemTable.select(db, schema, filter)
+                    guard !rows.isEmpty else { throw KeychainError.notFound }
+                    let olds = try rows.map { row throws(KeychainError) in
+                        try openedEntry(row, schema: schema, generation: generation, keybag: keybag, keep: false)
+                            .attributes
                     }
-                    let secret = try ApplicationPassword.restate(
-                        try openSecret(row, schema: schema, keybag: keybag), from: old, to: attributes,
-                        newData: newData, password: password)
-                    if let interpreter = schema.interpreter, let newData {
-                        try interpreter.apply(newData, to: &attributes, schema: schema)
+                    if changesSecretOrProtection, !authorized {
+                        let needing = olds.filter(Self.needsAuthorization)
+                        if !needing.isEmpty { return needing }
                     }
-                    attributes[Attributes.modificationDate.code] = .date(
-                        nextModificationDate(after: old[Attributes.modificationDate.code]))
-                    let accessibility =
-                        Accessibility(rawValue: attributes[Attributes.accessible.code]?.stringValue ?? "")
-                        ?? row.accessibility
-                    if accessibility == .whenPasscodeSetThisDeviceOnly, !keybag.record.hasPasscode {
-                        throw KeychainError(
-                            SecStatus.authFailed,
-                            "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a device passcode")
+                    changed = rows.map { persistentReference($0, schema) }
+                    for (row, old) in zip(rows, olds) {
+                        try write(
+                            row, old: old, changes: changes, removing: removing, newData: newData, schema: schema,
+                            caller: caller, password: options.applicationPassword, keybag: keybag, db: db)
                     }
-                    let lookups = hasher.columns(for: attributes, schema: schema)
-                    let sealed = ItemSealer.seal(
-                        attributes: attributes, lookups: lookups, secret: secret, schema: schema, uuid: row.uuid,
-                        accessibility: accessibility, keys: try keybag.keys(for: accessibility))
-                    try ItemTable.update(
-                        db, schema,
-                        StoredRow(
-                            rowid: row.rowid, uuid: row.uuid, accessibility: accessibility, metadata: sealed.metadata,
-                            rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups))
+                    return []
                 }
             }
+            if unauthorized.isEmpty { return }
+            try authorizeUpdate(of: unauthorized, schema: schema, caller: caller, options: options)
+            authorized = true
         }
+    }
+
+    /// Writes one matched row: its attributes with `changes` and `removing`, its secret restated or replaced,
+    /// sealed again.
+    private func write(
+        _ row: StoredRow, old: [String: KeychainValue], changes: [String: KeychainValue], removing: Set<String>,
+        newData: Data?, schema: ItemClassSchema, caller: Caller, password: Data?, keybag: Keybag, db: Database
+    ) throws {
+        var attributes = old.merging(changes) { $1 }
+        for code in removing {
+            attributes[code] = Self.removedValue(schema.attribute(code)!, schema, caller)
+        }
+        let secret = try ApplicationPassword.restate(
+            try openSecret(row, schema: schema, keybag: keybag), from: old, to: attributes,
+            newData: newData, password: password)
+        if let interpreter = schema.interpreter, let newData {
+            try interpreter.apply(newData, to: &attributes, schema: schema)
+        }
+        attributes[Attributes.modificationDate.code] = .date(
+            nextModificationDate(after: old[Attributes.modificationDate.code]))
+        let accessibility =
+            Accessibility(rawValue: attributes[Attributes.accessible.code]?.stringValue ?? "")
+            ?? row.accessibility
+        if accessibility == .whenPasscodeSetThisDeviceOnly, !keybag.record.hasPasscode {
+            throw KeychainError(
+                SecStatus.authFailed,
+                "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a device passcode")
+        }
+        let lookups = hasher.columns(for: attributes, schema: schema)
+        let sealed = ItemSealer.seal(
+            attributes: attributes, lookups: lookups, secret: secret, schema: schema, uuid: row.uuid,
+            accessibility: accessibility, keys: try keybag.keys(for: accessibility))
+        try ItemTable.update(
+            db, schema,
+            StoredRow(
+                rowid: row.rowid, uuid: row.uuid, accessibility: accessibility, metadata: sealed.metadata,
+                rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups))
     }
 
     /// What an attribute becomes when removed: its default if items always carry it, otherwise nothing.
