@@ -85,8 +85,14 @@ enum ValueBridge {
         if Swift.type(of: value) == AnyHashable.self, let boxed = value as? AnyHashable {
             return try self.value(boxed.base, depth: depth)
         }
-        if Swift.type(of: value) == Bool.self, let b = value as? Bool { return .bool(b) }
-        if let number = value as? NSNumber, Swift.type(of: value) is NSNumber.Type { return try self.number(number) }
+        // The common types first, each by a check of its type: a failed cast of a string to each integer
+        // type below costs a conformance lookup (a fifth of what the module added to a lookup, issue 27).
+        let type = Swift.type(of: value)
+        if type == String.self, let s = value as? String { return .string(s) }
+        if type is NSString.Type, let s = value as? NSString { return .string(String(s)) }
+        if type == Data.self, let d = value as? Data { return .data(d) }
+        if type == Bool.self, let b = value as? Bool { return .bool(b) }
+        if type is NSNumber.Type, let number = value as? NSNumber { return try self.number(number) }
         switch value {
         case let n as Int: return .number(Int64(n))
         case let n as Int64: return .number(n)

@@ -30,6 +30,11 @@ public struct PersistentReference: Sendable, Hashable {
     /// The 20-byte wire form.
     public var data: Data {
         guard case .uuid(let uuid) = target else { preconditionFailure("only UUID references are issued") }
-        return Data(classCode.utf8) + uuid
+        // Through bytes: `Data(String.UTF8View) + Data` appends piece by piece (issue 27).
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(classCode.utf8.count + uuid.count)
+        bytes.append(contentsOf: classCode.utf8)
+        uuid.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        return Data(bytes)
     }
 }

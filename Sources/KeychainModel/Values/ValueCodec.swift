@@ -14,11 +14,13 @@ public enum ValueCodec {
     private enum Tag: UInt8 { case string = 1, data, number, bool, date, array, dictionary }
     private static let maxDepth = 16
 
-    /// Encodes `value`.
+    /// Encodes `value`. Built in an array and copied once: appending to `Data` piece by piece was a tenth
+    /// of an update (issue 27).
     public static func encode(_ value: KeychainValue) -> Data {
-        var out = Data()
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
         append(value, to: &out)
-        return out
+        return Data(out)
     }
 
     /// Decodes bytes produced by ``encode(_:)``; fails on trailing bytes, bad tags or lengths.
@@ -29,10 +31,12 @@ public enum ValueCodec {
         return value
     }
 
-    private static func append(_ value: KeychainValue, to out: inout Data) {
+    private static func append(_ value: KeychainValue, to out: inout [UInt8]) {
         switch value {
-        case .string(let s): out.append(Tag.string.rawValue); appendBlob(Data(s.utf8), to: &out)
-        case .data(let d): out.append(Tag.data.rawValue); appendBlob(d, to: &out)
+        case .string(let s): out.append(Tag.string.rawValue); appendBlob(s, to: &out)
+        case .data(let d):
+            out.append(Tag.data.rawValue); appendUInt32(d.count, to: &out)
+            d.withUnsafeBytes { out.append(contentsOf: $0) }
         case .number(let n): out.append(Tag.number.rawValue); appendUInt64(UInt64(bitPattern: n), to: &out)
         case .bool(let b): out.append(Tag.bool.rawValue); out.append(b ? 1 : 0)
         case .date(let d):
@@ -43,17 +47,20 @@ public enum ValueCodec {
         case .dictionary(let dict):
             out.append(Tag.dictionary.rawValue); appendUInt32(dict.count, to: &out)
             for key in dict.keys.sorted() {
-                appendBlob(Data(key.utf8), to: &out)
+                appendBlob(key, to: &out)
                 append(dict[key]!, to: &out)
             }
         }
     }
 
-    private static func appendBlob(_ d: Data, to out: inout Data) { appendUInt32(d.count, to: &out); out.append(d) }
-    private static func appendUInt32(_ n: Int, to out: inout Data) {
+    private static func appendBlob(_ s: String, to out: inout [UInt8]) {
+        appendUInt32(s.utf8.count, to: &out)
+        out.append(contentsOf: s.utf8)
+    }
+    private static func appendUInt32(_ n: Int, to out: inout [UInt8]) {
         withUnsafeBytes(of: UInt32(n).bigEndian) { out.append(contentsOf: $0) }
     }
-    private static func appendUInt64(_ n: UInt64, to out: inout Data) {
+    private static func appendUInt64(_ n: UInt64, to out: inout [UInt8]) {
         withUnsafeBytes(of: n.bigEndian) { out.append(contentsOf: $0) }
     }
 

@@ -14,22 +14,42 @@ package enum ItemSealer {
         package let rowKey: GuardedKey
     }
 
-    package static func identity(_ classCode: String, _ uuid: Data, _ accessibility: Accessibility, part: String)
-        -> Data
-    {
-        Data("keychainfs.item.v1/\(part)/\(classCode)/\(accessibility.rawValue)/".utf8) + uuid
+    /// The boxes of a row, as their identities name them.
+    package enum Box: String, CaseIterable {
+        case metadata, rowKey = "rowkey", secret
     }
 
-    /// ``identity(_:_:_:part:)``'s bytes before the UUID for the metadata box, per class and protection class.
-    private static let metadataPrefixes: [String: [Accessibility: [UInt8]]] = Dictionary(
+    /// What a box of a row is bound to: `keychainfs.item.v1/BOX/CLASS/PROTECTION/` and the row's UUID.
+    package static func identity(_ classCode: String, _ uuid: Data, _ accessibility: Accessibility, _ box: Box)
+        -> Data
+    {
+        var bytes = identityPrefix(classCode, accessibility, box)
+        uuid.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        return Data(bytes)
+    }
+
+    /// ``identity(_:_:_:_:)``'s bytes before the UUID: made once per class, protection class and box
+    /// (interpolated at every call, they were a tenth of opening a secret, issue 27).
+    private static func identityPrefix(_ classCode: String, _ accessibility: Accessibility, _ box: Box) -> [UInt8] {
+        identityPrefixes[classCode]?[accessibility]?[box] ?? Array(prefixText(classCode, accessibility, box).utf8)
+    }
+
+    private static func prefixText(_ classCode: String, _ accessibility: Accessibility, _ box: Box) -> String {
+        "keychainfs.item.v1/\(box.rawValue)/\(classCode)/\(accessibility.rawValue)/"
+    }
+
+    private static let identityPrefixes: [String: [Accessibility: [Box: [UInt8]]]] = Dictionary(
         uniqueKeysWithValues: Schema.storedClasses.map { schema in
-            (
-                schema.code,
-                Dictionary(
-                    uniqueKeysWithValues: Accessibility.allCases.map {
-                        ($0, Array(identity(schema.code, Data(), $0, part: "metadata")))
-                    })
-            )
+            let byProtection = Accessibility.allCases.map { accessibility in
+                (
+                    accessibility,
+                    Dictionary(
+                        uniqueKeysWithValues: Box.allCases.map {
+                            ($0, Array(prefixText(schema.code, accessibility, $0).utf8))
+                        })
+                )
+            }
+            return (schema.code, Dictionary(uniqueKeysWithValues: byProtection))
         })
 
     /// The metadata box also authenticates the row's lookup columns (in schema order): a column changed
@@ -40,9 +60,7 @@ package enum ItemSealer {
     ) -> Data {
         // Built as bytes: appending to Data piece by piece was a sixth of a listing's time, and the
         // interpolated prefix (now made once per class and protection class) a tenth.
-        let prefix =
-            metadataPrefixes[classCode]?[accessibility]
-            ?? Array(identity(classCode, Data(), accessibility, part: "metadata"))
+        let prefix = identityPrefix(classCode, accessibility, .metadata)
         var binding = [UInt8]()
         binding.reserveCapacity(prefix.count + uuid.count + lookups.reduce(0) { $0 + 1 + ($1?.count ?? 0) })
         binding.append(contentsOf: prefix)
@@ -87,10 +105,10 @@ package enum ItemSealer {
         rowKey.randomize()
         defer { rowKey.zero() }
         let wrapped = rowKey.withBytes {
-            AEAD.seal($0, key: keys.classKey, associatedData: identity(classCode, uuid, accessibility, part: "rowkey"))
+            AEAD.seal($0, key: keys.classKey, associatedData: identity(classCode, uuid, accessibility, .rowKey))
         }
         let sealedSecret = secret.map {
-            AEAD.seal($0, key: rowKey, associatedData: identity(classCode, uuid, accessibility, part: "secret"))
+            AEAD.seal($0, key: rowKey, associatedData: identity(classCode, uuid, accessibility, .secret))
         }
         let metadata = AEAD.seal(
             ValueCodec.encode(.dictionary(attributes)), key: keys.metadataKey,
@@ -165,10 +183,10 @@ package enum ItemSealer {
             let rowKey = keys.rowKey
             try AEAD.openKey(
                 row.rowKey, key: keys.classKey,
-                associatedData: identity(classCode, row.uuid, row.accessibility, part: "rowkey"), into: rowKey)
+                associatedData: identity(classCode, row.uuid, row.accessibility, .rowKey), into: rowKey)
             defer { rowKey.zero() }
             return try AEAD.open(
-                sealed, key: rowKey, associatedData: identity(classCode, row.uuid, row.accessibility, part: "secret"))
+                sealed, key: rowKey, associatedData: identity(classCode, row.uuid, row.accessibility, .secret))
         } catch {
             throw KeychainError(
                 SecStatus.decode, "secret of item \(row.rowid) of class '\(classCode)' failed to decrypt: \(error)")
