@@ -5,12 +5,11 @@ import Foundation
 package struct ParsedQuery {
     package var schema: ItemClassSchema?
     /// Attribute filters (queries) or values (add), coerced to their kinds.
-    package var attributes: [String: KeychainValue] = [:]
+    package private(set) var attributes: [String: KeychainValue] = [:]
 
-    /// The attributes a query filters on (kSecAttrAccessControl never does).
-    package var filters: [String: KeychainValue] {
-        attributes.filter { schema?.attribute($0.key)?.flags.contains(.neverFilters) != true }
-    }
+    /// The attributes a query filters on (kSecAttrAccessControl never does): worked out once, at the end
+    /// of ``parse(_:)`` (a search asks for them three times).
+    package private(set) var filters: [String: KeychainValue] = [:]
 
     /// What the caller said about authentication UI: kSecUseAuthenticationUI, or kSecUseNoAuthenticationUI.
     package var authenticationUI: String? {
@@ -98,6 +97,7 @@ package struct ParsedQuery {
         if q.itemList != nil, schema.isVirtual {
             throw KeychainError(SecStatus.unimplemented, "kSecMatchItemList is not supported for identities")
         }
+        q.filters = q.attributes.filter { schema.attribute($0.key)?.flags.contains(.neverFilters) != true }
         return q
     }
 

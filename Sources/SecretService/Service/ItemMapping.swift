@@ -61,17 +61,15 @@ enum ItemMapping {
     /// An item from the attributes the engine returns for a generic password (kSecReturnAttributes with
     /// kSecReturnPersistentRef). An item made through the mount, the CLI or the Security module has no
     /// record: it shows `service` and `username` (its service and account) and its label.
-    static func item(_ found: KeychainDictionary) -> ServiceItem? {
+    /// `record` reads the item's record (``record(_:)``, or a cache of it).
+    static func item(_ found: KeychainDictionary, record: (Data) -> Record? = record) -> ServiceItem? {
         guard let reference = found[QueryKey.valuePersistentRef]?.dataValue else { return nil }
         let service = text(found[Attributes.service.code]), account = text(found[Attributes.account.code])
         var attributes = ["service": service, "username": account]
         var contentType = defaultContentType
-        if let generic = found[Attributes.generic.code]?.dataValue, generic.starts(with: marker),
-            let body = try? JSONSerialization.jsonObject(with: generic.dropFirst(marker.count)) as? [String: Any],
-            let stored = body["attributes"] as? [String: String]
-        {
-            attributes = stored
-            contentType = body["contentType"] as? String ?? defaultContentType
+        if let generic = found[Attributes.generic.code]?.dataValue, let stored = record(generic) {
+            attributes = stored.attributes
+            contentType = stored.contentType
         }
         let created = date(found[Attributes.creationDate.code]) ?? Date(timeIntervalSince1970: 0)
         return ServiceItem(
@@ -80,6 +78,44 @@ enum ItemMapping {
             created: created, modified: date(found[Attributes.modificationDate.code]) ?? created,
             accessibility: found[Attributes.accessible.code]?.stringValue.flatMap(Accessibility.init(rawValue:))
                 ?? .whenUnlocked)
+    }
+
+    /// What an item made through the Secret Service keeps in its generic attribute.
+    struct Record: Sendable {
+        let attributes: [String: String]
+        let contentType: String
+    }
+
+    /// The record in an item's generic attribute, nil when it holds none.
+    static func record(_ generic: Data) -> Record? {
+        guard generic.starts(with: marker),
+            let body = try? JSONSerialization.jsonObject(with: generic.dropFirst(marker.count)) as? [String: Any],
+            let stored = body["attributes"] as? [String: String]
+        else { return nil }
+        return Record(attributes: stored, contentType: body["contentType"] as? String ?? defaultContentType)
+    }
+
+    /// Records already read, by their bytes: reading one (JSON) was a tenth of the service's time in a
+    /// GetSecrets. Emptied at every change of the keychain, a lock included, so no record (an item's
+    /// attributes) outlives a lock.
+    final class RecordCache: Sendable {
+        private let cache = GenerationalCache<Data, Record>(capacity: 1024)
+        private let keychain: Keychain
+
+        init(_ keychain: Keychain) {
+            self.keychain = keychain
+            keychain.addChangeObserver { [cache] _ in cache.removeAll() }
+        }
+
+        func record(_ generic: Data) -> Record? {
+            let generation = keychain.generation
+            if let known = cache.value(generic, generation: generation) { return known }
+            guard let read = ItemMapping.record(generic) else { return nil }
+            cache.store(read, for: generic, generation: generation)
+            // A change since the lookup began (a lock) may have emptied the cache before this store.
+            if keychain.generation != generation { cache.removeAll() }
+            return read
+        }
     }
 
     /// Refuses an attribute map over the bounds, with the reason.

@@ -26,12 +26,11 @@ enum ObjectPath: Equatable {
     private static let promptPrefix = root + "/prompt/p"
 
     static func parse(_ path: String) -> ObjectPath? {
+        // Items first: most calls name one (no other path starts with the item prefix).
+        if path.hasPrefix(itemPrefix) { return hex(path.utf8.dropFirst(itemPrefix.utf8.count)).map(ObjectPath.item) }
         if path == root { return .service }
         if path == collectionPath || aliasPaths.contains(path) { return .collection }
         if parentPaths.contains(path) { return .node(path) }
-        if path.hasPrefix(itemPrefix), let reference = hex(String(path.dropFirst(itemPrefix.count))) {
-            return .item(reference)
-        }
         if let id = number(path, after: sessionPrefix) { return .session(id) }
         if let id = number(path, after: promptPrefix) { return .prompt(id) }
         return nil
@@ -58,17 +57,21 @@ enum ObjectPath: Equatable {
     }
 
     /// Lower-case hex digits as bytes; nil for anything else (a bounded, total parse of a client's path).
-    private static func hex(_ text: String) -> Data? {
-        let digits = Array(text.utf8)
-        guard !digits.isEmpty, digits.count % 2 == 0, digits.count <= 512 else { return nil }
-        var bytes = Data(capacity: digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
+    private static func hex(_ text: Substring.UTF8View) -> Data? {
+        guard !text.isEmpty, text.count % 2 == 0, text.count <= 512 else { return nil }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(text.count / 2)
+        var high: UInt8?
+        for c in text {
+            guard let value = nibble(c) else { return nil }
+            if let h = high {
+                bytes.append(h << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
         }
-        return bytes
+        return Data(bytes)
     }
 
     private static func nibble(_ c: UInt8) -> UInt8? {

@@ -6,6 +6,12 @@ import KeychainModel
 /// the lock, access rules, --strict and the input bounds are the engine's, never decided here.
 struct VaultFace: Sendable {
     let keychain: Keychain
+    private let records: ItemMapping.RecordCache
+
+    init(keychain: Keychain) {
+        self.keychain = keychain
+        records = ItemMapping.RecordCache(keychain)
+    }
 
     /// Every generic password the caller may see (those `naming` names, when given), as Secret Service
     /// items: attributes only, no secret decrypted.
@@ -21,7 +27,7 @@ struct VaultFace: Sendable {
         }
         do {
             guard let found = try keychain.copyMatching(query, caller: caller)?.arrayValue else { return [] }
-            return found.compactMap { $0.dictionaryValue.flatMap(ItemMapping.item) }
+            return found.compactMap { $0.dictionaryValue.flatMap { ItemMapping.item($0, record: records.record) } }
         } catch let error where error.status == SecStatus.itemNotFound {
             return []
         } catch {
@@ -38,7 +44,7 @@ struct VaultFace: Sendable {
         do {
             guard var found = try keychain.copyMatching(query, caller: caller)?.dictionaryValue else { return nil }
             found[QueryKey.valuePersistentRef] = found[QueryKey.valuePersistentRef] ?? .data(reference)
-            return ItemMapping.item(found)
+            return ItemMapping.item(found, record: records.record)
         } catch let error where error.status == SecStatus.itemNotFound || error.status == SecStatus.param {
             return nil  // gone, or a reference that names no item of ours (errSecParam for a malformed one)
         } catch {
@@ -70,7 +76,7 @@ struct VaultFace: Sendable {
                 let secret = found[QueryKey.valueData]?.dataValue
             else { return nil }
             found[QueryKey.valuePersistentRef] = found[QueryKey.valuePersistentRef] ?? .data(reference)
-            return ItemMapping.item(found).map { ($0, secret) }
+            return ItemMapping.item(found, record: records.record).map { ($0, secret) }
         } catch let error where error.status == SecStatus.itemNotFound || error.status == SecStatus.param {
             return nil
         } catch {
