@@ -36,7 +36,8 @@ public final class VaultCallLock: @unchecked Sendable {
         guard locked else {
             throw KeychainError(
                 SecStatus.notAvailable,
-                "the vault \((path as NSString).deletingLastPathComponent) is already open in another keychainfs process")
+                "the vault \((path as NSString).deletingLastPathComponent) is already open in another keychainfs process"
+            )
         }
         var found: UInt64 = 0
         if ownToken != 0, pread(fd, &found, 8, 0) == 8, found == ownToken { return true }
