@@ -80,6 +80,8 @@ package final class KeychainView: Sendable {
         if let cached = paths.node(key, generation: generation) { return cached }
         let node = try resolveUncached(path)
         paths.store(node, for: key, generation: generation)
+        // A change during the resolution (a lock) may have emptied the cache before this store.
+        if keychain.generation != generation { paths.clear() }
         return node
     }
 
@@ -281,6 +283,19 @@ package final class KeychainView: Sendable {
         }
     }
 
+    /// ``listItems(_:groupValue:)`` of the group at `path`, kept by the path cache for one generation. A
+    /// change during the listing (a lock) may have emptied the cache before the store: then it goes too.
+    private func groupListing(_ path: FSPath, _ schema: ItemClassSchema, _ value: KeychainValue) throws(FSError)
+        -> [ListedItem]
+    {
+        let key = cacheKey(path), generation = keychain.generation
+        if let listed = paths.listing(key, generation: generation) { return listed }
+        let listed = try listItems(schema, groupValue: value)
+        paths.storeListing(listed, for: key, generation: generation)
+        if keychain.generation != generation { paths.clear() }
+        return listed
+    }
+
     /// Directory entries of `path` with their attributes (without `.` and `..`).
     func list(_ path: FSPath, by pid: Int32) throws(FSError) -> [(name: String, attributes: FileAttributes)] {
         switch try resolve(path) {
@@ -289,7 +304,7 @@ package final class KeychainView: Sendable {
         case .classDirectory(let schema):
             return try listGroups(schema).map { ($0.name, directoryAttributes(Inode.group(schema.code, $0.name))) }
         case .group(let schema, let value, _):
-            return try listItems(schema, groupValue: value).map {
+            return try groupListing(path, schema, value).map {
                 (
                     $0.name,
                     FileAttributes(

@@ -60,11 +60,24 @@ import TestSupport
         try item("ak")
         try item("dk", pdmn: "dk")
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        // Listed first, so the listing is kept (PathCache): the lock must take it away.
+        #expect(FS.list(m.path("genp/svc")) == .success(["ak", "dk"]))
         try expectSuccess(m.device("lock"))
         #expect(FS.list(m.path("genp/svc")).errno == EACCES)
         #expect(FS.getxattr(m.path("genp/svc/dk"), "user.kSecAttrAccount") == .success(Data("dk".utf8)))
         try expectSuccess(m.device("unlock", passcode: "1234"))
         #expect(FS.list(m.path("genp/svc")) == .success(["ak", "dk"]))
+    }
+
+    /// A kept listing goes with every change, whichever way it came (the CLI over the control socket here).
+    @Test func aKeptListingFollowsChangesMadeElsewhere() throws {
+        try item("ak")
+        #expect(FS.list(m.path("genp/svc")) == .success(["ak"]))
+        #expect(FS.list(m.path("genp/svc")) == .success(["ak"]))
+        try expectSuccess(m.cli(["add-generic-password", "-s", "svc", "-a", "new", "-w", "x", m.vault]))
+        #expect(FS.list(m.path("genp/svc")) == .success(["ak", "new"]))
+        try expectSuccess(m.cli(["delete-generic-password", "-s", "svc", "-a", "ak", m.vault]))
+        #expect(FS.list(m.path("genp/svc")) == .success(["new"]))
     }
 
     @Test func aWrongPasscodeIsRefusedAndCounted() throws {
