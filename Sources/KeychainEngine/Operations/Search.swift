@@ -75,7 +75,8 @@ extension Keychain {
             _ = try keybag.keys(for: row.accessibility)
             return entry
         }
-        let entry = RowCache.Entry(row: row, attributes: try openAttributes(row, schema: schema, keybag: keybag))
+        let entry = RowCache.Entry(
+            row: row, attributes: try openAttributes(row, schema: schema, keybag: keybag), forCache: keep)
         if keep { rows.store(entry, generation: generation) }
         return entry
     }

@@ -13,8 +13,9 @@ package final class RowCache: Sendable {
         package let lookupsDigest: Int
 
         /// An entry for `row`, whose attributes were just opened (and so verified against its columns).
-        package init(row: StoredRow, attributes: [String: KeychainValue]) {
-            self.init(row, attributes, Self.digest(row.lookups))
+        /// `forCache: false` (a listing's rows, never stored) skips the digest.
+        package init(row: StoredRow, attributes: [String: KeychainValue], forCache: Bool = true) {
+            self.init(row, attributes, forCache ? Self.digest(row.lookups) : 0)
         }
 
         private init(_ row: StoredRow, _ attributes: [String: KeychainValue], _ lookupsDigest: Int) {
