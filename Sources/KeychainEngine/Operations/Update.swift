@@ -49,13 +49,15 @@ extension Keychain {
             || changes[Attributes.accessible.code] != nil
 
         // One pass opens the matching rows and, when none needs authorizing, writes them. A pass that meets
-        // an item whose new secret or protection needs authorizing writes nothing: the items are authorized
-        // outside the keybag's lock (a prompt waits for a person) and the next pass writes.
-        var authorized = false
+        // items whose new secret or protection needs authorizing writes nothing: they are authorized outside
+        // the keybag's lock (a prompt waits for a person) and the next pass writes, unless it meets an
+        // item not authorized yet (one that appeared meanwhile).
+        var authorized = Set<Data>()
         var changed: [Data] = []
         defer { noteChange(.items(changed: changed)) }
-        while true {
-            let unauthorized = try protection.withLock { keybag throws(KeychainError) -> [[String: KeychainValue]] in
+        for _ in 0..<8 {
+            let unauthorized = try protection.withLock {
+                keybag throws(KeychainError) -> [(uuid: Data, attributes: [String: KeychainValue])] in
                 try store.write(crashPoint: "update.beforeCommit") { db in
                     let generation = self.generation
                     let rows = try ItemTable.select(db, schema, filter)
@@ -64,8 +66,10 @@ extension Keychain {
                         try openedEntry(row, schema: schema, generation: generation, keybag: keybag, keep: false)
                             .attributes
                     }
-                    if changesSecretOrProtection, !authorized {
-                        let needing = olds.filter(Self.needsAuthorization)
+                    if changesSecretOrProtection {
+                        let needing = zip(rows, olds).filter {
+                            !authorized.contains($0.0.uuid) && Self.needsAuthorization($0.1)
+                        }.map { (uuid: $0.0.uuid, attributes: $0.1) }
                         if !needing.isEmpty { return needing }
                     }
                     changed = rows.map { persistentReference($0, schema) }
@@ -78,9 +82,10 @@ extension Keychain {
                 }
             }
             if unauthorized.isEmpty { return }
-            try authorizeUpdate(of: unauthorized, schema: schema, caller: caller, options: options)
-            authorized = true
+            try authorizeUpdate(of: unauthorized.map(\.attributes), schema: schema, caller: caller, options: options)
+            authorized.formUnion(unauthorized.map(\.uuid))
         }
+        throw KeychainError(SecStatus.interactionNotAllowed, "the items kept changing while they were being authorized")
     }
 
     /// Writes one matched row: its attributes with `changes` and `removing`, its secret restated or replaced,
