@@ -97,9 +97,11 @@ package final class KeychainConnection: Sendable {
         // Named in authentication prompts (`keychainfs device prompts`).
         claims[CallerClaims.pid] = .number(Int64(getpid()))
         if let executable = Self.executable { claims[CallerClaims.executable] = .string(executable) }
+        // The route waits for a vault another process holds in short slices, so a daemon that is starting
+        // (it takes the vault's lock before its socket exists) gets the call as soon as it can answer.
         return try route.perform(call, claims: claims) { () throws(KeychainError) -> Call.Reply in
-            try InProcessEngines.shared.with(vault) { keychain throws(KeychainError) in
-                try call.perform(on: keychain, caller: caller)
+            try InProcessEngines.shared.with(vault, patience: VaultRoute.holderSliceSeconds) {
+                keychain throws(KeychainError) in try call.perform(on: keychain, caller: caller)
             }
         }
     }
@@ -119,12 +121,15 @@ final class InProcessEngines: @unchecked Sendable {
     /// How long a call waits for another process's call on the same vault (an unlock's Argon2id is ~0.6 s).
     static let patience: TimeInterval = 10
 
-    func with<T>(_ vault: Vault, _ body: (Keychain) throws(KeychainError) -> T) throws(KeychainError) -> T {
+    /// `body` on the vault's engine, waiting up to `patience` seconds for another process to let go of it.
+    func with<T>(_ vault: Vault, patience: TimeInterval = patience, _ body: (Keychain) throws(KeychainError) -> T)
+        throws(KeychainError) -> T
+    {
         gate.lock()
         defer { gate.unlock() }
         // Another process's in-process call holds the vault for that call: wait for it (two scripts using one
         // vault without a daemon were refused at once, errSecNotAvailable, whenever their calls met).
-        return try run(body, vault, patience: Self.patience)!
+        return try run(body, vault, patience: patience)!
     }
 
     /// ``with(_:_:)`` if the vault's lock is free right now, else nil (another process holds it: a daemon,

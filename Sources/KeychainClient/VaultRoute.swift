@@ -15,6 +15,12 @@ import Synchronization
 package final class VaultRoute: Sendable {
     /// How long a call waits for a daemon that is away (restarting) before errSecNotAvailable.
     package static let daemonGraceSeconds: TimeInterval = 3
+    /// How long a call of a client that has not used a daemon waits while another process holds the vault
+    /// (another client's call: an unlock's Argon2id takes ~0.6 s; or a daemon starting, whose socket
+    /// follows), and the slices it waits in, asking the socket between them. (Waiting for the lock in one
+    /// piece, a call that came while a daemon started waited 10 s and failed though the daemon was up.)
+    package static let holderPatienceSeconds: TimeInterval = 10
+    package static let holderSliceSeconds: TimeInterval = 0.05
 
     package let vault: Vault
     private let client: ControlClient
@@ -42,15 +48,18 @@ package final class VaultRoute: Sendable {
     ) throws(KeychainError) -> Call.Reply {
         var request = call.request
         request.arguments.merge(claims) { $1 }
-        let deadline = Date().addingTimeInterval(Self.daemonGraceSeconds)
+        let deadline = Date().addingTimeInterval(viaDaemon ? Self.daemonGraceSeconds : Self.holderPatienceSeconds)
         while true {
             if let response = try client.sendIfServed(request) {
                 usedDaemon.withLock { $0 = true }
                 return try Call.decode(try response.check())
             }
             if !viaDaemon {
-                do { return try inProcess() } catch _ where Date() < deadline && VaultLock.isHeld(vault) {
-                    // Another process holds the vault: most likely a daemon starting up; its socket follows.
+                do { return try inProcess() } catch let error {
+                    // Another process holds the vault (another client's call, or a daemon starting up, whose
+                    // socket follows): ask again until the deadline, then say so.
+                    guard VaultLock.isHeld(vault) else { throw error }
+                    guard Date() < deadline else { throw error }
                 }
             }
             guard Date() < deadline else {
