@@ -27,18 +27,7 @@ public final class VaultCallLock: @unchecked Sendable {
     /// call (an engine it kept is current).
     public func take(patience: TimeInterval) throws(KeychainError) -> Bool {
         try openIfStale()
-        let deadline = Date().addingTimeInterval(patience)
-        var locked = flock(fd, LOCK_EX | LOCK_NB) == 0
-        while !locked && errno == EWOULDBLOCK && Date() < deadline {
-            usleep(10_000)
-            locked = flock(fd, LOCK_EX | LOCK_NB) == 0
-        }
-        guard locked else {
-            throw KeychainError(
-                SecStatus.notAvailable,
-                "the vault \((path as NSString).deletingLastPathComponent) is already open in another keychainfs process"
-            )
-        }
+        try VaultLock.lock(fd, (path as NSString).deletingLastPathComponent, patience: patience)
         var found: UInt64 = 0
         if ownToken != 0, pread(fd, &found, 8, 0) == 8, found == ownToken { return true }
         ownToken = UInt64.random(in: 1 ... .max)

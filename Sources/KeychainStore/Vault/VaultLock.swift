@@ -17,16 +17,11 @@ public final class VaultLock: Sendable {
     /// holds it for the length of one call), or fails.
     public init(_ vault: Vault, patience: TimeInterval = 0) throws(KeychainError) {
         fd = try FileIO.openRegular(vault.lockPath, flags: O_RDWR | O_CREAT, mode: 0o600)
-        let deadline = Date().addingTimeInterval(patience)
-        var locked = flock(fd, LOCK_EX | LOCK_NB) == 0
-        while !locked && errno == EWOULDBLOCK && Date() < deadline {
-            usleep(10_000)
-            locked = flock(fd, LOCK_EX | LOCK_NB) == 0
-        }
-        guard locked else {
+        do {
+            try Self.lock(fd, vault.directory, patience: patience)
+        } catch {
             close(fd)
-            throw KeychainError(
-                SecStatus.notAvailable, "the vault \(vault.directory) is already open in another keychainfs process")
+            throw error
         }
         var previous: UInt64 = 0
         previousToken = pread(fd, &previous, 8, 0) == 8 ? previous : 0
@@ -35,6 +30,20 @@ public final class VaultLock: Sendable {
     }
 
     deinit { close(fd) }
+
+    /// Takes the exclusive lock on `fd`, polling every 10 ms for up to `patience` seconds.
+    static func lock(_ fd: Int32, _ directory: String, patience: TimeInterval) throws(KeychainError) {
+        let deadline = Date().addingTimeInterval(patience)
+        var locked = flock(fd, LOCK_EX | LOCK_NB) == 0
+        while !locked && errno == EWOULDBLOCK && Date() < deadline {
+            usleep(10_000)
+            locked = flock(fd, LOCK_EX | LOCK_NB) == 0
+        }
+        guard locked else {
+            throw KeychainError(
+                SecStatus.notAvailable, "the vault \(directory) is already open in another keychainfs process")
+        }
+    }
 
     /// Whether another process holds `vault` open right now.
     public static func isHeld(_ vault: Vault) -> Bool {
