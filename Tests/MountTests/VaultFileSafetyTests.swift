@@ -1,4 +1,7 @@
 import Foundation
+import KeychainClient
+import KeychainEngine
+import KeychainModel
 import Testing
 import TestSupport
 
@@ -83,6 +86,27 @@ import TestSupport
             #expect(!MountedVault.mountTable().contains(" \(mount) "))
             #expect(victim.isUnchanged, "\(name)")
         }
+    }
+
+    /// An in-process client keeps the lock file open between its calls (VaultCallLock): a link planted at
+    /// `daemon.lock` between two calls is neither followed nor written; the call fails and says why.
+    @Test func anInProcessClientNeverFollowsALinkPlantedAtTheLockFileBetweenCalls() throws {
+        let root = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let victim = try Victim(in: root)
+        let vault = root + "/vault"
+        try expectSuccess(Self.cli(["init", vault, "--test-device"]))
+        let connection = try KeychainConnection(vault: Vault(directory: vault), caller: Caller())
+        let item: KeychainDictionary = ["class": "genp", "svce": "s", "acct": "a"]
+        _ = try connection.add(item.merging(["v_Data": .data(Data("x".utf8))]) { $1 })
+        #expect(unlink(vault + "/daemon.lock") == 0 && symlink(victim.path, vault + "/daemon.lock") == 0)
+        do {
+            _ = try connection.copyMatching(item.merging(["r_Data": true]) { $1 })
+            Issue.record("a call ran with a link at daemon.lock")
+        } catch {
+            #expect(error.message.contains("symlink"), "\(error.message)")
+        }
+        #expect(victim.isUnchanged)
     }
 
     @Test func passcodeChangesNeverWriteThroughALinkAtTheKeybagsTemporaryName() throws {
