@@ -44,7 +44,7 @@ package final class KeychainView: Sendable {
         // Nothing decrypted outlives a lock: cached paths (with their attributes) go on every change,
         // open files' copies of secrets when the device state changes (the kernel's cache: FuseMount).
         keychain.addChangeObserver { [paths, openFiles] change in
-            paths.clear()
+            paths.clear(after: keychain.generation)
             guard change == .device else { return }
             openFiles.wipeOnDeviceChange(wipeWriters: guards.wipeWriters) { keychain.isAvailable($0) }
         }
@@ -80,8 +80,6 @@ package final class KeychainView: Sendable {
         if let cached = paths.node(key, generation: generation) { return cached }
         let node = try resolveUncached(path)
         paths.store(node, for: key, generation: generation)
-        // A change during the resolution (a lock) may have emptied the cache before this store.
-        if keychain.generation != generation { paths.clear() }
         return node
     }
 
@@ -283,8 +281,7 @@ package final class KeychainView: Sendable {
         }
     }
 
-    /// ``listItems(_:groupValue:)`` of the group at `path`, kept by the path cache for one generation. A
-    /// change during the listing (a lock) may have emptied the cache before the store: then it goes too.
+    /// ``listItems(_:groupValue:)`` of the group at `path`, kept by the path cache for one generation.
     private func groupListing(_ path: FSPath, _ schema: ItemClassSchema, _ value: KeychainValue) throws(FSError)
         -> [ListedItem]
     {
@@ -292,7 +289,6 @@ package final class KeychainView: Sendable {
         if let listed = paths.listing(key, generation: generation) { return listed }
         let listed = try listItems(schema, groupValue: value)
         paths.storeListing(listed, for: key, generation: generation)
-        if keychain.generation != generation { paths.clear() }
         return listed
     }
 

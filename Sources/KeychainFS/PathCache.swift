@@ -35,7 +35,14 @@ final class PathCache: Sendable {
 
     /// Forgets everything (the view changed the tree itself: a group made or removed, a value hidden).
     func clear() {
-        cache.removeAll()
-        listings.removeAll()
+        clear(after: 0)
+    }
+
+    /// Forgets everything after a change of the keychain; `generation` is the keychain's after it (see
+    /// ``GenerationalCache/removeAll(olderThan:)``: a resolution or listing that ran across the change
+    /// stores nothing).
+    func clear(after generation: UInt64) {
+        cache.removeAll(olderThan: generation)
+        listings.removeAll(olderThan: generation)
     }
 }

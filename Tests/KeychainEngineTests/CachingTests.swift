@@ -29,6 +29,22 @@ import Testing
     /// However many entries come and go, the cache's tables stay the size of its capacity: the old eviction
     /// (from the front of one dictionary) left its hash table clustered and lookups slowed tenfold. How fast a
     /// lookup is stays a benchmark's question (bench/run: `ls -l` of 100,000 items), not a timed test's.
+    /// A value worked out before a change and stored after the change emptied the cache (a lookup that ran
+    /// across a lock) is dropped: it would otherwise stay in memory, unreachable, until the next store.
+    @Test func aStoreFromBeforeAChangeIsDroppedAfterIt() {
+        let cache = GenerationalCache<Int, String>(capacity: 16)
+        cache.store("before", for: 1, generation: 4)
+        cache.removeAll(olderThan: 5)  // the change: generation 4 -> 5
+        cache.store("late", for: 2, generation: 4)
+        #expect(cache.count == 0, "nothing of generation 4 is kept after the change")
+        #expect(cache.value(2, generation: 4) == nil)
+        cache.store("now", for: 3, generation: 5)
+        #expect(cache.value(3, generation: 5) == "now")
+        cache.removeAll()  // the view's own clearing leaves the floor where it is
+        cache.store("again", for: 3, generation: 5)
+        #expect(cache.value(3, generation: 5) == "again")
+    }
+
     @Test func aFullCacheKeepsItsTablesTheSizeOfItsCapacity() {
         let cache = GenerationalCache<[UInt8], Int>(capacity: 16384)
         func key(_ i: Int) -> [UInt8] { Array("genp/svc0/acct\(i)".utf8) }

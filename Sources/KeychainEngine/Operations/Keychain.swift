@@ -94,8 +94,8 @@ public final class Keychain: Sendable {
             evaluations.dropUntilLock()
         }
         if change == .device { reportDeviceState() }
-        changes.add(1, ordering: .releasing)
-        rows.clear()
+        let generation = changes.add(1, ordering: .releasing).newValue
+        rows.clear(after: generation)
         for observer in observers.withLock({ $0 }) { observer(change) }
     }
 

@@ -13,6 +13,8 @@ import Synchronization
 public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
         var generation: UInt64 = .max
+        /// Stores under an older generation are dropped (``removeAll(olderThan:)``).
+        var floor: UInt64 = 0
         var recent: [Key: Value] = [:]
         var older: [Key: Value] = [:]
 
@@ -54,6 +56,7 @@ public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>:
     public func store(_ value: Value, for key: Key, generation: UInt64) {
         var dropped: [Key: Value] = [:]
         state.withLock { s in
+            guard generation >= s.floor else { return }
             if s.generation != generation {
                 s.recent.removeAll(keepingCapacity: true)
                 dropped = s.older
@@ -76,8 +79,15 @@ public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>:
     /// in progress should not wait for: the entries are unreachable when this returns, and freed on a
     /// background queue.
     public func removeAll() {
+        removeAll(olderThan: 0)
+    }
+
+    /// ``removeAll()`` after a change of the keychain, told the generation read after it: a value worked
+    /// out before the change and stored after this (under its older generation) is dropped, so nothing
+    /// cached then (class-A attributes before a lock) stays in memory.
+    public func removeAll(olderThan generation: UInt64) {
         let dropped = state.withLock { s -> ([Key: Value], [Key: Value]) in
-            defer { s.recent = [:]; s.older = [:] }
+            defer { s.recent = [:]; s.older = [:]; s.floor = max(s.floor, generation) }
             return (s.recent, s.older)
         }
         reap(dropped.0)

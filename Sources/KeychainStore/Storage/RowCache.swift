@@ -50,8 +50,10 @@ package final class RowCache: Sendable {
         cache.value(uuid, generation: generation)
     }
 
-    package func clear() {
-        cache.removeAll()
+    /// Forgets every row after a change; `generation` is the keychain's after it (see
+    /// ``GenerationalCache/removeAll(olderThan:)``).
+    package func clear(after generation: UInt64) {
+        cache.removeAll(olderThan: generation)
     }
 
     package func store(_ entry: Entry, generation: UInt64) {

@@ -104,7 +104,7 @@ enum ItemMapping {
 
         init(_ keychain: Keychain) {
             self.keychain = keychain
-            keychain.addChangeObserver { [cache] _ in cache.removeAll() }
+            keychain.addChangeObserver { [cache] _ in cache.removeAll(olderThan: keychain.generation) }
         }
 
         func record(_ generic: Data) -> Record? {
@@ -112,8 +112,6 @@ enum ItemMapping {
             if let known = cache.value(generic, generation: generation) { return known }
             guard let read = ItemMapping.record(generic) else { return nil }
             cache.store(read, for: generic, generation: generation)
-            // A change since the lookup began (a lock) may have emptied the cache before this store.
-            if keychain.generation != generation { cache.removeAll() }
             return read
         }
     }
