@@ -153,8 +153,10 @@ enum ValueBridge {
     static func result(
         _ value: KeychainValue, for query: KeychainDictionary, context: (any SecAuthenticationContextProviding)? = nil
     ) -> AnyObject {
-        let returnKeys = QueryKey.returnKeys.filter { query[$0] == .bool(true) }
-        guard returnKeys == [QueryKey.returnRef] else { return object(value) }
+        // Asked first: most calls return data or attributes (a filtered set of the keys was 3 % of a lookup).
+        guard query[QueryKey.returnRef] == .bool(true),
+            QueryKey.returnKeys.allSatisfy({ $0 == QueryKey.returnRef || query[$0] != .bool(true) })
+        else { return object(value) }
         if case .array(let items) = value {
             return NSArray(
                 array: items.map { RefObjectBridge.object($0, authenticationContext: context) ?? object($0) })

@@ -11,6 +11,9 @@ import Foundation
 /// its parent's open file, and with it the parent's lock).
 public final class VaultCallLock: @unchecked Sendable {
     private let path: String
+    /// The vault's directory, for the error that names it (worked out once: `NSString`'s path functions were
+    /// a tenth of an in-process lookup when called every time).
+    private let directory: String
     private var fd: Int32 = -1
     private var opened: (device: dev_t, inode: ino_t, pid: pid_t) = (0, 0, 0)
     /// The token this process last wrote (0: none).
@@ -18,6 +21,7 @@ public final class VaultCallLock: @unchecked Sendable {
 
     public init(_ vault: Vault) {
         path = vault.lockPath
+        directory = vault.directory
     }
 
     deinit { if fd >= 0 { close(fd) } }
@@ -27,7 +31,7 @@ public final class VaultCallLock: @unchecked Sendable {
     /// call (an engine it kept is current).
     public func take(patience: TimeInterval) throws(KeychainError) -> Bool {
         try openIfStale()
-        try VaultLock.lock(fd, (path as NSString).deletingLastPathComponent, patience: patience)
+        try VaultLock.lock(fd, directory, patience: patience)
         var found: UInt64 = 0
         if ownToken != 0, pread(fd, &found, 8, 0) == 8, found == ownToken { return true }
         ownToken = UInt64.random(in: 1 ... .max)
