@@ -70,6 +70,23 @@ import Testing
         #expect(moved.status { _ = try moved.copy(genp("svc", "b", ["r_Data": true])) } == SecStatus.decode)
     }
 
+    /// Lookup columns a vault's writer set to odd values (empty, text, NULL where a hash was) are read as they
+    /// are (a row's columns are read into one buffer) and fail the attribute box's check: errSecDecode, never
+    /// a crash or another item's answer, and the other items still read.
+    @Test func oddLookupColumnsAreDecodeErrors() throws {
+        for (column, damage) in [("h_acct", "x''"), ("h_acct", "'text'"), ("h_labl", "NULL"), ("h_labl", "x''")] {
+            let v = try TestVault()
+            _ = try v.add(genp("svc", "a", ["v_Data": data("A"), "labl": "L"]))
+            _ = try v.add(genp("svc", "b", ["v_Data": data("B"), "labl": "M"]))
+            try v.withDatabase { db in try db.exec("UPDATE genp SET \(column) = \(damage) WHERE rowid = 1") }
+            let all: KeychainDictionary = [
+                "class": "genp", "svce": "svc", "m_Limit": "m_LimitAll", "r_Attributes": true,
+            ]
+            #expect(v.status { _ = try v.copy(all) } == SecStatus.decode, "\(column) = \(damage)")
+            #expect(try v.copy(genp("svc", "b", ["r_Data": true])) == data("B"), "\(column) = \(damage): b still reads")
+        }
+    }
+
     @Test func aVaultWithoutItsDeviceKeyIsUnreadable() throws {
         let v = try TestVault()
         _ = try v.add(genp("svc", "a", ["v_Data": data("A")]))

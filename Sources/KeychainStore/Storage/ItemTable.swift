@@ -247,9 +247,7 @@ package enum ItemTable {
         guard let uuid = statement.data(1), let metadata = statement.data(3), let rowKey = statement.data(4) else {
             throw KeychainError(SecStatus.decode, "row lacks a column every row has: the vault was modified")
         }
-        var lookups: [Data?] = []
-        lookups.reserveCapacity(schema.attributes.count)
-        for index in 0..<schema.attributes.count { lookups.append(statement.data(CInt(6 + index))) }
+        let lookups = statement.dataSlices(6..<CInt(6 + schema.attributes.count))
         return StoredRow(
             rowid: statement.int64(0), uuid: uuid, accessibility: accessibility, metadata: metadata, rowKey: rowKey,
             secret: statement.data(5), lookups: lookups)
