@@ -59,6 +59,35 @@ import Testing
             "the recent working set is whole")
     }
 
+    @Test func theLookupHashesOfQueriesAreForgottenAtEveryChange() throws {
+        let v = try TestVault()
+        _ = try v.add(genp("svc", "a", ["v_Data": data("A")]))
+        #expect(try v.copy(genp("svc", "a", ["r_Data": true])) == data("A"))
+        #expect(v.keychain.queryHashes.count > 0, "a lookup keeps the hashes of what it asked for")
+        #expect(try v.copy(genp("svc", "a", ["r_Data": true])) == data("A"), "and the next one answers with them")
+        try v.update(genp("svc", "a"), ["v_Data": data("B")])
+        #expect(v.keychain.queryHashes.count == 0, "an update empties them")
+        #expect(try v.copy(genp("svc", "a", ["r_Data": true])) == data("B"))
+        try v.keychain.setPasscode(Data("1234".utf8))
+        #expect(try v.copy(genp("svc", "a", ["r_Attributes": true])) != nil)
+        #expect(v.keychain.queryHashes.count > 0)
+        v.keychain.lockDevice()
+        #expect(v.keychain.queryHashes.count == 0, "so does a lock: no value a caller searched for outlives it")
+    }
+
+    /// The kept hashes are keyed by bytes, as the lookup columns are: "café" composed and decomposed (equal
+    /// as Swift strings) are two accounts, each found again as itself.
+    @Test func canonicallyEquivalentValuesStayTwoQueries() throws {
+        let v = try TestVault()
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        _ = try v.add(genp("svc", composed, ["v_Data": data("nfc")]))
+        _ = try v.add(genp("svc", decomposed, ["v_Data": data("nfd")]))
+        for round in 1...2 {
+            #expect(try v.copy(genp("svc", composed, ["r_Data": true])) == data("nfc"), "round \(round)")
+            #expect(try v.copy(genp("svc", decomposed, ["r_Data": true])) == data("nfd"), "round \(round)")
+        }
+    }
+
     @Test func secretByPersistentReferenceFollowsTheLockAndTheGroups() throws {
         let v = try TestVault()
         let added = try v.add(genp("svc", "a", ["v_Data": data("s1"), "pdmn": "ak", "r_PersistentRef": true]))

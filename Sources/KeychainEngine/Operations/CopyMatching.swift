@@ -30,7 +30,7 @@ extension Keychain {
         let limit = q.limit ?? 1
         let builder = ResultBuilder(query: q, schema: schema, forAdd: false)
         if schema.isVirtual { return try copyIdentities(q, limit: limit, builder: builder, caller: caller) }
-        let filter = try filter(for: q, caller: caller)
+        let filter = try filter(for: q, caller: caller, remembering: true)
 
         // Items with access control are authorized outside the keybag's lock (a prompt waits for a person),
         // then the call is made again with their answers: at most once per item the scan reaches.

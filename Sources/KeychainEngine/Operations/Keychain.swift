@@ -21,6 +21,9 @@ public final class Keychain: Sendable {
     let passcodeGate = NSLock()
     private let changes = Atomic<UInt64>(0)
     let rows = RowCache()
+    /// The lookup hashes of the values lookups asked for, for one generation (``filter(for:caller:remembering:)``):
+    /// emptied at every change, as the row cache is, so no value a caller searched for outlives a lock.
+    package let queryHashes = GenerationalCache<QueryHashKey, Data>(capacity: 512)
     /// Authentication prompts waiting for an answer (docs/spec.md §11).
     public let prompts: PromptQueue
     /// Where the keychain reads the time and runs its timers (a test device's is virtual).
@@ -96,6 +99,7 @@ public final class Keychain: Sendable {
         if change == .device { reportDeviceState() }
         let generation = changes.add(1, ordering: .releasing).newValue
         rows.clear(after: generation)
+        queryHashes.removeAll(olderThan: generation)
         for observer in observers.withLock({ $0 }) { observer(change) }
     }
 
@@ -107,4 +111,41 @@ public final class Keychain: Sendable {
 
     /// Current time, as the keychain stamps it: its clock's.
     func now() -> Date { clock.now() }
+}
+
+/// A query's attribute and value, the key of ``Keychain/queryHashes``. Strings are compared and hashed by
+/// their bytes, as the lookup columns are: Swift's `String` equality would make "café" composed and
+/// decomposed one key, and answer a search for one with the other's hash (`CanonicalEquivalenceTests`).
+package struct QueryHashKey: Hashable, Sendable {
+    /// The longest string or data value kept (bounding the cache's memory: 512 entries of at most this).
+    static let longestValue = 256
+    let code: String
+    let value: KeychainValue
+
+    package static func == (a: Self, b: Self) -> Bool {
+        guard a.code.utf8.elementsEqual(b.code.utf8) else { return false }
+        if case .string(let x) = a.value, case .string(let y) = b.value { return x.utf8.elementsEqual(y.utf8) }
+        return a.value == b.value
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        Self.combineBytes(of: code, into: &hasher)
+        switch value {
+        case .string(let text):
+            hasher.combine(0 as UInt8)
+            Self.combineBytes(of: text, into: &hasher)
+        case .data(let bytes):
+            hasher.combine(1 as UInt8)
+            hasher.combine(bytes)
+        default:
+            hasher.combine(2 as UInt8)
+            hasher.combine(value)
+        }
+    }
+
+    private static func combineBytes(of text: String, into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(text.utf8.count)
+    }
 }
