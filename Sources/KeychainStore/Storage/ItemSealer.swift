@@ -58,23 +58,7 @@ package enum ItemSealer {
         _ classCode: String, _ uuid: Data, _ accessibility: Accessibility,
         _ lookups: [Data?]
     ) -> Data {
-        // Built as bytes: appending to Data piece by piece was a sixth of a listing's time, and the
-        // interpolated prefix (now made once per class and protection class) a tenth.
-        let prefix = identityPrefix(classCode, accessibility, .metadata)
-        var binding = [UInt8]()
-        binding.reserveCapacity(prefix.count + uuid.count + lookups.reduce(0) { $0 + 1 + ($1?.count ?? 0) })
-        binding.append(contentsOf: prefix)
-        // Through their bytes: appending a `Data` to an array goes element by element (a twentieth of a lookup).
-        uuid.withUnsafeBytes { binding.append(contentsOf: $0) }
-        for lookup in lookups {
-            if let hash = lookup {
-                binding.append(1)
-                hash.withUnsafeBytes { binding.append(contentsOf: $0) }
-            } else {
-                binding.append(0)
-            }
-        }
-        return Data(binding)
+        binding(classCode, uuid, accessibility, lookups, shape: nil)
     }
 
     /// The metadata box's binding with the row's shape: whether it has a sealed secret, and its length. A
@@ -85,13 +69,54 @@ package enum ItemSealer {
         _ classCode: String, _ uuid: Data, _ accessibility: Accessibility,
         _ lookups: [Data?], sealedSecret: Data?
     ) -> Data {
-        var binding = metadataBinding(classCode, uuid, accessibility, lookups)
-        binding.append(contentsOf: Array("/shape/".utf8))
-        if let sealedSecret {
-            binding.append(1)
-            withUnsafeBytes(of: UInt64(sealedSecret.count).littleEndian) { binding.append(contentsOf: $0) }
-        } else {
-            binding.append(0)
+        binding(classCode, uuid, accessibility, lookups, shape: .some(sealedSecret?.count))
+    }
+
+    private static let shapeMarker = Array("/shape/".utf8)
+
+    /// The identity prefix, the UUID, each lookup column (1 and its bytes, or 0 for NULL) and, for a shaped
+    /// binding, `/shape/` and the secret's length (1 and 8 bytes little-endian, or 0 for none), written once
+    /// into a buffer of their exact size: built in an array, copied into `Data` and extended again, it was
+    /// a twelfth of a listing (issue 27).
+    private static func binding(
+        _ classCode: String, _ uuid: Data, _ accessibility: Accessibility, _ lookups: [Data?], shape: Int??
+    ) -> Data {
+        let prefix = identityPrefix(classCode, accessibility, .metadata)
+        var count = prefix.count + uuid.count
+        for lookup in lookups { count += 1 + (lookup?.count ?? 0) }
+        if let secretLength = shape { count += shapeMarker.count + (secretLength == nil ? 1 : 9) }
+        var binding = Data(count: count)
+        binding.withUnsafeMutableBytes { out in
+            var at = 0
+            func put(_ bytes: UnsafeRawBufferPointer) {
+                if let base = bytes.baseAddress, !bytes.isEmpty {
+                    (out.baseAddress! + at).copyMemory(from: base, byteCount: bytes.count)
+                }
+                at += bytes.count
+            }
+            func put(_ byte: UInt8) {
+                out[at] = byte
+                at += 1
+            }
+            prefix.withUnsafeBytes { put($0) }
+            uuid.withUnsafeBytes { put($0) }
+            for lookup in lookups {
+                if let hash = lookup {
+                    put(1)
+                    hash.withUnsafeBytes { put($0) }
+                } else {
+                    put(0)
+                }
+            }
+            if let secretLength = shape {
+                shapeMarker.withUnsafeBytes { put($0) }
+                if let secretLength {
+                    put(1)
+                    withUnsafeBytes(of: UInt64(secretLength).littleEndian) { put($0) }
+                } else {
+                    put(0)
+                }
+            }
         }
         return binding
     }
