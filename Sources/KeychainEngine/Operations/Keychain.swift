@@ -113,39 +113,12 @@ public final class Keychain: Sendable {
     func now() -> Date { clock.now() }
 }
 
-/// A query's attribute and value, the key of ``Keychain/queryHashes``. Strings are compared and hashed by
-/// their bytes, as the lookup columns are: Swift's `String` equality would make "café" composed and
-/// decomposed one key, and answer a search for one with the other's hash (`CanonicalEquivalenceTests`).
+/// A query's attribute and the bytes its value is matched on (``LookupHasher/matchBytes(_:)``), the key of
+/// ``Keychain/queryHashes``: keyed by bytes, as the lookup columns are (Swift's `String` equality would make
+/// "café" composed and decomposed one key and answer a search for one with the other's hash).
 package struct QueryHashKey: Hashable, Sendable {
-    /// The longest string or data value kept (bounding the cache's memory: 512 entries of at most this).
+    /// The longest value kept (bounding the cache's memory: 512 entries of at most this).
     static let longestValue = 256
     let code: String
-    let value: KeychainValue
-
-    package static func == (a: Self, b: Self) -> Bool {
-        guard a.code.utf8.elementsEqual(b.code.utf8) else { return false }
-        if case .string(let x) = a.value, case .string(let y) = b.value { return x.utf8.elementsEqual(y.utf8) }
-        return a.value == b.value
-    }
-
-    package func hash(into hasher: inout Hasher) {
-        Self.combineBytes(of: code, into: &hasher)
-        switch value {
-        case .string(let text):
-            hasher.combine(0 as UInt8)
-            Self.combineBytes(of: text, into: &hasher)
-        case .data(let bytes):
-            hasher.combine(1 as UInt8)
-            hasher.combine(bytes)
-        default:
-            hasher.combine(2 as UInt8)
-            hasher.combine(value)
-        }
-    }
-
-    private static func combineBytes(of text: String, into hasher: inout Hasher) {
-        var text = text
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        hasher.combine(text.utf8.count)
-    }
+    let bytes: Data
 }

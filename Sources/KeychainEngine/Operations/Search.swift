@@ -42,15 +42,11 @@ extension Keychain {
 
     /// ``LookupHasher/hash(_:_:)`` of a query's value, from ``queryHashes`` when this generation worked it
     /// out already: a keyed BLAKE2b and its `Data` were a tenth of a lookup by primary key (issue 27), and a
-    /// program asks for the same service and account again and again. Only short scalar values are kept.
+    /// program asks for the same service and account again and again. Only short values are kept.
     private func queryHash(_ code: String, _ value: KeychainValue) -> Data {
-        switch value {
-        case .string(let text) where text.utf8.count <= QueryHashKey.longestValue: break
-        case .data(let bytes) where bytes.count <= QueryHashKey.longestValue: break
-        case .number, .bool: break
-        default: return hasher.hash(code, value)
-        }
-        let key = QueryHashKey(code: code, value: value)
+        let bytes = LookupHasher.matchBytes(value)
+        guard bytes.count <= QueryHashKey.longestValue else { return hasher.hash(code, value) }
+        let key = QueryHashKey(code: code, bytes: bytes)
         let generation = self.generation
         if let known = queryHashes.value(key, generation: generation) { return known }
         let hash = hasher.hash(code, value)
