@@ -57,8 +57,10 @@ package final class VaultRoute: Sendable {
             if !viaDaemon {
                 do { return try inProcess() } catch let error {
                     // Another process holds the vault (another client's call, or a daemon starting up, whose
-                    // socket follows): ask again until the deadline, then say so.
-                    guard VaultLock.isHeld(vault) else { throw error }
+                    // socket follows): ask again until the deadline, then say so. Only a call that could not
+                    // take the vault is asked again: one that ran and failed (a wrong passcode, which is
+                    // counted) is never run twice because another process took the vault after it.
+                    guard error.status == SecStatus.notAvailable, VaultLock.isHeld(vault) else { throw error }
                     guard Date() < deadline else { throw error }
                 }
             }
