@@ -118,12 +118,16 @@ final class KernelCache: @unchecked Sendable {
     /// `mkdir` uses it to leave a thread blocked on the directory lock the `mkdir` holds (issue 22, 16).
     func invalidateEntryInBackground(parent: UInt64, name: [UInt8]) {
         Thread.detachNewThread { [self] in
-            withSession { session in
-                name.withUnsafeBufferPointer { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) {
-                        _ = fuse_lowlevel_notify_inval_entry(session, parent, $0.baseAddress, bytes.count)
-                    }
-                }
+            withSession { session in Self.invalidateEntry(session, parent: parent, name: name) }
+        }
+    }
+
+    /// libfuse sends a name's terminating NUL with it (`namelen + 1` bytes): a Swift array has none, so
+    /// the byte after it was sent (and read past its end).
+    private static func invalidateEntry(_ session: OpaquePointer, parent: UInt64, name: [UInt8]) {
+        (name + [0]).withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) {
+                _ = fuse_lowlevel_notify_inval_entry(session, parent, $0.baseAddress, name.count)
             }
         }
     }
@@ -158,13 +162,7 @@ final class KernelCache: @unchecked Sendable {
         if FuseThread.isCurrent { inodeNotifier.sync(execute: invalidateInodes) } else { invalidateInodes() }
         let invalidateEntries: @Sendable () -> Void = { [self] in
             withSession { session in
-                for (parent, name) in entries {
-                    name.withUnsafeBufferPointer { bytes in
-                        bytes.withMemoryRebound(to: CChar.self) {
-                            _ = fuse_lowlevel_notify_inval_entry(session, parent, $0.baseAddress, bytes.count)
-                        }
-                    }
-                }
+                for (parent, name) in entries { Self.invalidateEntry(session, parent: parent, name: name) }
             }
         }
         if FuseThread.holdsDirectoryLocks {
@@ -187,13 +185,14 @@ enum FuseThread {
         return key
     }()
 
-    /// The requests for which the kernel holds the locks of the directories they name.
-    private static let lockingOperations: Set<String> = [
+    /// The requests for which the kernel holds the locks of the directories they name, as bytes: marking
+    /// runs on every request, and a `Set<String>` made and hashed a `String` each time (issue 27).
+    private static let lockingOperations: [[UInt8]] = [
         "mkdir", "rmdir", "unlink", "rename", "create", "mknod", "lookup",
-    ]
+    ].map { Array($0.utf8) }
 
     static func mark(_ operation: StaticString = "") {
-        let locking = lockingOperations.contains(operation.description)
+        let locking = operation.withUTF8Buffer { name in lockingOperations.contains { $0.elementsEqual(name) } }
         pthread_setspecific(key, UnsafeRawPointer(bitPattern: locking ? 2 : 1))
     }
 
