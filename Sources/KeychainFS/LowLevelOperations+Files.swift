@@ -11,6 +11,13 @@ extension LowLevelOperations {
     static func open(_ req: fuse_req_t?, _ inode: fuse_ino_t, _ info: UnsafeMutablePointer<fuse_file_info>?) {
         // The kernel-cache path: ENOSYS once, and the kernel never sends OPEN (nor RELEASE) again.
         if context(req).readPath == .kernelCache { fuse_reply_err(req, ENOSYS); return }
+        AccessPolicy.asOneRequest { openResolved(req, inode, info) }
+    }
+
+    /// OPEN once the gatekeeper path is known: a protected value's prompt, or the ordinary open.
+    private static func openResolved(
+        _ req: fuse_req_t?, _ inode: fuse_ino_t, _ info: UnsafeMutablePointer<fuse_file_info>?
+    ) {
         guard let ordinary = openProtected(req, inode, info) else { return }
         serve(req, "open", as: ordinary.caller) { c throws(FSError) in
             let file = info!.pointee

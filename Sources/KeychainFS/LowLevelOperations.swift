@@ -68,12 +68,14 @@ enum LowLevelOperations {
     {
         FuseThread.mark(operation)
         let c = context(req)
-        let caller: Caller?
-        do throws(FSError) { caller = try requestCaller(req, c) } catch {
-            reply(req, operation, c, error)
-            return
+        AccessPolicy.asOneRequest {
+            let caller: Caller?
+            do throws(FSError) { caller = try requestCaller(req, c) } catch {
+                reply(req, operation, c, error)
+                return
+            }
+            serve(req, operation, as: caller, body)
         }
-        serve(req, operation, as: caller, body)
     }
 
     /// ``serve(_:_:_:)`` for a request whose caller was resolved already (nil: the mount's caller).

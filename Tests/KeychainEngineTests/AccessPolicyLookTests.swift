@@ -67,4 +67,28 @@ import Testing
             #expect(try policy.rules().map(\.name) == ["fixed"])
         }
     }
+
+    /// Issue 27: a FUSE request asked for the rules up to three times, each a `read` of the watch. Within
+    /// ``AccessPolicy/asOneRequest(_:)`` the watch is asked once, and a change made before the request
+    /// still applies to it. Outside a request every question asks (the count shows the test can fail).
+    @Test func aRequestAsksTheWatchOnceAndSeesWhatChangedBeforeIt() throws {
+        try withVault { vault in
+            let policy = try AccessPolicy(vault: vault, defaultCaller: Caller(), strict: false)
+            _ = try policy.rules()
+            for round in 0..<20 {
+                try AccessPolicy.write([Self.rule("r\(round)")], to: vault)
+                _ = try policy.rules()  // the rename is heard; the quiet second starts again
+                try AccessPolicy.write([Self.rule("s\(round)")], to: vault)
+                let before = policy.watchAsks.load(ordering: .relaxed)
+                AccessPolicy.asOneRequest {
+                    #expect(policy.caller(pid: getpid(), uid: getuid())?.grantedBy == "s\(round)")
+                    for _ in 0..<10 { #expect(policy.hasRules) }
+                }
+                #expect(policy.watchAsks.load(ordering: .relaxed) - before <= 1, "round \(round)")
+            }
+            let before = policy.watchAsks.load(ordering: .relaxed)
+            for _ in 0..<10 { #expect(policy.hasRules) }
+            #expect(policy.watchAsks.load(ordering: .relaxed) - before == 10)
+        }
+    }
 }

@@ -28,6 +28,8 @@ public final class AccessPolicy: Sendable {
     private let watch: PolicyFileWatch?
     /// How many times the file was looked at (stat'ed): for the test that a quiet policy costs no look.
     let looks = Atomic<Int>(0)
+    /// How many times the watch was asked (a system call each): for the test of ``asOneRequest(_:)``.
+    let watchAsks = Atomic<Int>(0)
     private let digests = ExecutableDigests()
     /// Hears why a process running a rule's executable was not granted it (for the daemon's log).
     private let unverified: UnverifiedCallers
@@ -80,9 +82,11 @@ public final class AccessPolicy: Sendable {
         let outcome = loaded.withLock { loaded -> Result<[AccessRule], KeychainError> in
             let now = PolicyFileWatch.now()
             let quiet = loaded.lookedAt != 0 && now &- loaded.lookedAt < PolicyFileWatch.maxQuiet
-            if let watch, quiet, !watch.heardChange() {
+            if let watch, quiet, LookScope.lookedAlready(self) || !askWatch(watch) {
+                LookScope.noteLook(self)
                 return loaded.malformed.map { .failure($0) } ?? .success(loaded.rules)
             }
+            LookScope.noteLook(self)
             looks.add(1, ordering: .relaxed)
             loaded.lookedAt = now
             let stamp = FileStamp(path)
@@ -99,6 +103,23 @@ public final class AccessPolicy: Sendable {
             }
         }
         return try outcome.get()
+    }
+
+    private func askWatch(_ watch: PolicyFileWatch) -> Bool {
+        watchAsks.add(1, ordering: .relaxed)
+        return watch.heardChange()
+    }
+
+    /// Runs `body` as one request: the watch is asked at most once on this thread within it, however often
+    /// the request asks for the rules (a FUSE LOOKUP asked three times, each a `read` of the inotify
+    /// descriptor: issue 27). A change made before the request started still applies to it: its first
+    /// question looks.
+    public static func asOneRequest<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
+        let outer = LookScope.open()
+        defer { LookScope.close(restoring: outer) }
+        return try body()
     }
 
     /// Whether any rule exists (then kernel caches must not answer one caller with another's result).
@@ -205,5 +226,35 @@ struct FileStamp: Equatable {
         size = Int64(st.st_size)
         seconds = st.st_mtim.tv_sec
         nanoseconds = st.st_mtim.tv_nsec
+    }
+}
+
+/// The thread's request scope of ``AccessPolicy/asOneRequest(_:)``: outside one, nothing; inside, the policy
+/// that already looked in it, if any.
+private enum LookScope {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+    /// The value inside a scope where no policy looked yet (a policy's address is never 1).
+    private static var openMarker: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: 1) }
+
+    static func open() -> UnsafeMutableRawPointer? {
+        let outer = pthread_getspecific(key)
+        pthread_setspecific(key, openMarker)
+        return outer
+    }
+
+    static func close(restoring outer: UnsafeMutableRawPointer?) { pthread_setspecific(key, outer) }
+
+    static func lookedAlready(_ policy: AccessPolicy) -> Bool {
+        pthread_getspecific(key) == Unmanaged.passUnretained(policy).toOpaque()
+    }
+
+    /// Inside a scope, `policy` has looked: later questions in it take what it found.
+    static func noteLook(_ policy: AccessPolicy) {
+        guard pthread_getspecific(key) != nil else { return }
+        pthread_setspecific(key, Unmanaged.passUnretained(policy).toOpaque())
     }
 }
