@@ -360,7 +360,7 @@ package final class KeychainView: Sendable {
         if file == .value, Keychain.needsAuthorization(item.attributes) {
             size = 0  // protected values are direct_io: their size is known only after an authenticated open
         } else {
-            do throws(FSError) { size = try content(of: item, file).count } catch let error where error.errno == EPERM {
+            do throws(FSError) { size = try contentLength(of: item, file) } catch let error where error.errno == EPERM {
                 size = 0
             }  // a withheld secret
         }
@@ -387,6 +387,15 @@ package final class KeychainView: Sendable {
         return try keychainCall { () throws(KeychainError) in
             try keychain.read(
                 file == .key ? .identityKey : .data, of: item.persistentRef, caller: caller, options: options)
+        }
+    }
+
+    /// The length of ``content(of:_:authorization:)``, under the same policy, without decrypting a secret
+    /// that needs no authorization (``Keychain/secretLength(of:caller:)``).
+    func contentLength(of item: FSItem, _ file: ItemFile) throws(FSError) -> Int {
+        guard file != .key else { return try content(of: item, file).count }
+        return try keychainCall { () throws(KeychainError) in
+            try keychain.secretLength(of: item.persistentRef, caller: caller)
         }
     }
 

@@ -69,9 +69,14 @@ package enum AEAD {
         if failed { destination.zero(); throw .authenticationFailed }
     }
 
+    /// The length of what `box` opens to, read from its size alone (nil for a box too short to be one).
+    package static func plaintextLength(_ box: Data) -> Int? {
+        box.count >= nonceBytes + tagBytes ? box.count - nonceBytes - tagBytes : nil
+    }
+
     private static func plaintextCount(_ box: Data) throws(CryptoError) -> Int {
-        guard box.count >= nonceBytes + tagBytes else { throw .truncated }
-        return box.count - nonceBytes - tagBytes
+        guard let count = plaintextLength(box) else { throw .truncated }
+        return count
     }
 
     /// Runs the decryption into the buffer that `withDestination` provides.

@@ -32,6 +32,43 @@ import TestSupport
             "its public key is data")
     }
 
+    /// Issue 27: `stat` of a value learns its size from the sealed secret's length instead of decrypting
+    /// it; the answer and every refusal must be the read's own (lock, groups, withheld, access control).
+    @Test func aSecretsLengthIsTheReadsLengthUnderTheSamePolicy() throws {
+        var references: [Data] = []
+        for (account, secret) in [("empty", ""), ("short", "s"), ("page", String(repeating: "x", count: 4097))] {
+            references.append(
+                try #require(
+                    try v.add(genp("svc", account, ["v_Data": data(secret), "r_PersistentRef": true]))?.dataValue))
+        }
+        references.append(try #require(try v.add(genp("svc", "nodata", ["r_PersistentRef": true]))?.dataValue))
+        for round in ["by SQL", "from the row cache"] {
+            for reference in references {
+                #expect(
+                    try v.keychain.secretLength(of: reference, caller: v.caller)
+                        == v.keychain.read(.data, of: reference, caller: v.caller).count, "\(round)")
+            }
+        }
+        let stranger = Caller(accessGroups: ["other.group"])
+        #expect(
+            v.status { _ = try v.keychain.secretLength(of: references[1], caller: stranger) }
+                == SecStatus.itemNotFound)
+        let kept = try #require(
+            try v.add([
+                "class": "keys", "kcls": 1, "atag": "kept", "extr": false, "v_Data": data("k"),
+                "r_PersistentRef": true,
+            ])?.dataValue)
+        #expect(v.status { _ = try v.keychain.secretLength(of: kept, caller: v.caller) } == SecStatus.dataNotAvailable)
+        try v.keychain.setPasscode(Data("1234".utf8))
+        let locked = try #require(
+            try v.add(genp("svc", "ak", ["v_Data": data("a"), "pdmn": "ak", "r_PersistentRef": true]))?.dataValue)
+        #expect(try v.keychain.secretLength(of: locked, caller: v.caller) == 1)
+        v.keychain.lockDevice()
+        #expect(
+            v.status { _ = try v.keychain.secretLength(of: locked, caller: v.caller) }
+                == SecStatus.interactionNotAllowed)
+    }
+
     @Test func anIdentityReadsAsItsCertificateAndItsKeyThroughTheJoin() throws {
         let cert = try TestCertificate(commonName: "Alice")
         _ = try v.add(["class": "cert", "v_Data": .data(cert.der)])

@@ -1,6 +1,7 @@
 import KeychainModel
 import KeychainStore
 import Foundation
+import SodiumCrypto
 
 /// The part of an item a reader asks for (the filesystem's files, docs/spec.md §4).
 public enum ItemPart: Sendable {
@@ -44,22 +45,53 @@ extension Keychain {
     /// r_Data])` returns, without building and parsing a query dictionary. This is every `open` of a
     /// `value`, so it answers from the row cache when it can; availability is checked on every call.
     func secret(persistentRef: Data, caller: Caller, options: AuthenticationOptions?) throws(KeychainError) -> Data {
+        let unprotected = try withUnprotectedEntry(persistentRef, caller: caller) {
+            entry, schema, keybag throws(KeychainError) in
+            try openSecret(entry.row, schema: schema, keybag: keybag) ?? Data()
+        }
+        if let unprotected { return unprotected }
+        return try secretByQuery(persistentRef, caller: caller, options: options)
+    }
+
+    /// The length of what ``read(_:of:caller:options:)`` returns for `.data`, under the same policy (the lock,
+    /// the caller's groups, withheld secrets), without decrypting it when it can: an item without access
+    /// control is read from its sealed secret's length, which the opened attribute box authenticates (its
+    /// binding holds that length). This is every `stat` of a `value` (issue 27: a new item's first LOOKUP
+    /// decrypted its secret only to learn its size).
+    public func secretLength(of persistentRef: Data, caller: Caller) throws(KeychainError) -> Int {
+        let unprotected = try withUnprotectedEntry(persistentRef, caller: caller) {
+            entry, _, _ throws(KeychainError) -> Int in
+            guard let sealed = entry.row.secret else { return 0 }
+            guard let length = AEAD.plaintextLength(sealed) else {
+                throw KeychainError(SecStatus.decode, "the secret of item \(entry.row.rowid) is truncated")
+            }
+            return length
+        }
+        if let unprotected { return unprotected }
+        return try secret(persistentRef: persistentRef, caller: caller, options: nil).count
+    }
+
+    /// Runs `body` with the item a persistent reference names, when no access control guards it: from the
+    /// row cache, or read by its UUID and kept there. nil when the reference is not of that kind, the
+    /// item needs authorization, or the caller's groups do not hold it: then the query path decides.
+    private func withUnprotectedEntry<Result>(
+        _ persistentRef: Data, caller: Caller,
+        _ body: (RowCache.Entry, ItemClassSchema, Keybag) throws(KeychainError) -> Result
+    ) throws(KeychainError) -> Result? {
         try Self.requireGroups(caller)
         guard let reference = PersistentReference(persistentRef), case .uuid(let uuid) = reference.target,
             let schema = Schema.schema(for: reference.classCode), !schema.isVirtual
-        else {
-            return try secretByQuery(persistentRef, caller: caller, options: options)
-        }
+        else { return nil }
         let generation = self.generation
-        let cached = try protection.withLock { keybag throws(KeychainError) -> Data? in
-            guard let entry = try cachedEntry(uuid, generation: generation, caller: caller, keybag: keybag),
-                !Self.needsAuthorization(entry.attributes)
-            else { return nil }  // protected: through the policy
+        return try protection.withLock { keybag throws(KeychainError) -> Result? in
+            var found = try cachedEntry(uuid, generation: generation, caller: caller, keybag: keybag)
+            if found == nil {
+                found = try loadedEntry(uuid, schema: schema, generation: generation, caller: caller, keybag: keybag)
+            }
+            guard let entry = found, !Self.needsAuthorization(entry.attributes) else { return nil }
             if Self.withholdsSecret(schema, entry.attributes) { throw Self.withheld }
-            return try openSecret(entry.row, schema: schema, keybag: keybag) ?? Data()
+            return try body(entry, schema, keybag)
         }
-        if let cached { return cached }
-        return try secretByQuery(persistentRef, caller: caller, options: options)
     }
 
     private func secretByQuery(_ persistentRef: Data, caller: Caller, options: AuthenticationOptions?)

@@ -85,6 +85,20 @@ extension Keychain {
         return entry
     }
 
+    /// The row of `uuid` read by SQL, opened and kept in the row cache, when the caller's groups hold it
+    /// (as ``cachedEntry(_:generation:caller:keybag:)`` asks): the row cache's miss, without a query dictionary.
+    func loadedEntry(_ uuid: Data, schema: ItemClassSchema, generation: UInt64, caller: Caller, keybag: Keybag)
+        throws(KeychainError) -> RowCache.Entry?
+    {
+        let found = try store.read { db in try ItemTable.select(db, schema, ItemTable.Filter(uuid: uuid), limit: 1) }
+        guard let row = found.first else { return nil }
+        let entry = try openedEntry(row, schema: schema, generation: generation, keybag: keybag, keep: true)
+        guard let group = entry.attributes[Attributes.accessGroup.code]?.stringValue,
+            caller.accessGroups.contains(group)
+        else { return nil }
+        return entry
+    }
+
     /// A row SQL found, opened: its attributes come from the row cache when the cache holds this very row
     /// under `generation` (``RowCache/Entry/reopened(as:)``: what decrypting it again would give), so a
     /// lookup of a hot item decrypts only its secret; otherwise they are decrypted, and kept if `keep`. The
