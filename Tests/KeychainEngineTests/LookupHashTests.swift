@@ -25,4 +25,39 @@ import Testing
             }
         }
     }
+
+    /// Issue 27: an update hashes only the attributes whose matched bytes changed and keeps the other
+    /// columns. Kept by Swift's `==` on strings, a decomposed "café" replacing the composed one would keep
+    /// the composed hash: the item would then be found under the name it no longer has.
+    @Test func anUpdateRehashesExactlyTheAttributesWhoseBytesChanged() {
+        let hasher = LookupHasher(indexKey: GuardedKey.random())
+        let schema = Schema.genericPassword
+        let old: [String: KeychainValue] = [
+            "svce": "caf\u{E9}", "acct": "a", "labl": "L", "mdat": .date(Date(timeIntervalSinceReferenceDate: 1)),
+        ]
+        let oldColumns = hasher.columns(for: old, schema: schema)
+        for change: [String: KeychainValue] in [
+            ["svce": "cafe\u{301}"], ["labl": .data(Data("L".utf8))],
+            ["mdat": .date(Date(timeIntervalSinceReferenceDate: 2))],
+            ["acct": "b", "gena": .data(Data([1]))], [:],
+        ] {
+            let new = old.merging(change) { $1 }
+            #expect(
+                hasher.columns(for: new, schema: schema, updating: old, columns: oldColumns)
+                    == hasher.columns(for: new, schema: schema), "\(change)")
+        }
+    }
+
+    /// The same through the engine: an item whose service is rewritten from composed to decomposed is found
+    /// by the new bytes only, and a write of its value keeps it found by name.
+    @Test func anUpdatedItemIsFoundByItsNewBytesOnly() throws {
+        let v = try TestVault()
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        _ = try v.add(genp(composed, "a", ["v_Data": data("one"), "labl": "L"]))
+        try v.update(genp(composed, "a"), ["svce": .string(decomposed)])
+        #expect(v.status { _ = try v.copy(genp(composed, "a")) } == SecStatus.itemNotFound)
+        try v.update(genp(decomposed, "a"), ["v_Data": data("two")])
+        #expect(try v.copy(genp(decomposed, "a", ["r_Data": true])) == data("two"))
+        #expect(try v.copy(["class": "genp", "labl": "L", "r_Data": true]) == data("two"))
+    }
 }

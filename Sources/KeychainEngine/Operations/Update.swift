@@ -98,8 +98,11 @@ extension Keychain {
         for code in removing {
             attributes[code] = Self.removedValue(schema.attribute(code)!, schema, caller)
         }
+        // A new secret replaces the old one unread, unless an application password seals either of them.
+        let replacesUnread =
+            newData != nil && !ApplicationPassword.protects(old) && !ApplicationPassword.protects(attributes)
         let secret = try ApplicationPassword.restate(
-            try openSecret(row, schema: schema, keybag: keybag), from: old, to: attributes,
+            replacesUnread ? nil : try openSecret(row, schema: schema, keybag: keybag), from: old, to: attributes,
             newData: newData, password: password)
         if let interpreter = schema.interpreter, let newData {
             try interpreter.apply(newData, to: &attributes, schema: schema)
@@ -114,7 +117,7 @@ extension Keychain {
                 SecStatus.authFailed,
                 "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a device passcode")
         }
-        let lookups = hasher.columns(for: attributes, schema: schema)
+        let lookups = hasher.columns(for: attributes, schema: schema, updating: old, columns: row.lookups)
         let sealed = ItemSealer.seal(
             attributes: attributes, lookups: lookups, secret: secret, schema: schema, uuid: row.uuid,
             accessibility: accessibility, keys: try keybag.keys(for: accessibility))
@@ -122,7 +125,8 @@ extension Keychain {
             db, schema,
             StoredRow(
                 rowid: row.rowid, uuid: row.uuid, accessibility: accessibility, metadata: sealed.metadata,
-                rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups))
+                rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups),
+            from: row)
     }
 
     /// What an attribute becomes when removed: its default if items always carry it, otherwise nothing.

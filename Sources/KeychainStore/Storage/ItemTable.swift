@@ -119,6 +119,27 @@ package enum ItemTable {
         try statement.execute()
     }
 
+    /// Rewrites a row whose UUID stays, setting only the lookup columns that differ from `old`'s: SQLite
+    /// updates an index only when its columns are set, so an update of a value (its sealed boxes and its
+    /// `mdat` column) leaves the UNIQUE and search indexes alone (issue 27: they were rewritten on every
+    /// write of a value).
+    package static func update(_ db: Database, _ schema: ItemClassSchema, _ row: StoredRow, from old: StoredRow)
+        throws
+    {
+        guard old.uuid == row.uuid, old.lookups.count == row.lookups.count else {
+            return try update(db, schema, row)
+        }
+        let changed = zip(row.lookups, old.lookups).map { $0 != $1 }
+        var statement = BoundStatement(try db.cachedStatement(sql: updateSQL(schema, changing: changed)), in: db)
+        statement.bind(Int64(row.accessibility.storageIndex))
+        statement.bind(row.metadata)
+        statement.bind(row.rowKey)
+        statement.bind(row.secret)
+        for (lookup, isChanged) in zip(row.lookups, changed) where isChanged { statement.bind(lookup) }
+        statement.bind(row.rowid)
+        try statement.execute()
+    }
+
     /// One prepared statement per class, run per row: a statement with the rowids written into its text
     /// was compiled afresh on every call (a delete's largest cost after the lookup).
     package static func delete(_ db: Database, _ schema: ItemClassSchema, rowids: [Int64]) throws {
@@ -159,6 +180,24 @@ package enum ItemTable {
             insert: "INSERT INTO \(schema.code) (\(names.joined(separator: ","))) VALUES (\(placeholders))",
             update: "UPDATE \(schema.code) SET \(names.map { "\($0) = ?" }.joined(separator: ",")) WHERE rowid = ?"
         )
+    }
+
+    /// The UPDATE texts of ``update(_:_:_:from:)`` built so far, by class and changed lookup columns; bounded
+    /// as ``selectTexts``.
+    private static let updateTexts = Mutex<[UpdateShape: String]>([:])
+    private struct UpdateShape: Hashable {
+        let table: String
+        let changed: [Bool]
+    }
+
+    private static func updateSQL(_ schema: ItemClassSchema, changing changed: [Bool]) -> String {
+        let shape = UpdateShape(table: schema.code, changed: changed)
+        if let sql = updateTexts.withLock({ $0[shape] }) { return sql }
+        let lookups = zip(schema.attributes, changed).filter(\.1).map { column($0.0.code) }
+        let assignments = (["keyclass", "metadata", "rowkey", "secret"] + lookups).map { "\($0) = ?" }
+        let sql = "UPDATE \(schema.code) SET \(assignments.joined(separator: ",")) WHERE rowid = ?"
+        updateTexts.withLock { texts in if texts.count < selectTextsBound { texts[shape] = sql } }
+        return sql
     }
 
     /// What a select's SQL text depends on, so that the text is built once per shape.

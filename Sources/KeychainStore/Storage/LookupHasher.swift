@@ -39,6 +39,37 @@ package struct LookupHasher: Sendable {
         }
     }
 
+    /// ``columns(for:schema:)`` of an item changed from `old`, whose columns were `oldColumns` (a row's
+    /// columns, authenticated with `old` by its attribute box): an attribute matched on the same bytes as
+    /// before keeps its column, so an update of a value hashes only its `mdat` (issue 27).
+    package func columns(
+        for attributes: [String: KeychainValue], schema: ItemClassSchema, updating old: [String: KeychainValue],
+        columns oldColumns: [Data?]
+    ) -> [Data?] {
+        guard oldColumns.count == schema.attributes.count else { return columns(for: attributes, schema: schema) }
+        return schema.attributes.indices.map { index in
+            let attribute = schema.attributes[index]
+            let fallback = attribute.isPrimaryKey ? attribute.defaultValue : nil
+            guard let value = attributes[attribute.code] ?? fallback else { return nil }
+            if let kept = oldColumns[index], let before = old[attribute.code] ?? fallback,
+                Self.matchSameBytes(value, before)
+            {
+                return kept
+            }
+            return hash(attribute.code, value)
+        }
+    }
+
+    /// Whether two values are matched on the same bytes (``matchBytes(_:)``): strings by their UTF-8, not
+    /// by Swift's canonical equivalence, under which two differently hashed strings are equal.
+    package static func matchSameBytes(_ a: KeychainValue, _ b: KeychainValue) -> Bool {
+        switch (a, b) {
+        case (.string(let x), .string(let y)): x.utf8.elementsEqual(y.utf8)
+        case (.data(let x), .data(let y)): x == y
+        default: matchBytes(a) == matchBytes(b)
+        }
+    }
+
     /// The lookup column of every attribute of `schema` for an item: the value's hash, the default's
     /// hash for absent primary-key attributes (never NULL, docs/reference/keychain-semantics.md §2.1), NULL for other absent ones.
     /// In the schema's attribute order.
