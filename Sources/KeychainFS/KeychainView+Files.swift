@@ -38,6 +38,15 @@ extension KeychainView {
             _ = try checkAvailable(item, file)
             if flags & O_TRUNC != 0 { (handle.buffer, handle.loaded, handle.dirty) = (Data(), true, true) }
         } else {
+            // A value the page cache may hold is not decrypted here: its length answers the read policy (the
+            // lock, the groups, withheld secrets) and a READ fetches it through the lock check. Decrypted
+            // only to be wiped, it was half of an OPEN's work (issue 27).
+            if mayPageCache, mayServeFromPageCache(item),
+                try contentLength(of: item, file) <= Self.pageCachedBytes,
+                let id = try openFiles.insertPageCachedReader(handle)
+            {
+                return (id, true)
+            }
             // Reading the content now refuses the open itself while the item is unavailable.
             let seen = openFiles.deviceChanges()
             let content = try content(of: item, file, authorization: authorization)
@@ -65,7 +74,12 @@ extension KeychainView {
     /// versions around an update. A writer's writes change the file's size in the kernel at once, so
     /// readers that open meanwhile go to the daemon (direct_io).
     private func servesFromPageCache(_ item: FSItem, size: Int) -> Bool {
-        size <= Self.pageCachedBytes && !item.schema.isVirtual && !Keychain.needsAuthorization(item.attributes)
+        size <= Self.pageCachedBytes && mayServeFromPageCache(item)
+    }
+
+    /// ``servesFromPageCache(_:size:)`` but for the size.
+    private func mayServeFromPageCache(_ item: FSItem) -> Bool {
+        !item.schema.isVirtual && !Keychain.needsAuthorization(item.attributes)
     }
 
     /// The largest file kept in the page cache: one page.

@@ -167,6 +167,23 @@ final class OpenFiles: Sendable {
     /// returns; when `pageCacheable` and no writer holds its item (checked under the lock a writer's insert
     /// takes, so a writer arriving at the same moment sees this reader), it is served from the page cache
     /// instead. A content fetched before a device change is wiped, not kept: the first read fetches again.
+    /// Inserts a reader served from the page cache, which keeps no copy of the value (its READs fetch it
+    /// through the lock check): nil, and nothing inserted, while a writer holds the item open (then the
+    /// reader takes a copy, ``insertReader(_:content:fetchedAfter:pageCacheable:)``).
+    func insertPageCachedReader(_ handle: Handle) throws(FSError) -> UInt64? {
+        let id = nextID.withLock { n in
+            defer { n += 1 }; return n
+        }
+        let inserted = try table.withLock { table throws(FSError) -> Bool in
+            guard table.writers[handle.item.persistentRef] == nil else { return false }
+            var reader = handle
+            reader.pageCached = true
+            try table.add(reader, id: id)
+            return true
+        }
+        return inserted ? id : nil
+    }
+
     func insertReader(_ handle: Handle, content: consuming Data, fetchedAfter seen: UInt64, pageCacheable: Bool)
         throws(FSError) -> (id: UInt64, pageCached: Bool)
     {
