@@ -26,6 +26,26 @@ import Testing
         }
     }
 
+    /// Issue 27: the schema's constants (defaults, accessibility classes) are hashed once per hasher and
+    /// remembered; the remembered column must be the very hash, for every spelling of the same bytes.
+    @Test func theSchemasConstantsAreHashedOnceAndTheSame() {
+        let hasher = LookupHasher(indexKey: GuardedKey.random())
+        var constants: [(String, KeychainValue)] = Accessibility.allCases.map { ("pdmn", .string($0.rawValue)) }
+        for schema in Schema.storedClasses {
+            for attribute in schema.attributes {
+                if let value = attribute.defaultValue { constants.append((attribute.code, value)) }
+            }
+        }
+        constants += [("sync", .bool(false)), ("sync", .number(1)), ("sync", .data(Data("0".utf8)))]
+        for round in 1...2 {
+            for (code, value) in constants {
+                let incremental = KeyDerivation.keyedHash(
+                    [Data(code.utf8), LookupHasher.matchBytes(value)], key: hasher.indexKey)
+                #expect(hasher.hash(code, value) == incremental, "round \(round): \(code) \(value)")
+            }
+        }
+    }
+
     /// Issue 27: an update hashes only the attributes whose matched bytes changed and keeps the other
     /// columns. Kept by Swift's `==` on strings, a decomposed "café" replacing the composed one would keep
     /// the composed hash: the item would then be found under the name it no longer has.

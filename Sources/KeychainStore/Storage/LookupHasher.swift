@@ -1,11 +1,14 @@
 import KeychainModel
 import Foundation
 import SodiumCrypto
+import Synchronization
 
 /// Computes the lookup columns: keyed BLAKE2b of each attribute's bytes under the device-bound
 /// index key, so that equality search and UNIQUE work in SQL while no attribute is stored in plaintext.
 package struct LookupHasher: Sendable {
     package let indexKey: GuardedKey
+    /// The columns of the schema's constants, hashed once each under this key (``SchemaConstants``).
+    private let constantColumns = ConstantColumns()
 
     package init(indexKey: GuardedKey) { self.indexKey = indexKey }
 
@@ -25,6 +28,14 @@ package struct LookupHasher: Sendable {
     /// ``KeyDerivation/keyedHash(_:key:outputBytes:)`` of `[code, matchBytes(value)]`, hashed in place
     /// (a string's bytes are not copied into a Data first: a lookup hashes a dozen columns).
     package func hash(_ code: String, _ value: KeychainValue) -> Data {
+        guard let slot = SchemaConstants.slot(code, value) else { return computeHash(code, value) }
+        if let known = constantColumns.memo.withLock({ $0[slot] }) { return known }
+        let computed = computeHash(code, value)
+        constantColumns.memo.withLock { $0[slot] = computed }
+        return computed
+    }
+
+    private func computeHash(_ code: String, _ value: KeychainValue) -> Data {
         var code = code
         return code.withUTF8 { codeBytes in
             if case .string(var text) = value {
@@ -80,4 +91,35 @@ package struct LookupHasher: Sendable {
             }
         }
     }
+}
+
+/// The values an attribute takes from the schema itself: its default (`sync` 0, an empty view hint, token
+/// and group) and, for `pdmn`, the accessibility classes. Every add carries about seven of them and every
+/// search the implicit `sync`; their columns are a function of the index key alone, so each hasher works
+/// each out once (issue 27: a keyed BLAKE2b is about 4,500 instructions). No item's own data is kept.
+enum SchemaConstants {
+    /// By attribute code: its constant values and their slots in a hasher's memo.
+    private static let slots: [String: [(value: KeychainValue, slot: Int)]] = {
+        var table: [String: [(value: KeychainValue, slot: Int)]] = [:]
+        var next = 0
+        func add(_ code: String, _ value: KeychainValue) {
+            guard !(table[code]?.contains { LookupHasher.matchSameBytes($0.value, value) } ?? false) else { return }
+            table[code, default: []].append((value, next))
+            next += 1
+        }
+        for schema in Schema.storedClasses {
+            for attribute in schema.attributes { if let value = attribute.defaultValue { add(attribute.code, value) } }
+        }
+        for accessibility in Accessibility.allCases { add(Attributes.accessible.code, .string(accessibility.rawValue)) }
+        return table
+    }()
+
+    static func slot(_ code: String, _ value: KeychainValue) -> Int? {
+        slots[code]?.first { LookupHasher.matchSameBytes($0.value, value) }?.slot
+    }
+}
+
+/// A hasher's memo of ``SchemaConstants``' columns, shared by its copies.
+private final class ConstantColumns: Sendable {
+    let memo = Mutex<[Int: Data]>([:])
 }
