@@ -2,6 +2,7 @@ import Foundation
 import KeychainEngine
 import KeychainModel
 import Testing
+import TestSupport
 
 /// The caches behind the filesystem's fast paths: never stale, never a way around the lock or the
 /// access groups.
@@ -107,5 +108,41 @@ import Testing
             v.status { _ = try v.keychain.read(.data, of: ref, caller: v.caller) } == SecStatus.interactionNotAllowed)
         #expect(
             v.status { _ = try v.keychain.read(.data, of: Data("junk".utf8), caller: v.caller) } != SecStatus.success)
+    }
+
+    /// Issue 27: an add keeps its new row in the row cache with the attributes it sealed, so the item's first
+    /// lookup decrypts no attribute box. What that lookup answers must be exactly what decrypting gives: the
+    /// same lookups after another change (which empties the cache) answer the same, for every class and
+    /// kind of value.
+    @Test func anAddsKeptRowAnswersAsDecryptingIt() throws {
+        let v = try TestVault()
+        let cert = try TestCertificate(commonName: "kept")
+        let adds: [KeychainDictionary] = [
+            genp("caf\u{E9} ☕️", "acct", [
+                "v_Data": data("s"), "labl": "L\u{301}", "gena": .data(Data([0, 0xff])), "crtr": 1_234,
+                "type": 42, "invi": true, "nega": false, "desc": "", "icmt": "comment",
+            ]),
+            [
+                "class": "inet", "srvr": "example.org", "acct": "me", "port": 8443, "ptcl": "htps", "path": "/p",
+                "sdmn": "realm", "atyp": "dflt", "v_Data": data("pw"),
+            ],
+            ["class": "keys", "kcls": 1, "atag": .data(Data("tag".utf8)), "v_Data": .data(cert.privateKeyX963)],
+            ["class": "cert", "v_Data": .data(cert.der)],
+        ]
+        var queries: [KeychainDictionary] = []
+        var fromTheAdds: [KeychainValue?] = []
+        for add in adds {
+            var added = add
+            added["r_PersistentRef"] = true
+            let reference = try #require(try v.add(added)?.dataValue)
+            let query: KeychainDictionary = [
+                "class": add["class"]!, "v_PersistentRef": .data(reference), "r_Attributes": true, "r_Data": true,
+            ]
+            queries.append(query)
+            fromTheAdds.append(try v.copy(query))  // at once: the next add empties the cache
+        }
+        _ = try v.add(genp("another", "change"))
+        let decrypted = try queries.map { try v.copy($0) }
+        #expect(fromTheAdds == decrypted)
     }
 }

@@ -13,9 +13,13 @@ extension Keychain {
     private func adding(_ dictionary: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue? {
         let item = try prepareAdd(dictionary, caller: caller)
         return try protection.withLock { keybag throws(KeychainError) -> KeychainValue? in
-            let row = try item.sealedRow(keybag: keybag, hasher: hasher)
-            _ = try store.write { db in try ItemTable.insert(db, item.schema, row) }
-            noteChange(.items(changed: []))
+            var row = try item.sealedRow(keybag: keybag, hasher: hasher)
+            row.rowid = try store.write { db in try ItemTable.insert(db, item.schema, row) }
+            let generation = noteChange(.items(changed: []))
+            // The new row as a lookup would open it (the attributes just sealed), kept for the generation
+            // the add began: the item's first read, often at once (a `stat` of a new `value`), decrypts no
+            // attribute box (issue 27). A later change drops it, as any entry.
+            rows.store(RowCache.Entry(row: row, attributes: item.attributes), generation: generation)
             let persistentRef = persistentReference(row, item.schema)
             let q = item.query
             let reference =

@@ -92,7 +92,9 @@ public final class Keychain: Sendable {
         observers.withLock { $0.append(observer) }
     }
 
-    package func noteChange(_ change: Change = .items(changed: nil)) {
+    /// Returns the generation the change began.
+    @discardableResult
+    package func noteChange(_ change: Change = .items(changed: nil)) -> UInt64 {
         if change == .device, protection.withLock({ $0.state == .locked || $0.state == .beforeFirstUnlock }) {
             evaluations.dropUntilLock()
         }
@@ -101,6 +103,7 @@ public final class Keychain: Sendable {
         rows.clear(after: generation)
         queryHashes.removeAll(olderThan: generation)
         for observer in observers.withLock({ $0 }) { observer(change) }
+        return generation
     }
 
     /// Whether items of `accessibility` are available right now: the cheap lock check for a reader that
