@@ -118,10 +118,12 @@ import TestSupport
         let v = try TestVault()
         let cert = try TestCertificate(commonName: "kept")
         let adds: [KeychainDictionary] = [
-            genp("caf\u{E9} ☕️", "acct", [
-                "v_Data": data("s"), "labl": "L\u{301}", "gena": .data(Data([0, 0xff])), "crtr": 1_234,
-                "type": 42, "invi": true, "nega": false, "desc": "", "icmt": "comment",
-            ]),
+            genp(
+                "caf\u{E9} ☕️", "acct",
+                [
+                    "v_Data": data("s"), "labl": "L\u{301}", "gena": .data(Data([0, 0xff])), "crtr": 1_234,
+                    "type": 42, "invi": true, "nega": false, "desc": "", "icmt": "comment",
+                ]),
             [
                 "class": "inet", "srvr": "example.org", "acct": "me", "port": 8443, "ptcl": "htps", "path": "/p",
                 "sdmn": "realm", "atyp": "dflt", "v_Data": data("pw"),
