@@ -36,7 +36,7 @@ public final class Keychain: Sendable {
     /// What changed, for change observers.
     public enum Change: Sendable, Equatable {
         /// Items were added, updated or deleted. `changed`: the persistent references of the items whose
-        /// attributes or secret changed or that are gone (an added item was cached nowhere, so an add
+        /// attributes or secret changed or that are gone (no observer holds an item not yet added, so an add
         /// names none); nil when unknown, meaning any item may have changed.
         case items(changed: [Data]?)
         /// The device state changed (lock, unlock, reboot, passcode): availability may differ.
