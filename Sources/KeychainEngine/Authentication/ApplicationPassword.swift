@@ -54,16 +54,21 @@ enum ApplicationPassword {
     /// The secret to store when an update changes an item from `old` to `new` attributes: kept sealed as it
     /// is when neither the secret nor the password requirement changes; otherwise the old secret is opened
     /// with `password` (which checks it) and the value to keep sealed again if `new` asks for a password.
+    /// `stored` is asked only when the old secret is needed: new data without a password on either side
+    /// replaces it unread (issue 27: an update of a value decrypted the old one for nothing).
     static func restate(
-        _ stored: Data?, from old: [String: KeychainValue], to new: [String: KeychainValue], newData: Data?,
-        password: Data?
+        _ stored: () throws(KeychainError) -> Data?, from old: [String: KeychainValue],
+        to new: [String: KeychainValue], newData: Data?, password: Data?
     ) throws(KeychainError) -> Data? {
         let was = protects(old), will = protects(new)
-        guard was || will else { return newData ?? stored }
-        if was, will, newData == nil, old[Attributes.accessControl.code] == new[Attributes.accessControl.code] {
-            return stored
+        guard was || will else {
+            if let newData { return newData }
+            return try stored()
         }
-        let plain = try stored.map { s throws(KeychainError) in was ? try open(s, password: password) : s }
+        if was, will, newData == nil, old[Attributes.accessControl.code] == new[Attributes.accessControl.code] {
+            return try stored()
+        }
+        let plain = try stored().map { s throws(KeychainError) in was ? try open(s, password: password) : s }
         guard let value = newData ?? plain else { return nil }
         return will ? try seal(value, password: password) : value
     }

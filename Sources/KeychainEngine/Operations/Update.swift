@@ -98,12 +98,9 @@ extension Keychain {
         for code in removing {
             attributes[code] = Self.removedValue(schema.attribute(code)!, schema, caller)
         }
-        // A new secret replaces the old one unread, unless an application password seals either of them.
-        let replacesUnread =
-            newData != nil && !ApplicationPassword.protects(old) && !ApplicationPassword.protects(attributes)
         let secret = try ApplicationPassword.restate(
-            replacesUnread ? nil : try openSecret(row, schema: schema, keybag: keybag), from: old, to: attributes,
-            newData: newData, password: password)
+            { () throws(KeychainError) in try openSecret(row, schema: schema, keybag: keybag) }, from: old,
+            to: attributes, newData: newData, password: password)
         if let interpreter = schema.interpreter, let newData {
             try interpreter.apply(newData, to: &attributes, schema: schema)
         }
