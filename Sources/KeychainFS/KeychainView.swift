@@ -385,17 +385,18 @@ package final class KeychainView: Sendable {
     func content(of item: FSItem, _ file: ItemFile, authorization: Data? = nil) throws(FSError) -> Data {
         let options = AuthenticationOptions(ui: .fail, contextToken: authorization)
         return try keychainCall { () throws(KeychainError) in
-            try keychain.read(
-                file == .key ? .identityKey : .data, of: item.persistentRef, caller: caller, options: options)
+            try keychain.read(Self.part(file), of: item.persistentRef, caller: caller, options: options)
         }
     }
 
+    /// The part of an item a file shows.
+    private static func part(_ file: ItemFile) -> ItemPart { file == .key ? .identityKey : .data }
+
     /// The length of ``content(of:_:authorization:)``, under the same policy, without decrypting a secret
-    /// that needs no authorization (``Keychain/secretLength(of:caller:)``).
+    /// that needs no authorization (``Keychain/length(_:of:caller:)``).
     func contentLength(of item: FSItem, _ file: ItemFile) throws(FSError) -> Int {
-        guard file != .key else { return try content(of: item, file).count }
-        return try keychainCall { () throws(KeychainError) in
-            try keychain.secretLength(of: item.persistentRef, caller: caller)
+        try keychainCall { () throws(KeychainError) in
+            try keychain.length(Self.part(file), of: item.persistentRef, caller: caller)
         }
     }
 

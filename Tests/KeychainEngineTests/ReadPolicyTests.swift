@@ -45,27 +45,27 @@ import TestSupport
         for round in ["by SQL", "from the row cache"] {
             for reference in references {
                 #expect(
-                    try v.keychain.secretLength(of: reference, caller: v.caller)
+                    try v.keychain.length(.data, of: reference, caller: v.caller)
                         == v.keychain.read(.data, of: reference, caller: v.caller).count, "\(round)")
             }
         }
         let stranger = Caller(accessGroups: ["other.group"])
         #expect(
-            v.status { _ = try v.keychain.secretLength(of: references[1], caller: stranger) }
+            v.status { _ = try v.keychain.length(.data, of: references[1], caller: stranger) }
                 == SecStatus.itemNotFound)
         let kept = try #require(
             try v.add([
                 "class": "keys", "kcls": 1, "atag": "kept", "extr": false, "v_Data": data("k"),
                 "r_PersistentRef": true,
             ])?.dataValue)
-        #expect(v.status { _ = try v.keychain.secretLength(of: kept, caller: v.caller) } == SecStatus.dataNotAvailable)
+        #expect(v.status { _ = try v.keychain.length(.data, of: kept, caller: v.caller) } == SecStatus.dataNotAvailable)
         try v.keychain.setPasscode(Data("1234".utf8))
         let locked = try #require(
             try v.add(genp("svc", "ak", ["v_Data": data("a"), "pdmn": "ak", "r_PersistentRef": true]))?.dataValue)
-        #expect(try v.keychain.secretLength(of: locked, caller: v.caller) == 1)
+        #expect(try v.keychain.length(.data, of: locked, caller: v.caller) == 1)
         v.keychain.lockDevice()
         #expect(
-            v.status { _ = try v.keychain.secretLength(of: locked, caller: v.caller) }
+            v.status { _ = try v.keychain.length(.data, of: locked, caller: v.caller) }
                 == SecStatus.interactionNotAllowed)
     }
 
@@ -76,10 +76,16 @@ import TestSupport
         let identity = try #require(try v.copy(["class": "idnt", "r_PersistentRef": true])?.dataValue)
         #expect(try v.keychain.read(.data, of: identity, caller: v.caller) == cert.der)
         #expect(try v.keychain.read(.identityKey, of: identity, caller: v.caller) == cert.privateKeyX963)
+        #expect(try v.keychain.length(.data, of: identity, caller: v.caller) == cert.der.count)
+        #expect(try v.keychain.length(.identityKey, of: identity, caller: v.caller) == cert.privateKeyX963.count)
         try v.update(["class": "keys", "atag": "alice"], ["extr": false])
         #expect(
             v.status { _ = try v.keychain.read(.identityKey, of: identity, caller: v.caller) }
                 == SecStatus.dataNotAvailable,
             "the key's own rule holds through the join")
+        #expect(
+            v.status { _ = try v.keychain.length(.identityKey, of: identity, caller: v.caller) }
+                == SecStatus.dataNotAvailable,
+            "and so does its length")
     }
 }

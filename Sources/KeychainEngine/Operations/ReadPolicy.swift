@@ -53,12 +53,21 @@ extension Keychain {
         return try secretByQuery(persistentRef, caller: caller, options: options)
     }
 
-    /// The length of what ``read(_:of:caller:options:)`` returns for `.data`, under the same policy (the lock,
-    /// the caller's groups, withheld secrets), without decrypting it when it can: an item without access
-    /// control is read from its sealed secret's length, which the opened attribute box authenticates (its
-    /// binding holds that length). This is every `stat` of a `value` (issue 27: a new item's first LOOKUP
-    /// decrypted its secret only to learn its size).
-    public func secretLength(of persistentRef: Data, caller: Caller) throws(KeychainError) -> Int {
+    /// The length of what ``read(_:of:caller:options:)`` returns, under the same policy (the lock, the
+    /// caller's groups, withheld secrets, the identity join), without decrypting a secret when it can: an
+    /// item without access control is measured by its sealed secret's length, which the opened attribute box
+    /// authenticates (its binding holds that length). This is every `stat` of a file (issue 27: a new item's
+    /// first LOOKUP decrypted its secret only to learn its size).
+    public func length(_ part: ItemPart, of persistentRef: Data, caller: Caller) throws(KeychainError) -> Int {
+        switch part {
+        case .data: return try secretLength(of: persistentRef, caller: caller)
+        case .identityKey:
+            return try secretLength(of: try identityKeyReference(persistentRef, caller: caller), caller: caller)
+        }
+    }
+
+    /// ``length(_:of:caller:)`` of an item's own secret.
+    private func secretLength(of persistentRef: Data, caller: Caller) throws(KeychainError) -> Int {
         let unprotected = try withUnprotectedEntry(persistentRef, caller: caller) {
             entry, _, _ throws(KeychainError) -> Int in
             guard let sealed = entry.row.secret else { return 0 }

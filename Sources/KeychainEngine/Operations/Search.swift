@@ -78,11 +78,15 @@ extension Keychain {
     func cachedEntry(_ uuid: Data, generation: UInt64, caller: Caller, keybag: Keybag) throws(KeychainError) -> RowCache
         .Entry?
     {
-        guard let entry = rows.entry(uuid, generation: generation),
-            let group = entry.attributes[Attributes.accessGroup.code]?.stringValue, caller.accessGroups.contains(group)
-        else { return nil }
+        guard let entry = rows.entry(uuid, generation: generation), Self.reaches(caller, entry) else { return nil }
         _ = try keybag.keys(for: entry.row.accessibility)
         return entry
+    }
+
+    /// Whether the caller's access groups hold the item: what a query by persistent reference filters on.
+    private static func reaches(_ caller: Caller, _ entry: RowCache.Entry) -> Bool {
+        guard let group = entry.attributes[Attributes.accessGroup.code]?.stringValue else { return false }
+        return caller.accessGroups.contains(group)
     }
 
     /// The row of `uuid` read by SQL, opened and kept in the row cache, when the caller's groups hold it
@@ -93,10 +97,7 @@ extension Keychain {
         let found = try store.read { db in try ItemTable.select(db, schema, ItemTable.Filter(uuid: uuid), limit: 1) }
         guard let row = found.first else { return nil }
         let entry = try openedEntry(row, schema: schema, generation: generation, keybag: keybag, keep: true)
-        guard let group = entry.attributes[Attributes.accessGroup.code]?.stringValue,
-            caller.accessGroups.contains(group)
-        else { return nil }
-        return entry
+        return Self.reaches(caller, entry) ? entry : nil
     }
 
     /// A row SQL found, opened: its attributes come from the row cache when the cache holds this very row
