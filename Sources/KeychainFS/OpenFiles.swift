@@ -92,10 +92,14 @@ final class OpenFiles: Sendable {
     private let table = Mutex(Table())
     private let nextID = Mutex<UInt64>(1)
 
-    func insert(_ handle: Handle) throws(FSError) -> UInt64 {
-        let id = nextID.withLock { n in
+    private func newID() -> UInt64 {
+        nextID.withLock { n in
             defer { n += 1 }; return n
         }
+    }
+
+    func insert(_ handle: Handle) throws(FSError) -> UInt64 {
+        let id = newID()
         try table.withLock { table throws(FSError) in try table.add(handle, id: id) }
         return id
     }
@@ -171,9 +175,7 @@ final class OpenFiles: Sendable {
     /// through the lock check): nil, and nothing inserted, while a writer holds the item open (then the
     /// reader takes a copy, ``insertReader(_:content:fetchedAfter:pageCacheable:)``).
     func insertPageCachedReader(_ handle: Handle) throws(FSError) -> UInt64? {
-        let id = nextID.withLock { n in
-            defer { n += 1 }; return n
-        }
+        let id = newID()
         let inserted = try table.withLock { table throws(FSError) -> Bool in
             guard table.writers[handle.item.persistentRef] == nil else { return false }
             var reader = handle
@@ -187,9 +189,7 @@ final class OpenFiles: Sendable {
     func insertReader(_ handle: Handle, content: consuming Data, fetchedAfter seen: UInt64, pageCacheable: Bool)
         throws(FSError) -> (id: UInt64, pageCached: Bool)
     {
-        let id = nextID.withLock { n in
-            defer { n += 1 }; return n
-        }
+        let id = newID()
         var handedOver: Data? = consume content
         let cached = try table.withLock { table throws(FSError) -> Bool in
             var fetched = handedOver!

@@ -131,10 +131,7 @@ package enum ItemTable {
         }
         let changed = zip(row.lookups, old.lookups).map { $0 != $1 }
         var statement = BoundStatement(try db.cachedStatement(sql: updateSQL(schema, changing: changed)), in: db)
-        statement.bind(Int64(row.accessibility.storageIndex))
-        statement.bind(row.metadata)
-        statement.bind(row.rowKey)
-        statement.bind(row.secret)
+        bindSealed(&statement, row)
         for (lookup, isChanged) in zip(row.lookups, changed) where isChanged { statement.bind(lookup) }
         statement.bind(row.rowid)
         try statement.execute()
@@ -154,15 +151,23 @@ package enum ItemTable {
     /// The stored columns in the order of ``storedColumnNames(_:)``.
     private static func bindValues(_ statement: inout BoundStatement, _ row: StoredRow) {
         statement.bind(row.uuid)
+        bindSealed(&statement, row)
+        for lookup in row.lookups { statement.bind(lookup) }
+    }
+
+    /// The columns every write of a row sets, whatever else changed: its protection class and sealed boxes.
+    private static let sealedColumns = ["keyclass", "metadata", "rowkey", "secret"]
+
+    /// ``sealedColumns``, in their order.
+    private static func bindSealed(_ statement: inout BoundStatement, _ row: StoredRow) {
         statement.bind(Int64(row.accessibility.storageIndex))
         statement.bind(row.metadata)
         statement.bind(row.rowKey)
         statement.bind(row.secret)
-        for lookup in row.lookups { statement.bind(lookup) }
     }
 
     private static func storedColumnNames(_ schema: ItemClassSchema) -> [String] {
-        ["uuid", "keyclass", "metadata", "rowkey", "secret"] + schema.attributes.map { column($0.code) }
+        ["uuid"] + sealedColumns + schema.attributes.map { column($0.code) }
     }
 
     /// The INSERT and UPDATE of each stored class, built once.
@@ -194,7 +199,7 @@ package enum ItemTable {
         let shape = UpdateShape(table: schema.code, changed: changed)
         if let sql = updateTexts.withLock({ $0[shape] }) { return sql }
         let lookups = zip(schema.attributes, changed).filter(\.1).map { column($0.0.code) }
-        let assignments = (["keyclass", "metadata", "rowkey", "secret"] + lookups).map { "\($0) = ?" }
+        let assignments = (sealedColumns + lookups).map { "\($0) = ?" }
         let sql = "UPDATE \(schema.code) SET \(assignments.joined(separator: ",")) WHERE rowid = ?"
         updateTexts.withLock { texts in if texts.count < selectTextsBound { texts[shape] = sql } }
         return sql

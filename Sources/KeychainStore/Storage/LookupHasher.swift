@@ -60,9 +60,8 @@ package struct LookupHasher: Sendable {
         guard oldColumns.count == schema.attributes.count else { return columns(for: attributes, schema: schema) }
         return schema.attributes.indices.map { index in
             let attribute = schema.attributes[index]
-            let fallback = attribute.isPrimaryKey ? attribute.defaultValue : nil
-            guard let value = attributes[attribute.code] ?? fallback else { return nil }
-            if let kept = oldColumns[index], let before = old[attribute.code] ?? fallback,
+            guard let value = Self.hashedValue(attribute, attributes) else { return nil }
+            if let kept = oldColumns[index], let before = Self.hashedValue(attribute, old),
                 Self.matchSameBytes(value, before)
             {
                 return kept
@@ -85,11 +84,14 @@ package struct LookupHasher: Sendable {
     /// hash for absent primary-key attributes (never NULL, docs/reference/keychain-semantics.md §2.1), NULL for other absent ones.
     /// In the schema's attribute order.
     package func columns(for attributes: [String: KeychainValue], schema: ItemClassSchema) -> [Data?] {
-        schema.attributes.map { attribute in
-            (attributes[attribute.code] ?? (attribute.isPrimaryKey ? attribute.defaultValue : nil)).map {
-                hash(attribute.code, $0)
-            }
-        }
+        schema.attributes.map { attribute in Self.hashedValue(attribute, attributes).map { hash(attribute.code, $0) } }
+    }
+
+    /// The value an attribute's column hashes: the item's, or the default of an absent primary-key attribute.
+    private static func hashedValue(_ attribute: AttributeDescriptor, _ attributes: [String: KeychainValue])
+        -> KeychainValue?
+    {
+        attributes[attribute.code] ?? (attribute.isPrimaryKey ? attribute.defaultValue : nil)
     }
 }
 
