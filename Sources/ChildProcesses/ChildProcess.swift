@@ -56,12 +56,24 @@ package enum ChildProcess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | setsid))
         let variables = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
-        let spawned = withCStrings([executable] + arguments) { argv in
-            withCStrings(variables) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
+        var spawned: Int32 = 0
+        // ETXTBSY: the program is open for writing somewhere. In a process with threads that is usually a
+        // copy just written here whose descriptor a child spawned meanwhile by another thread still holds
+        // until it closes it or execs (the fork/exec race every multithreaded spawner has; it failed a test
+        // in CI): that ends in moments, so ask again, for at most a second.
+        for attempt in 1...Self.busyAttempts {
+            spawned = withCStrings([executable] + arguments) { argv in
+                withCStrings(variables) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
+            }
+            guard spawned == ETXTBSY, attempt < Self.busyAttempts else { break }
+            usleep(10_000)
         }
         guard spawned == 0 else { throw SpawnError(executable: executable, code: spawned) }
         return pid
     }
+
+    /// How often a spawn meets a busy executable (ETXTBSY) before it says so, 10 ms apart.
+    static let busyAttempts = 100
 
     /// A finished program's status and output.
     package struct Output: Sendable {

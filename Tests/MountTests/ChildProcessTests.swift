@@ -30,6 +30,30 @@ import Testing
         #expect(masks.count == 2 && masks.allSatisfy { $0 & 0x7fff_ffff == 0 }, "\(Self.text(output))")
     }
 
+    /// A program still open for writing (a copy just made, whose descriptor a child of another thread
+    /// holds until it execs: CompatibilityTests met "Text file busy" that way) is started once the writer
+    /// lets go; one never let go is refused with ETXTBSY after the bound, not waited for forever.
+    @Test func aProgramBusyForAMomentIsStartedOnceFree() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kcfs-busy-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let program = directory.appendingPathComponent("program").path
+        let writer = open(program, O_WRONLY | O_CREAT | O_TRUNC, 0o700)
+        try #require(writer >= 0)
+        let script = "#!/bin/sh\necho started\n"
+        _ = script.withCString { write(writer, $0, strlen($0)) }
+        let held = writer
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { close(held) }
+        let output = try ChildProcess.run(program, [], timeout: 10)
+        #expect(output.status == 0 && Self.text(output) == "started\n", "\(Self.text(output))")
+
+        let stuck = open(program, O_WRONLY)
+        defer { close(stuck) }
+        let start = ContinuousClock.now
+        #expect(throws: ChildProcess.SpawnError.self) { _ = try ChildProcess.run(program, [], timeout: 10) }
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
     @Test func aDeadlineKills() throws {
         let start = ContinuousClock.now
         let output = try ChildProcess.run("/bin/sleep", ["30"], timeout: 0.5)
