@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import KeychainEngine
 import KeychainModel
 import Testing
@@ -27,6 +28,22 @@ import Testing
         #expect(v.status { _ = try v.copy(["class": "genp", "svce": "svc"]) } == SecStatus.itemNotFound)
         #expect(v.status { _ = try v.copy(["class": "genp", "svce": "other"]) } == SecStatus.success)
         #expect(v.status { try v.delete(["class": "genp", "svce": "svc"]) } == SecStatus.itemNotFound)
+    }
+
+    /// Observers (the mount's kernel cache) learn exactly which items a delete removed.
+    @Test func aDeleteNamesEveryItemItRemovedToObservers() throws {
+        var added: Set<Data> = []
+        for account in ["a", "b", "c"] {
+            added.insert(try #require(try v.add(genp("svc", account, ["r_PersistentRef": true]))?.dataValue))
+        }
+        _ = try v.add(genp("other", "a"))
+        let heard = Mutex<[Keychain.Change]>([])
+        v.keychain.addChangeObserver { change in heard.withLock { $0.append(change) } }
+        try v.delete(["class": "genp", "svce": "svc"])
+        guard case .items(let changed) = try #require(heard.withLock { $0.last }) else {
+            Issue.record("a delete is an item change"); return
+        }
+        #expect(changed.map(Set.init) == added)
     }
 
     @Test func deleteAcceptsExactlyMatchLimitAll() throws {

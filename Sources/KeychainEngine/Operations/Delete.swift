@@ -29,10 +29,9 @@ extension Keychain {
         defer { noteChange(.items(changed: deleted)) }
         try protection.withLock { _ throws(KeychainError) in
             try store.write(crashPoint: "delete.beforeCommit") { db in
-                let rows = try ItemTable.select(db, schema, filter)
-                guard !rows.isEmpty else { throw KeychainError.notFound }
-                deleted = rows.map { persistentReference($0, schema) }
-                try ItemTable.delete(db, schema, rowids: rows.map(\.rowid))
+                let uuids = try ItemTable.delete(db, schema, matching: filter)
+                guard !uuids.isEmpty else { throw KeychainError.notFound }
+                deleted = uuids.map { PersistentReference(classCode: schema.code, uuid: $0).data }
             }
         }
     }

@@ -110,10 +110,9 @@ extension Keychain {
         let deleted = try store.write(crashPoint: "passcode.remove.beforeItemsCommit") { db -> Int in
             var count = 0
             for schema in Schema.storedClasses {
-                let rows = try ItemTable.select(
-                    db, schema, ItemTable.Filter(accessibility: .whenPasscodeSetThisDeviceOnly))
-                try ItemTable.delete(db, schema, rowids: rows.map(\.rowid))
-                count += rows.count
+                count += try ItemTable.delete(
+                    db, schema, matching: ItemTable.Filter(accessibility: .whenPasscodeSetThisDeviceOnly)
+                ).count
             }
             return count
         }

@@ -80,15 +80,7 @@ package enum ItemTable {
         let equals = filter.equals.count > 1 ? filter.equals.sorted(by: { $0.code < $1.code }) : filter.equals
         let shape = SelectShape(schema, equals: equals, filter, limit: limit)
         var statement = BoundStatement(try db.cachedStatement(sql: selectSQL(shape, schema)), in: db)
-        for (_, hashes) in equals { for hash in hashes { statement.bind(hash) } }
-        if let uuid = filter.uuid { statement.bind(uuid) }
-        if let rowid = filter.rowid { statement.bind(rowid) }
-        if let above = filter.rowidAbove { statement.bind(above) }
-        if let a = filter.accessibility { statement.bind(Int64(a.storageIndex)) }
-        if let items = filter.oneOf {
-            for uuid in items.uuids { statement.bind(uuid) }
-            for rowid in items.rowids { statement.bind(rowid) }
-        }
+        bind(filter, equals, to: &statement)
         // Each row is decoded straight from the statement, by column index, as it is stepped.
         guard shape.byName else {
             while try statement.step() { try body(try decode(statement, schema)) }
@@ -137,10 +129,44 @@ package enum ItemTable {
         try statement.execute()
     }
 
+    /// Deletes the rows `filter` matches and returns their UUIDs. Only their rowids and UUIDs are read (a
+    /// select of whole rows decoded 42 columns a row to delete it, issue 27); SQLite's `DELETE … RETURNING`
+    /// was measured and costs more than this select and delete together.
+    package static func delete(_ db: Database, _ schema: ItemClassSchema, matching filter: Filter) throws -> [Data] {
+        let equals = filter.equals.count > 1 ? filter.equals.sorted(by: { $0.code < $1.code }) : filter.equals
+        let shape = SelectShape(schema, equals: equals, filter, limit: nil, keysOnly: true)
+        var statement = BoundStatement(try db.cachedStatement(sql: selectSQL(shape, schema)), in: db)
+        bind(filter, equals, to: &statement)
+        var found: [(rowid: Int64, uuid: Data)] = []
+        while try statement.step() {
+            guard let uuid = statement.data(1) else {
+                throw KeychainError(SecStatus.decode, "row lacks a column every row has: the vault was modified")
+            }
+            found.append((statement.int64(0), uuid))
+        }
+        try delete(db, schema, rowids: found.map(\.rowid))
+        return found.map(\.uuid)
+    }
+
+    /// Binds `filter`'s values in the order ``buildSelectSQL(_:_:)`` names them.
+    private static func bind(
+        _ filter: Filter, _ equals: [(code: String, oneOf: [Data])], to statement: inout BoundStatement
+    ) {
+        for (_, hashes) in equals { for hash in hashes { statement.bind(hash) } }
+        if let uuid = filter.uuid { statement.bind(uuid) }
+        if let rowid = filter.rowid { statement.bind(rowid) }
+        if let above = filter.rowidAbove { statement.bind(above) }
+        if let a = filter.accessibility { statement.bind(Int64(a.storageIndex)) }
+        if let items = filter.oneOf {
+            for uuid in items.uuids { statement.bind(uuid) }
+            for rowid in items.rowids { statement.bind(rowid) }
+        }
+    }
+
     /// One prepared statement per class, run per row: a statement with the rowids written into its text
     /// was compiled afresh on every call (a delete's largest cost after the lookup).
     package static func delete(_ db: Database, _ schema: ItemClassSchema, rowids: [Int64]) throws {
-        let cached = try db.cachedStatement(sql: "DELETE FROM \(schema.code) WHERE rowid = ?")
+        let cached = try db.cachedStatement(sql: writeStatements(schema).delete)
         for rowid in rowids {
             var statement = BoundStatement(cached, in: db)
             statement.bind(rowid)
@@ -170,20 +196,23 @@ package enum ItemTable {
         ["uuid"] + sealedColumns + schema.attributes.map { column($0.code) }
     }
 
-    /// The INSERT and UPDATE of each stored class, built once.
-    private static let writeSQL: [String: (insert: String, update: String)] = Dictionary(
+    /// The INSERT, UPDATE and DELETE of each stored class, built once.
+    private static let writeSQL: [String: (insert: String, update: String, delete: String)] = Dictionary(
         uniqueKeysWithValues: Schema.storedClasses.map { ($0.code, buildWriteStatements($0)) })
 
-    private static func writeStatements(_ schema: ItemClassSchema) -> (insert: String, update: String) {
+    private static func writeStatements(_ schema: ItemClassSchema) -> (insert: String, update: String, delete: String) {
         writeSQL[schema.code] ?? buildWriteStatements(schema)
     }
 
-    private static func buildWriteStatements(_ schema: ItemClassSchema) -> (insert: String, update: String) {
+    private static func buildWriteStatements(_ schema: ItemClassSchema) -> (
+        insert: String, update: String, delete: String
+    ) {
         let names = storedColumnNames(schema)
         let placeholders = Array(repeating: "?", count: names.count).joined(separator: ",")
         return (
             insert: "INSERT INTO \(schema.code) (\(names.joined(separator: ","))) VALUES (\(placeholders))",
-            update: "UPDATE \(schema.code) SET \(names.map { "\($0) = ?" }.joined(separator: ",")) WHERE rowid = ?"
+            update: "UPDATE \(schema.code) SET \(names.map { "\($0) = ?" }.joined(separator: ",")) WHERE rowid = ?",
+            delete: "DELETE FROM \(schema.code) WHERE rowid = ?"
         )
     }
 
@@ -218,8 +247,14 @@ package enum ItemTable {
         let limit: Int?
         /// The UNIQUE index's leading columns are all given: a row or two match, ordered in memory.
         let byName: Bool
+        /// Only `rowid` and `uuid` are selected.
+        let keysOnly: Bool
 
-        init(_ schema: ItemClassSchema, equals: [(code: String, oneOf: [Data])], _ filter: Filter, limit: Int?) {
+        init(
+            _ schema: ItemClassSchema, equals: [(code: String, oneOf: [Data])], _ filter: Filter, limit: Int?,
+            keysOnly: Bool = false
+        ) {
+            self.keysOnly = keysOnly
             table = schema.code
             self.equals = equals.map { Lookup(code: $0.code, count: $0.oneOf.count) }
             uuid = filter.uuid != nil
@@ -266,16 +301,15 @@ package enum ItemTable {
             }
             clauses.append(alternatives.isEmpty ? "0" : "(" + alternatives.joined(separator: " OR ") + ")")
         }
-        var sql = "SELECT \(selectedColumns(schema)) FROM \(schema.code)"
+        let columns = shape.keysOnly ? "rowid, uuid" : selectedColumns(schema)
+        var sql = "SELECT \(columns) FROM \(schema.code)"
         if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
         // A query by name (the UNIQUE index's leading columns) matches a row or two, ordered and limited by
         // ``forEach`` (an ORDER BY would let the planner trade that index for one that yields rowid order).
         // Any other query is served by a single-column index already in rowid order, so LIMIT stops at the
         // first rows.
         if shape.byName { return sql }
-        sql += " ORDER BY rowid"
-        if let limit = shape.limit { sql += " LIMIT \(limit)" }
-        return sql
+        return sql + " ORDER BY rowid" + (shape.limit.map { " LIMIT \($0)" } ?? "")
     }
 
     /// The columns `select` reads, in the order `decode` reads them by index.
