@@ -8,15 +8,6 @@ import KeychainModel
 /// (``KeychainConnection/addIdentity(certificate:key:)``): a certificate already there is
 /// errSecDuplicateItem, a key already there is kept, and nothing is ever half-added.
 enum IdentityAdd {
-    /// The SecIdentity a SecItemAdd dictionary adds, if it adds one.
-    static func identity(in dictionary: NSDictionary) -> SecIdentity? {
-        for (key, value) in dictionary
-        where (key as? String) == QueryKey.valueRef || (key as? NSString).map(String.init) == QueryKey.valueRef {
-            return value as? SecIdentity
-        }
-        return nil
-    }
-
     /// Adds both halves; the result, if the call asked for one, describes the identity.
     static func add(_ identity: SecIdentity, _ attributes: NSDictionary, _ connection: KeychainConnection)
         throws(KeychainError) -> (KeychainValue?, KeychainDictionary)

@@ -7,14 +7,14 @@ import Synchronization
 /// Adds an item (Apple's `SecItemAdd`).
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemSession.call { connection throws(KeychainError) in
-        if let identity = IdentityAdd.identity(in: attributes) {
+        switch try ValueBridge.addition(attributes) {
+        case .identity(let identity):
             let (value, query) = try IdentityAdd.add(identity, attributes, connection)
             if let value, let result { result.pointee = ValueBridge.result(value, for: query) }
-            return
+        case .item(let request):
+            let value = try connection.add(request)
+            if let value, let result { result.pointee = ValueBridge.result(value, for: request) }
         }
-        let request = try ValueBridge.dictionary(attributes, forAdd: true)
-        let value = try connection.add(request)
-        if let value, let result { result.pointee = ValueBridge.result(value, for: request) }
     }
 }
 

@@ -12,6 +12,27 @@ enum ValueBridge {
     static func dictionary(_ dictionary: NSDictionary, forAdd: Bool = false, depth: Int = 0) throws(KeychainError)
         -> KeychainDictionary
     {
+        try convert(dictionary, forAdd: forAdd, depth: depth, takingIdentity: false).item
+    }
+
+    /// What a SecItemAdd dictionary adds.
+    enum Addition {
+        /// Its kSecValueRef is an identity: both halves are added (``IdentityAdd``).
+        case identity(SecIdentity)
+        case item(KeychainDictionary)
+    }
+
+    /// SecItemAdd's dictionary, converted in the same one pass that finds an identity in it (a pass of its
+    /// own through the dictionary's iterator was a tenth of an add, issue 27).
+    static func addition(_ dictionary: NSDictionary) throws(KeychainError) -> Addition {
+        let converted = try convert(dictionary, forAdd: true, depth: 0, takingIdentity: true)
+        return converted.identity.map { .identity($0) } ?? .item(converted.item)
+    }
+
+    /// `identity`: kSecValueRef when it is an identity and `takingIdentity`, left unexpanded.
+    private static func convert(_ dictionary: NSDictionary, forAdd: Bool, depth: Int, takingIdentity: Bool)
+        throws(KeychainError) -> (item: KeychainDictionary, identity: SecIdentity?)
+    {
         var result: KeychainDictionary = [:]
         var accessControl: SecAccessControl?
         var valueRef: Any?
@@ -54,12 +75,13 @@ enum ValueBridge {
             }
             result[name] = try self.value(value, depth: depth)
         }
+        if takingIdentity, let identity = valueRef as? SecIdentity { return (result, identity) }
         if let valueRef { try RefObjectBridge.expand(&result, valueRef, forAdd: forAdd) }
         if let accessControl {
             try AccessControlValue.apply(
                 protection: accessControl.protection, flags: UInt64(accessControl.flags.rawValue), to: &result)
         }
-        return result
+        return (result, nil)
     }
 
     /// The key-value pairs of `dictionary`, read in one pass over its storage: its iterator looks every
