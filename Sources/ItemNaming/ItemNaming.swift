@@ -30,22 +30,38 @@ package struct ItemNaming: Sendable {
     package init(schema: ItemClassSchema, defaultGroup: String) {
         self.schema = schema
         self.defaultGroup = defaultGroup
-        candidates = Self.candidatesByClass[schema.code] ?? []
-        qualifiers = candidates.filter { !$0.flags.contains(.describesValue) }
-        disambiguators = candidates.filter { $0.flags.contains(.describesValue) }
+        let parts = Self.partsByClass[schema.code] ?? QualifierParts(candidates: [])
+        candidates = parts.candidates
+        qualifiers = parts.qualifiers
+        disambiguators = parts.disambiguators
     }
 
-    /// Worked out once per class: a naming is made for every path resolved.
-    private static let candidatesByClass: [String: [AttributeDescriptor]] = Dictionary(
+    /// A class's qualifier attributes, sorted into their two kinds.
+    private struct QualifierParts {
+        let candidates: [AttributeDescriptor]
+        let qualifiers: [AttributeDescriptor]
+        let disambiguators: [AttributeDescriptor]
+
+        init(candidates: [AttributeDescriptor]) {
+            self.candidates = candidates
+            qualifiers = candidates.filter { !$0.flags.contains(.describesValue) }
+            disambiguators = candidates.filter { $0.flags.contains(.describesValue) }
+        }
+    }
+
+    /// Worked out once per class: a naming is made for every path resolved (sorting them per naming was a
+    /// twentieth of a lookup of a new name, issue 27).
+    private static let partsByClass: [String: QualifierParts] = Dictionary(
         uniqueKeysWithValues: Schema.classes.map { schema in
             (
                 schema.code,
-                schema.primaryKey
-                    .filter {
-                        $0 != schema.namingAttributes.group && $0 != schema.namingAttributes.item
-                            && !$0.flags.contains(.systemManaged)
-                    }
-                    .sorted { $0.code < $1.code }
+                QualifierParts(
+                    candidates: schema.primaryKey
+                        .filter {
+                            $0 != schema.namingAttributes.group && $0 != schema.namingAttributes.item
+                                && !$0.flags.contains(.systemManaged)
+                        }
+                        .sorted { $0.code < $1.code })
             )
         })
 

@@ -10,6 +10,8 @@ package struct ParsedQuery {
     /// The attributes a query filters on (kSecAttrAccessControl never does): worked out once, at the end
     /// of ``parse(_:)`` (a search asks for them three times).
     package private(set) var filters: [String: KeychainValue] = [:]
+    /// An attribute that never filters was given: ``filters`` is ``attributes`` without it.
+    private var hasNeverFilters = false
 
     /// What the caller said about authentication UI: kSecUseAuthenticationUI, or kSecUseNoAuthenticationUI.
     package var authenticationUI: String? {
@@ -97,7 +99,9 @@ package struct ParsedQuery {
         if q.itemList != nil, schema.isVirtual {
             throw KeychainError(SecStatus.unimplemented, "kSecMatchItemList is not supported for identities")
         }
-        q.filters = q.attributes.filter { schema.attribute($0.key)?.flags.contains(.neverFilters) != true }
+        q.filters =
+            q.hasNeverFilters
+            ? q.attributes.filter { schema.attribute($0.key)?.flags.contains(.neverFilters) != true } : q.attributes
         return q
     }
 
@@ -110,6 +114,7 @@ package struct ParsedQuery {
             synchronizableSpecified = true
             if value == .string(QueryKey.synchronizableAny) { return }
         }
+        if attribute.flags.contains(.neverFilters) { hasNeverFilters = true }
         attributes[code] = try ValueCoercion.coerce(value, to: attribute)
     }
 
