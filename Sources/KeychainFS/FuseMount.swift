@@ -73,6 +73,7 @@ package final class FuseMount: @unchecked Sendable {
             switch change {
             case .device: cache.invalidateAllServed()
             case .items(let changed): cache.invalidate(items: changed, nodes: nodes)
+            case .secrets(let changed): cache.invalidate(items: changed, nodes: nodes, keepingEntries: true)
             }
         }
         if readPath == .kernelCache { watchForRefusal(view, context.cache, log: log) }

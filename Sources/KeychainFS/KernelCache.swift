@@ -136,8 +136,9 @@ final class KernelCache: @unchecked Sendable {
     private static let lanes = max(2, ProcessInfo.processInfo.activeProcessorCount)
 
     /// Items changed or went away behind the kernel's back: their inodes, their files' inodes (pages and
-    /// attributes) and their dentries. With nil, any item may have changed: everything noted goes.
-    func invalidate(items references: [Data]?, nodes: NodeTable) {
+    /// attributes) and their dentries; `keepingEntries` when only their secrets changed (their names and
+    /// places stand). With nil, any item may have changed: everything noted goes.
+    func invalidate(items references: [Data]?, nodes: NodeTable, keepingEntries: Bool = false) {
         guard let references else { return invalidateAllServed() }
         guard !references.isEmpty else { return }
         var inodes: [UInt64] = []
@@ -160,6 +161,7 @@ final class KernelCache: @unchecked Sendable {
             served.withLock { $0.remove(noted) }
         }
         if FuseThread.isCurrent { inodeNotifier.sync(execute: invalidateInodes) } else { invalidateInodes() }
+        if keepingEntries { return }
         let invalidateEntries: @Sendable () -> Void = { [self] in
             withSession { session in
                 for (parent, name) in entries { Self.invalidateEntry(session, parent: parent, name: name) }

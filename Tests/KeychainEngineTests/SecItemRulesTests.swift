@@ -3,6 +3,7 @@ import Synchronization
 import KeychainEngine
 import KeychainModel
 import Testing
+import TestSupport
 
 /// The genp rules of docs/reference/keychain-semantics.md §4–§6, the seeds' pitfalls among them.
 @Suite struct SecItemRulesTests {
@@ -44,6 +45,26 @@ import Testing
             Issue.record("a delete is an item change"); return
         }
         #expect(changed.map(Set.init) == added)
+    }
+
+    /// A new secret alone is a change of secrets (the mount keeps the item's directory entry); a change of
+    /// any attribute, or of a certificate's data (its issuer and serial number name it), is a change of items.
+    @Test func anUpdateSaysWhetherOnlySecretsChanged() throws {
+        let ref = try #require(try v.add(genp("svc", "a", ["v_Data": data("1"), "r_PersistentRef": true]))?.dataValue)
+        let heard = Mutex<[Keychain.Change]>([])
+        v.keychain.addChangeObserver { change in heard.withLock { $0.append(change) } }
+        try v.update(genp("svc", "a"), ["v_Data": data("2")])
+        #expect(heard.withLock { $0.last } == .secrets(changed: [ref]))
+        try v.update(genp("svc", "a"), ["labl": "renamed label"])
+        #expect(heard.withLock { $0.last } == .items(changed: [ref]), "an attribute")
+        try v.update(genp("svc", "a"), ["v_Data": data("3"), "acct": "b"])
+        #expect(heard.withLock { $0.last } == .items(changed: [ref]), "a secret and the name")
+        let first = try TestCertificate(commonName: "First", serial: "01")
+        let certificate = try #require(
+            try v.add(["class": "cert", "v_Data": .data(first.der), "r_PersistentRef": true])?.dataValue)
+        let second = try TestCertificate(commonName: "Second", serial: "02")
+        try v.update(["class": "cert", "v_PersistentRef": .data(certificate)], ["v_Data": .data(second.der)])
+        #expect(heard.withLock { $0.last } == .items(changed: [certificate]), "a certificate's data names it")
     }
 
     @Test func deleteAcceptsExactlyMatchLimitAll() throws {

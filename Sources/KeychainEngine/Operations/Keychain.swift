@@ -39,6 +39,11 @@ public final class Keychain: Sendable {
         /// attributes or secret changed or that are gone (no observer holds an item not yet added, so an add
         /// names none); nil when unknown, meaning any item may have changed.
         case items(changed: [Data]?)
+        /// Only the secrets of these items changed (and their modification dates): every item keeps the
+        /// attributes that name and place it, so the filesystem keeps their directory entries and drops only
+        /// what they hold (issue 27: an entry dropped after each write of a value cost the next creation a
+        /// request for the service's attributes).
+        case secrets(changed: [Data])
         /// The device state changed (lock, unlock, reboot, passcode): availability may differ.
         case device
     }

@@ -54,7 +54,10 @@ extension Keychain {
         // item not authorized yet (one that appeared meanwhile).
         var authorized = Set<Data>()
         var changed: [Data] = []
-        defer { noteChange(.items(changed: changed)) }
+        // A new secret alone changes no attribute that names or places an item, unless the class derives
+        // attributes from its data (a certificate's issuer and serial number).
+        let secretsOnly = changes.isEmpty && removing.isEmpty && schema.interpreter == nil
+        defer { noteChange(secretsOnly ? .secrets(changed: changed) : .items(changed: changed)) }
         for _ in 0..<8 {
             let unauthorized = try protection.withLock {
                 keybag throws(KeychainError) -> [(uuid: Data, attributes: [String: KeychainValue])] in
