@@ -29,7 +29,7 @@ except OSError:
     FLOOR = None
 lines = [HEAD.rstrip(), "", "## Latest run", "",
          f"{r['machine']}, {r['cpus']} cores, {r['when']}. Full figures: `bench/results/latest.json`. Load average "
-         "(1 min) as each section started: " + ", ".join(f"{title.split('.')[0]}: {load[0]:.2f}" for title, load in res.get("load", {}).items()) + ".", "",
+         "(1 min) as each section started: " + ", ".join(f"{title.split('. ')[0]}: {load[0]:.2f}" for title, load in res.get("load", {}).items()) + ".", "",
          "| figure | keychainfs | anchors (keychainfs's factor: above 1, keychainfs is better) |", "|---|---|---|",
          f"| open+read+close, ops/s, gatekeeper path | {m(loop['keychainfs']):.0f} | {anchors(loop, 'keychainfs', True)} |",
          f"| open+read+close, ops/s, `--kernel-cache` | {m(loop['keychainfs --kernel-cache']):.0f} | {anchors(loop, 'keychainfs --kernel-cache', True)} |",
