@@ -76,25 +76,22 @@ package enum ItemTable {
         _ db: Database, _ schema: ItemClassSchema, _ filter: Filter, limit: Int? = nil,
         _ body: (StoredRow) throws -> Void
     ) throws {
-        // Sorted: one SQL text per query shape, so the statement cache stays small (dictionary order varies).
-        let equals = filter.equals.count > 1 ? filter.equals.sorted(by: { $0.code < $1.code }) : filter.equals
-        let shape = SelectShape(schema, equals: equals, filter, limit: limit)
-        var statement = BoundStatement(try db.cachedStatement(sql: selectSQL(shape, schema)), in: db)
-        bind(filter, equals, to: &statement)
-        // Each row is decoded straight from the statement, by column index, as it is stepped.
-        guard shape.byName else {
-            while try statement.step() { try body(try decode(statement, schema)) }
-            return
+        try selecting(db, schema, filter, limit: limit) { statement, shape in
+            // Each row is decoded straight from the statement, by column index, as it is stepped.
+            guard shape.byName else {
+                while try statement.step() { try body(try decode(statement, schema)) }
+                return
+            }
+            // A query by name matches a row or two, which SQLite would put in a temporary b-tree to order
+            // them (a twentieth of a lookup): they are ordered here instead, and a row past the limit is
+            // never opened, as SQLite's LIMIT would not have returned it.
+            var found: [(rowid: Int64, row: Result<StoredRow, any Error>)] = []
+            while try statement.step() {
+                found.append((statement.int64(0), Result { try decode(statement, schema) }))
+            }
+            found.sort { $0.rowid < $1.rowid }
+            for match in found.prefix(shape.limit ?? found.count) { try body(try match.row.get()) }
         }
-        // A query by name matches a row or two, which SQLite would put in a temporary b-tree to order them
-        // (a twentieth of a lookup): they are ordered here instead, and a row past the limit is never
-        // opened, as SQLite's LIMIT would not have returned it.
-        var found: [(rowid: Int64, row: Result<StoredRow, any Error>)] = []
-        while try statement.step() {
-            found.append((statement.int64(0), Result { try decode(statement, schema) }))
-        }
-        found.sort { $0.rowid < $1.rowid }
-        for match in found.prefix(shape.limit ?? found.count) { try body(try match.row.get()) }
     }
 
     package static func insert(_ db: Database, _ schema: ItemClassSchema, _ row: StoredRow) throws -> Int64 {
@@ -133,20 +130,34 @@ package enum ItemTable {
     /// select of whole rows decoded 42 columns a row to delete it, issue 27); SQLite's `DELETE … RETURNING`
     /// was measured and costs more than this select and delete together.
     package static func delete(_ db: Database, _ schema: ItemClassSchema, matching filter: Filter) throws -> [Data] {
-        let equals = filter.equals.count > 1 ? filter.equals.sorted(by: { $0.code < $1.code }) : filter.equals
-        let shape = SelectShape(schema, equals: equals, filter, limit: nil, keysOnly: true)
-        var statement = BoundStatement(try db.cachedStatement(sql: selectSQL(shape, schema)), in: db)
-        bind(filter, equals, to: &statement)
-        var found: [(rowid: Int64, uuid: Data)] = []
-        while try statement.step() {
-            guard let uuid = statement.data(1) else {
-                throw KeychainError(SecStatus.decode, "row lacks a column every row has: the vault was modified")
+        let found = try selecting(db, schema, filter, limit: nil, keysOnly: true) { statement, _ in
+            var found: [(rowid: Int64, uuid: Data)] = []
+            while try statement.step() {
+                guard let uuid = statement.data(1) else { throw missingColumn }
+                found.append((statement.int64(0), uuid))
             }
-            found.append((statement.int64(0), uuid))
+            return found
         }
         try delete(db, schema, rowids: found.map(\.rowid))
         return found.map(\.uuid)
     }
+
+    /// The select of the rows `filter` matches, its values bound: one SQL text per query shape (the lookups
+    /// sorted: dictionary order varies), so the statement cache stays small.
+    private static func selecting<Answer>(
+        _ db: Database, _ schema: ItemClassSchema, _ filter: Filter, limit: Int?, keysOnly: Bool = false,
+        _ body: (inout BoundStatement, SelectShape) throws -> Answer
+    ) throws -> Answer {
+        let equals = filter.equals.count > 1 ? filter.equals.sorted(by: { $0.code < $1.code }) : filter.equals
+        let shape = SelectShape(schema, equals: equals, filter, limit: limit, keysOnly: keysOnly)
+        var statement = BoundStatement(try db.cachedStatement(sql: selectSQL(shape, schema)), in: db)
+        bind(filter, equals, to: &statement)
+        return try body(&statement, shape)
+    }
+
+    /// A row without a column every row has.
+    private static let missingColumn = KeychainError(
+        SecStatus.decode, "row lacks a column every row has: the vault was modified")
 
     /// Binds `filter`'s values in the order ``buildSelectSQL(_:_:)`` names them.
     private static func bind(
@@ -323,7 +334,7 @@ package enum ItemTable {
             throw KeychainError(SecStatus.decode, "row has an unknown protection class")
         }
         guard let uuid = statement.data(1), let metadata = statement.data(3), let rowKey = statement.data(4) else {
-            throw KeychainError(SecStatus.decode, "row lacks a column every row has: the vault was modified")
+            throw missingColumn
         }
         let lookups = statement.dataSlices(6..<CInt(6 + schema.attributes.count))
         return StoredRow(
