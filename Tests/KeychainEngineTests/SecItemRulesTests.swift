@@ -47,14 +47,18 @@ import TestSupport
         #expect(changed.map(Set.init) == added)
     }
 
-    /// A new secret alone is a change of secrets (the mount keeps the item's directory entry); a change of
-    /// any attribute, or of a certificate's data (its issuer and serial number name it), is a change of items.
+    /// A new secret alone is a change of secrets (the mount keeps the item's directory entry), also when the
+    /// update restates attributes with the bytes they have (as `security add-generic-password -U` does); a
+    /// change of any attribute, or of a certificate's data (its issuer and serial number name it), is a
+    /// change of items.
     @Test func anUpdateSaysWhetherOnlySecretsChanged() throws {
         let ref = try #require(try v.add(genp("svc", "a", ["v_Data": data("1"), "r_PersistentRef": true]))?.dataValue)
         let heard = Mutex<[Keychain.Change]>([])
         v.keychain.addChangeObserver { change in heard.withLock { $0.append(change) } }
         try v.update(genp("svc", "a"), ["v_Data": data("2")])
         #expect(heard.withLock { $0.last } == .secrets(changed: [ref]))
+        try v.update(genp("svc", "a"), ["svce": "svc", "acct": "a", "v_Data": data("2b")])
+        #expect(heard.withLock { $0.last } == .secrets(changed: [ref]), "attributes restated as they are")
         try v.update(genp("svc", "a"), ["labl": "renamed label"])
         #expect(heard.withLock { $0.last } == .items(changed: [ref]), "an attribute")
         try v.update(genp("svc", "a"), ["v_Data": data("3"), "acct": "b"])

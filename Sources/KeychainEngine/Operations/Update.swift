@@ -54,10 +54,9 @@ extension Keychain {
         // item not authorized yet (one that appeared meanwhile).
         var authorized = Set<Data>()
         var changed: [Data] = []
-        // A new secret alone changes no attribute that names or places an item, unless the class derives
-        // attributes from its data (a certificate's issuer and serial number).
-        let secretsOnly = changes.isEmpty && removing.isEmpty && schema.interpreter == nil
-        defer { noteChange(secretsOnly ? .secrets(changed: changed) : .items(changed: changed)) }
+        // Whether any item's attributes changed (beyond its modification date): else only secrets did.
+        var attributesChanged = false
+        defer { noteChange(attributesChanged ? .items(changed: changed) : .secrets(changed: changed)) }
         for _ in 0..<8 {
             let unauthorized = try protection.withLock {
                 keybag throws(KeychainError) -> [(uuid: Data, attributes: [String: KeychainValue])] in
@@ -77,9 +76,10 @@ extension Keychain {
                     }
                     changed = rows.map { persistentReference($0, schema) }
                     for (row, old) in zip(rows, olds) {
-                        try write(
+                        let differ = try write(
                             row, old: old, changes: changes, removing: removing, newData: newData, schema: schema,
                             caller: caller, password: options.applicationPassword, keybag: keybag, db: db)
+                        attributesChanged = attributesChanged || differ
                     }
                     return []
                 }
@@ -92,11 +92,12 @@ extension Keychain {
     }
 
     /// Writes one matched row: its attributes with `changes` and `removing`, its secret restated or replaced,
-    /// sealed again.
+    /// sealed again. Returns whether an attribute other than the modification date now has other bytes (its
+    /// lookup column changed: every attribute has one, so data a class derives attributes from counts too).
     private func write(
         _ row: StoredRow, old: [String: KeychainValue], changes: [String: KeychainValue], removing: Set<String>,
         newData: Data?, schema: ItemClassSchema, caller: Caller, password: Data?, keybag: Keybag, db: Database
-    ) throws {
+    ) throws -> Bool {
         var attributes = old.merging(changes) { $1 }
         for code in removing {
             attributes[code] = Self.removedValue(schema.attribute(code)!, schema, caller)
@@ -127,6 +128,9 @@ extension Keychain {
                 rowid: row.rowid, uuid: row.uuid, accessibility: accessibility, metadata: sealed.metadata,
                 rowKey: sealed.rowKey, secret: sealed.secret, lookups: lookups),
             from: row)
+        return zip(schema.attributes, zip(lookups, row.lookups)).contains { attribute, columns in
+            attribute.code != Attributes.modificationDate.code && columns.0 != columns.1
+        }
     }
 
     /// What an attribute becomes when removed: its default if items always carry it, otherwise nothing.
