@@ -31,7 +31,7 @@ extension Keychain {
             try store.write(crashPoint: "delete.beforeCommit") { db in
                 let uuids = try ItemTable.delete(db, schema, matching: filter)
                 guard !uuids.isEmpty else { throw KeychainError.notFound }
-                deleted = uuids.map { PersistentReference(classCode: schema.code, uuid: $0).data }
+                deleted = uuids.map { persistentReference(uuid: $0, schema) }
             }
         }
     }

@@ -133,6 +133,10 @@ extension Keychain {
     }
 
     func persistentReference(_ row: StoredRow, _ schema: ItemClassSchema) -> Data {
-        PersistentReference(classCode: schema.code, uuid: row.uuid).data
+        persistentReference(uuid: row.uuid, schema)
+    }
+
+    func persistentReference(uuid: Data, _ schema: ItemClassSchema) -> Data {
+        PersistentReference(classCode: schema.code, uuid: uuid).data
     }
 }
