@@ -9,6 +9,7 @@ import re, sys
 FLOOR_OF = {
     "add (new item)": "add",
     "copyMatching by primary key, r_Data": "copyMatching",
+    "copyMatching by primary key, r_Data, first after a change": "copyMatching",
     "update v_Data by primary key": "update",
     "delete by primary key": "delete",
     "Security: SecItemAdd (new item)": "add",

@@ -30,7 +30,7 @@ extension Keychain {
         let limit = q.limit ?? 1
         let builder = ResultBuilder(query: q, schema: schema, forAdd: false)
         if schema.isVirtual { return try copyIdentities(q, limit: limit, builder: builder, caller: caller) }
-        let filter = try filter(for: q, caller: caller, remembering: true)
+        let filter = try filter(for: q, caller: caller)
 
         // Items with access control are authorized outside the keybag's lock (a prompt waits for a person),
         // then the call is made again with their answers: at most once per item the scan reaches.
@@ -112,7 +112,8 @@ extension Keychain {
     /// The rows a query reaches, opened: every row reached is opened, even for existence queries, so a
     /// class-A row while locked fails the call. A query by persistent reference alone (the filesystem's
     /// every open) is answered from the row cache when it can: no SQL, no metadata decryption; the
-    /// class's availability is still checked here, and the secret still decrypted by the caller.
+    /// class's availability is still checked here, and the secret still decrypted by the caller. So is a
+    /// lookup this generation ran already (``MatchKey``), when its rows are still in the row cache.
     private func matchingEntries(
         _ q: ParsedQuery, schema: ItemClassSchema, filter: ItemTable.Filter, limit: Int, generation: UInt64,
         caller: Caller, keybag: Keybag
@@ -122,10 +123,17 @@ extension Keychain {
         {
             return [entry]
         }
-        let found = try store.read { db in try ItemTable.select(db, schema, filter, limit: limit) }
-        // Lookups of an item are cached, not listings: those would only churn the cache.
-        return try found.map { row throws(KeychainError) in
-            try openedEntry(row, schema: schema, generation: generation, keybag: keybag, keep: found.count <= 2)
+        let key = MatchKey(schema, filter, limit: limit)
+        if let key, let entries = try recentEntries(key, generation: generation, caller: caller, keybag: keybag) {
+            return entries
         }
+        let found = try store.read { db in try ItemTable.select(db, schema, filter, limit: limit) }
+        // Lookups of an item are cached, not listings: those would only churn the caches.
+        let keep = found.count <= 2
+        let entries = try found.map { row throws(KeychainError) in
+            try openedEntry(row, schema: schema, generation: generation, keybag: keybag, keep: keep)
+        }
+        if keep, let key { recentMatches.store(found.map(\.uuid), for: key, generation: generation) }
+        return entries
     }
 }

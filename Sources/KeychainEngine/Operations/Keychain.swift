@@ -21,9 +21,8 @@ public final class Keychain: Sendable {
     let passcodeGate = NSLock()
     private let changes = Atomic<UInt64>(0)
     let rows = RowCache()
-    /// The lookup hashes of the values lookups asked for, for one generation (``filter(for:caller:remembering:)``):
-    /// emptied at every change, as the row cache is, so no value a caller searched for outlives a lock.
-    package let queryHashes = GenerationalCache<QueryHashKey, Data>(capacity: 512)
+    /// The rows recent lookups found, by filter, for one generation (``MatchKey``): emptied at every change.
+    package let recentMatches = GenerationalCache<MatchKey, [Data]>(capacity: 4096)
     /// Authentication prompts waiting for an answer (docs/spec.md §11).
     public let prompts: PromptQueue
     /// Where the keychain reads the time and runs its timers (a test device's is virtual).
@@ -106,7 +105,7 @@ public final class Keychain: Sendable {
         if change == .device { reportDeviceState() }
         let generation = changes.add(1, ordering: .releasing).newValue
         rows.clear(after: generation)
-        queryHashes.removeAll(olderThan: generation)
+        recentMatches.removeAll(olderThan: generation)
         for observer in observers.withLock({ $0 }) { observer(change) }
         return generation
     }
@@ -119,14 +118,4 @@ public final class Keychain: Sendable {
 
     /// Current time, as the keychain stamps it: its clock's.
     func now() -> Date { clock.now() }
-}
-
-/// A query's attribute and the bytes its value is matched on (``LookupHasher/matchBytes(_:)``), the key of
-/// ``Keychain/queryHashes``: keyed by bytes, as the lookup columns are (Swift's `String` equality would make
-/// "café" composed and decomposed one key and answer a search for one with the other's hash).
-package struct QueryHashKey: Hashable, Sendable {
-    /// The longest value kept (bounding the cache's memory: 512 entries of at most this).
-    static let longestValue = 256
-    let code: String
-    let bytes: Data
 }

@@ -7,21 +7,14 @@ import GRDB
 extension Keychain {
     /// The SQL filter for a parsed query: every given attribute, the caller's access groups, and the
     /// implicit sync = 0 unless kSecAttrSynchronizable was given or the query is by persistent reference.
-    /// `remembering`: the lookup hashes are kept for the generation (``queryHashes``), for calls that
-    /// change nothing and so come again under the same generation (a lookup; a write empties them anyway).
-    func filter(for q: ParsedQuery, caller: Caller, remembering: Bool = false) throws(KeychainError)
-        -> ItemTable.Filter
-    {
-        let hash = { (code: String, value: KeychainValue) -> Data in
-            remembering ? self.queryHash(code, value) : self.hasher.hash(code, value)
-        }
+    func filter(for q: ParsedQuery, caller: Caller) throws(KeychainError) -> ItemTable.Filter {
         var filter = ItemTable.Filter()
-        for (code, value) in q.filters { filter.equals.append((code, [hash(code, value)])) }
+        for (code, value) in q.filters { filter.equals.append((code, [hasher.hash(code, value)])) }
         let group = Attributes.accessGroup.code
         if let requested = q.attributes[group] {
             try Self.requireEntitled(requested, caller)
         } else {
-            filter.equals.append((group, caller.accessGroups.map { hash(group, .string($0)) }))
+            filter.equals.append((group, caller.accessGroups.map { hasher.hash(group, .string($0)) }))
         }
         if let ref = q.persistentRef {
             switch ref.target {
@@ -29,7 +22,7 @@ extension Keychain {
             case .rowid(let rowid): filter.rowid = rowid
             }
         } else if !q.synchronizableSpecified {
-            filter.equals.append((Attributes.synchronizable.code, [hash(Attributes.synchronizable.code, 0)]))
+            filter.equals.append((Attributes.synchronizable.code, [hasher.hash(Attributes.synchronizable.code, 0)]))
         }
         if let items = q.itemList?.filter({ $0.classCode == q.schema?.code }) {
             filter.oneOf = (
@@ -38,20 +31,6 @@ extension Keychain {
             )
         }
         return filter
-    }
-
-    /// ``LookupHasher/hash(_:_:)`` of a query's value, from ``queryHashes`` when this generation worked it
-    /// out already: a keyed BLAKE2b and its `Data` were a tenth of a lookup by primary key (issue 27), and a
-    /// program asks for the same service and account again and again. Only short values are kept.
-    private func queryHash(_ code: String, _ value: KeychainValue) -> Data {
-        let bytes = LookupHasher.matchBytes(value)
-        guard bytes.count <= QueryHashKey.longestValue else { return hasher.hash(code, value) }
-        let key = QueryHashKey(code: code, bytes: bytes)
-        let generation = self.generation
-        if let known = queryHashes.value(key, generation: generation) { return known }
-        let hash = hasher.hash(code, value)
-        queryHashes.store(hash, for: key, generation: generation)
-        return hash
     }
 
     /// Decrypts a row's attributes with its class's metadata key (errSecInteractionNotAllowed while the

@@ -34,9 +34,15 @@ package final class RowCache: Sendable {
             return Entry(found, attributes, lookupsDigest)
         }
 
+        /// Each column's length and bytes as they are (`Data`'s own hashing, through its representations, cost
+        /// several times more: issue 27).
         private static func digest(_ lookups: [Data?]) -> Int {
             var hasher = Hasher()
-            hasher.combine(lookups)
+            for lookup in lookups {
+                guard let lookup else { hasher.combine(-1); continue }
+                hasher.combine(lookup.count)
+                lookup.withUnsafeBytes { hasher.combine(bytes: $0) }
+            }
             return hasher.finalize()
         }
     }
