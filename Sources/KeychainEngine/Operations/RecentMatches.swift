@@ -18,26 +18,21 @@ package struct MatchKey: Hashable, Sendable {
     /// The key of a filter of lookup columns alone; nil for one that names rows (a persistent reference, an
     /// item list, a chunk of a listing) or a protection class: those are answered from SQL every time.
     init?(_ schema: ItemClassSchema, _ filter: ItemTable.Filter, limit: Int) {
-        guard filter.uuid == nil, filter.rowid == nil, filter.rowidAbove == nil, filter.accessibility == nil,
-            filter.oneOf == nil
-        else { return nil }
-        // In the order of the codes: a query's attributes come from a dictionary, whose order differs
-        // between two dictionaries of the same keys.
-        let equals = filter.equals.count > 1 ? filter.equals.sorted { $0.code < $1.code } : filter.equals
+        guard filter.isByLookupsAlone else { return nil }
+        let equals = filter.equalsByCode
         table = schema.code
         codes = equals.map(\.code)
         hashes = equals.map(\.oneOf)
         self.limit = limit
     }
 
-    /// Hashes each lookup hash's bytes as they are: `Data`'s own hashing, through its representations, was a
-    /// twentieth of a lookup. Equality still compares every byte.
+    /// Hashes each lookup hash's bytes (``Hasher/combine(contentsOf:)``). Equality still compares every byte.
     package func hash(into hasher: inout Hasher) {
         hasher.combine(table)
         hasher.combine(limit)
         for column in hashes {
             hasher.combine(column.count)
-            for hash in column { hash.withUnsafeBytes { hasher.combine(bytes: $0) } }
+            for hash in column { hasher.combine(contentsOf: hash) }
         }
     }
 }

@@ -61,6 +61,18 @@ package enum ItemTable {
             self.equals = equals; self.uuid = uuid; self.rowid = rowid; self.rowidAbove = rowidAbove
             self.accessibility = accessibility; self.oneOf = oneOf
         }
+
+        /// ``equals`` in the order of their codes: a query's attributes come from a dictionary, whose order
+        /// differs between two dictionaries of the same keys, and one query must be one SQL text and one key.
+        package var equalsByCode: [(code: String, oneOf: [Data])] {
+            equals.count > 1 ? equals.sorted { $0.code < $1.code } : equals
+        }
+
+        /// Whether only lookup columns filter: no row is named (by UUID, rowid, item list or listing chunk)
+        /// and no protection class chosen.
+        package var isByLookupsAlone: Bool {
+            uuid == nil && rowid == nil && rowidAbove == nil && accessibility == nil && oneOf == nil
+        }
     }
 
     package static func select(_ db: Database, _ schema: ItemClassSchema, _ filter: Filter, limit: Int? = nil) throws
@@ -142,13 +154,13 @@ package enum ItemTable {
         return found.map(\.uuid)
     }
 
-    /// The select of the rows `filter` matches, its values bound: one SQL text per query shape (the lookups
-    /// sorted: dictionary order varies), so the statement cache stays small.
+    /// The select of the rows `filter` matches, its values bound: one SQL text per query shape
+    /// (``Filter/equalsByCode``), so the statement cache stays small.
     private static func selecting<Answer>(
         _ db: Database, _ schema: ItemClassSchema, _ filter: Filter, limit: Int?, keysOnly: Bool = false,
         _ body: (inout BoundStatement, SelectShape) throws -> Answer
     ) throws -> Answer {
-        let equals = filter.equals.count > 1 ? filter.equals.sorted(by: { $0.code < $1.code }) : filter.equals
+        let equals = filter.equalsByCode
         let shape = SelectShape(schema, equals: equals, filter, limit: limit, keysOnly: keysOnly)
         var statement = BoundStatement(try db.cachedStatement(sql: selectSQL(shape, schema)), in: db)
         bind(filter, equals, to: &statement)

@@ -34,14 +34,11 @@ package final class RowCache: Sendable {
             return Entry(found, attributes, lookupsDigest)
         }
 
-        /// Each column's length and bytes as they are (`Data`'s own hashing, through its representations, cost
-        /// several times more: issue 27).
         private static func digest(_ lookups: [Data?]) -> Int {
             var hasher = Hasher()
             for lookup in lookups {
                 guard let lookup else { hasher.combine(-1); continue }
-                hasher.combine(lookup.count)
-                lookup.withUnsafeBytes { hasher.combine(bytes: $0) }
+                hasher.combine(contentsOf: lookup)
             }
             return hasher.finalize()
         }
@@ -64,5 +61,14 @@ package final class RowCache: Sendable {
 
     package func store(_ entry: Entry, generation: UInt64) {
         cache.store(entry, for: entry.row.uuid, generation: generation)
+    }
+}
+
+extension Hasher {
+    /// A blob's length and bytes as they are: `Data`'s own hashing, through its representations, cost
+    /// several times more (issue 27).
+    package mutating func combine(contentsOf data: Data) {
+        combine(data.count)
+        data.withUnsafeBytes { combine(bytes: $0) }
     }
 }
