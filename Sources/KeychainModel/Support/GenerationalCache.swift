@@ -82,7 +82,7 @@ public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>:
 
     /// Forgets every entry at once. Freeing thousands of entries takes milliseconds, which a device lock
     /// in progress should not wait for: the entries are unreachable when this returns, and freed on a
-    /// background queue.
+    /// background queue; a few are freed before it returns (``reap(_:)``).
     public func removeAll() {
         removeAll(olderThan: 0)
     }
@@ -99,11 +99,17 @@ public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>:
         reap(dropped.1)
     }
 
+    /// Frees `dropped`: here when it is small, else on a background queue. Waking the queue's thread costs
+    /// a system call and, on a machine of two cores, a thread competing with the caller: more than freeing a
+    /// few entries (every write of the keychain drops the handful its previous lookups cached; issue 27).
     @inlinable func reap(_ dropped: [Key: Value]) {
-        guard !dropped.isEmpty else { return }
+        guard dropped.count > inlineReapLimit else { return }
         cacheReaper.async { withExtendedLifetime(dropped) {} }
     }
 }
+
+/// Up to how many dropped entries are freed by the call that dropped them (see ``GenerationalCache/reap(_:)``).
+@usableFromInline let inlineReapLimit = 64
 
 /// Where dropped cache entries are freed.
 @usableFromInline let cacheReaper = DispatchQueue(label: "keychainfs.cache-reaper", qos: .utility)
