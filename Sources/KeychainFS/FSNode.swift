@@ -69,9 +69,34 @@ struct FSPath {
     init(_ text: String) { self.init(bytes: Array(text.utf8)) }
 
     init(bytes: [UInt8]) {
-        self.bytes = bytes
-        components = bytes.split(separator: 0x2F).map(Array.init)
+        self.init(bytes: bytes, components: bytes.split(separator: 0x2F).map(Array.init))
     }
+
+    private init(bytes: [UInt8], components: [[UInt8]]) {
+        self.bytes = bytes
+        self.components = components
+    }
+
+    /// The path of `components` (a node's names, as the kernel gave them), without splitting the joined
+    /// bytes again: every request on an inode builds its path (issue 27). Names that are empty or hold a `/`
+    /// (never from the kernel) take the splitting way, so that both ways give the same path.
+    init(components: [[UInt8]]) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(components.reduce(components.count) { $0 + $1.count })
+        for component in components {
+            bytes.append(0x2F)
+            bytes.append(contentsOf: component)
+        }
+        if bytes.isEmpty { bytes = [0x2F] }
+        if components.contains(where: { $0.isEmpty || $0.contains(0x2F) }) {
+            self.init(bytes: bytes)
+        } else {
+            self.init(bytes: bytes, components: components)
+        }
+    }
+
+    /// This path with `name` below it.
+    func appending(_ name: [UInt8]) -> FSPath { FSPath(components: components + [name]) }
 
     var depth: Int { components.count }
 
@@ -81,5 +106,5 @@ struct FSPath {
             throw FSError(ENAMETOOLONG, "a name is longer than 255 bytes")
         }
     }
-    var parent: FSPath { FSPath(bytes: [0x2F] + Array(components.dropLast().joined(separator: [0x2F]))) }
+    var parent: FSPath { FSPath(components: Array(components.dropLast())) }
 }

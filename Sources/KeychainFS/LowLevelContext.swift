@@ -62,9 +62,7 @@ final class LowLevelContext: Sendable {
     }
 
     func path(_ parent: UInt64, _ name: UnsafePointer<CChar>) throws(FSError) -> FSPath {
-        let base = try path(parent)
-        let child = Array(UnsafeRawBufferPointer(start: name, count: strlen(name)))
-        return FSPath(bytes: (base.bytes.count == 1 ? base.bytes : base.bytes + [0x2F]) + child)
+        try path(parent).appending(Array(UnsafeRawBufferPointer(start: name, count: strlen(name))))
     }
 
     /// Items and values whose attributes the kernel now holds are noted for invalidation.

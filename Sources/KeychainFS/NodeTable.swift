@@ -24,14 +24,7 @@ final class NodeTable: Sendable {
                 components.append(node.name)
                 current = node.parent
             }
-            // Appended into one buffer: `joined(separator:)` went through its generic lazy view (issue 27).
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(components.reduce(components.count) { $0 + $1.count })
-            for component in components.reversed() {
-                bytes.append(0x2F)
-                bytes.append(contentsOf: component)
-            }
-            return FSPath(bytes: bytes.isEmpty ? [0x2F] : bytes)
+            return FSPath(components: components.reversed())
         }
     }
 
