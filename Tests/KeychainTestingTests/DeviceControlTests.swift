@@ -2,7 +2,6 @@ import Foundation
 import KeychainTesting
 import LocalAuthentication
 import Security
-import Synchronization
 import Testing
 
 /// The controls, each the engine's own device command, seen through the Security module.
@@ -51,30 +50,26 @@ import Testing
         }
     }
 
-    /// The read waits for its prompt on a thread of its own, and this test polls on its own thread (as
-    /// `VirtualClockTests.unansweredPromptTimesOutOnTheClock` does): a read waiting on the cooperative pool
-    /// once held it in the full parallel run on 2 cores until the poll's 120 s ran out.
+    /// The read waits for its prompt on a thread of its own (``SimulatedDevice/runInBackground``), and this
+    /// test polls on its own thread: a read waiting in `async let` once held the cooperative pool in the full
+    /// parallel run on 2 cores until the poll's 120 s ran out.
     @Test func pendingPromptAnsweredFromTheTest() throws {
         let device = try SimulatedDevice(passcode: "1234", biometryEnrolled: true)
         device.prompts.automatic = nil
         #expect(device.prompts.automatic == nil)
         #expect(device.run { TokenCode.save("secret", access: TokenCode.faceIDAccess()) } == errSecSuccess)
-        let read = Mutex<(OSStatus, String?)?>(nil)
-        Thread.detachNewThread {
-            let result = device.run { TokenCode.read() }
-            read.withLock { $0 = result }
-        }
+        let read = device.runInBackground { TokenCode.read() }
         let deadline = ContinuousClock.now + .seconds(60)
         while device.prompts.pending.isEmpty && ContinuousClock.now < deadline { usleep(1000) }
         #expect(device.prompts.pending.first?.reason == "Sign in to me")
         #expect(throws: Never.self) { try device.prompts.answerPending(.match) }
         // A prompt that came after the deadline is cancelled, so the reader's thread never outlives the test.
-        while read.withLock({ $0 }) == nil && ContinuousClock.now < deadline + .seconds(30) {
+        while read.result == nil && ContinuousClock.now < deadline + .seconds(30) {
             usleep(1000)
             if !device.prompts.pending.isEmpty { try? device.prompts.answerPending(.cancel) }
         }
-        #expect(read.withLock { $0 }?.0 == errSecSuccess)
-        #expect(read.withLock { $0 }?.1 == "secret")
+        #expect(read.result?.0 == errSecSuccess)
+        #expect(read.result?.1 == "secret")
     }
 
     @Test func laContextEvaluatesOnTheBoundDevice() async throws {

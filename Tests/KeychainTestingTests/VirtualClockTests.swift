@@ -2,7 +2,6 @@ import Foundation
 import KeychainTesting
 import LocalAuthentication
 import Security
-import Synchronization
 import Testing
 
 /// The device's virtual clock: what waits on time happens when the test advances it, in well under a
@@ -126,10 +125,7 @@ import Testing
             #expect(device.run { TokenCode.save("secret", access: TokenCode.faceIDAccess()) } == errSecSuccess)
             // A thread of its own: a read waiting for its prompt never holds one of the few threads the
             // parallel tests share.
-            let read = Mutex<(OSStatus, String?)?>(nil)
-            Thread.detachNewThread {
-                let result = device.run { TokenCode.read() }; read.withLock { $0 = result }
-            }
+            let read = device.runInBackground { TokenCode.read() }
             let deadline = ContinuousClock.now + .seconds(30)
             while device.prompts.pending.isEmpty && ContinuousClock.now < deadline { usleep(1000) }
             #expect(device.prompts.pending.count == 1)
@@ -140,11 +136,11 @@ import Testing
             // The timeout's answer reached the reader on this thread, inside advance; the reader's thread
             // still has to run. Should the prompt have come after the deadline, time moves on until it
             // ends, so the thread never outlives the test.
-            while read.withLock({ $0 }) == nil && ContinuousClock.now < deadline + .seconds(30) {
+            while read.result == nil && ContinuousClock.now < deadline + .seconds(30) {
                 usleep(1000)
                 if !device.prompts.pending.isEmpty { device.clock.advance(by: .seconds(3600)) }
             }
-            #expect(read.withLock { $0 }?.0 == errSecUserCanceled, "the timeout ends it as a user cancel")
+            #expect(read.result?.0 == errSecUserCanceled, "the timeout ends it as a user cancel")
             #expect(device.prompts.pending.isEmpty)
         }
     }
