@@ -63,12 +63,3 @@ package final class RowCache: Sendable {
         cache.store(entry, for: entry.row.uuid, generation: generation)
     }
 }
-
-extension Hasher {
-    /// A blob's length and bytes as they are: `Data`'s own hashing, through its representations, cost
-    /// several times more (issue 27).
-    package mutating func combine(contentsOf data: Data) {
-        combine(data.count)
-        data.withUnsafeBytes { combine(bytes: $0) }
-    }
-}
