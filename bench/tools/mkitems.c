@@ -14,7 +14,7 @@
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 
 int main(int argc, char **argv) {
-    if (argc < 4) { fprintf(stderr, "usage: mkitems MOUNT SERVICES ACCOUNTS [PREFIX]\n"); return 2; }
+    if (argc < 4) { fprintf(stderr, "usage: mkitems MOUNT SERVICES ACCOUNTS [PREFIX [create]]\n"); return 2; }
     const char *mount = argv[1], *prefix = argc > 4 ? argv[4] : "acct";
     int create = argc > 5 && strcmp(argv[5], "create") == 0;
     int services = atoi(argv[2]), accounts = atoi(argv[3]);
