@@ -38,16 +38,22 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let program = directory.appendingPathComponent("program").path
-        let writer = open(program, O_WRONLY | O_CREAT | O_TRUNC, 0o700)
+        // O_CLOEXEC: a child another test starts meanwhile must not hold the program open for writing too.
+        let writer = open(program, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o700)
         try #require(writer >= 0)
         let script = "#!/bin/sh\necho started\n"
         _ = script.withCString { write(writer, $0, strlen($0)) }
         let held = writer
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { close(held) }
+        // A thread of its own lets go: a Dispatch worker, under the parallel suites on 2 cores, once came
+        // later than the spawn's one-second bound (CI).
+        Thread.detachNewThread {
+            usleep(100_000)
+            close(held)
+        }
         let output = try ChildProcess.run(program, [], timeout: 10)
         #expect(output.status == 0 && Self.text(output) == "started\n", "\(Self.text(output))")
 
-        let stuck = open(program, O_WRONLY)
+        let stuck = open(program, O_WRONLY | O_CLOEXEC)
         defer { close(stuck) }
         let start = ContinuousClock.now
         #expect(throws: ChildProcess.SpawnError.self) { _ = try ChildProcess.run(program, [], timeout: 10) }
