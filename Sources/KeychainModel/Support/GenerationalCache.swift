@@ -99,17 +99,24 @@ public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>:
         reap(dropped.1)
     }
 
-    /// Frees `dropped`: here when it is small, else on a background queue. Waking the queue's thread costs
-    /// a system call and, on a machine of two cores, a thread competing with the caller: more than freeing a
-    /// few entries (every write of the keychain drops the handful its previous lookups cached; issue 27).
+    /// Frees `dropped`: here when it is small, else on a background queue a moment later. Waking the queue's
+    /// thread costs a system call and, on a machine of two cores, a thread competing with the caller: more
+    /// than freeing a few entries (every write of the keychain drops the handful its previous lookups cached;
+    /// issue 27). A large drop waits ``reapDelay`` (see there).
     @inlinable func reap(_ dropped: [Key: Value]) {
         guard dropped.count > inlineReapLimit else { return }
-        cacheReaper.async { withExtendedLifetime(dropped) {} }
+        cacheReaper.asyncAfter(deadline: .now() + reapDelay) { withExtendedLifetime(dropped) {} }
     }
 }
 
 /// Up to how many dropped entries are freed by the call that dropped them (see ``GenerationalCache/reap(_:)``).
 @usableFromInline let inlineReapLimit = 64
+
+/// How long a large drop waits before it is freed. The drops that large come from a device lock, which
+/// then invalidates the kernel's cache of every value served, on every core, before it returns: freed at
+/// once, thousands of entries took a core from it (a third of the lock's time with 1,000 values cached on
+/// two cores, issue 27). The entries are unreachable from the moment they are dropped.
+@usableFromInline let reapDelay = DispatchTimeInterval.milliseconds(100)
 
 /// Where dropped cache entries are freed.
 @usableFromInline let cacheReaper = DispatchQueue(label: "keychainfs.cache-reaper", qos: .utility)
