@@ -112,10 +112,11 @@ public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>:
 /// Up to how many dropped entries are freed by the call that dropped them (see ``GenerationalCache/reap(_:)``).
 @usableFromInline let inlineReapLimit = 64
 
-/// How long a large drop waits before it is freed. The drops that large come from a device lock, which
-/// then invalidates the kernel's cache of every value served, on every core, before it returns: freed at
-/// once, thousands of entries took a core from it (a third of the lock's time with 1,000 values cached on
-/// two cores, issue 27). The entries are unreachable from the moment they are dropped.
+/// How long a large drop waits before it is freed. Large drops come from a change after many lookups (a
+/// listing) and above all from a device lock, which then invalidates the kernel's cache of every value
+/// served, on every core, before it returns: freed at once, thousands of entries took a core from it (a
+/// third of the lock's time with 1,000 values cached on two cores, issue 27). The entries are unreachable
+/// from the moment they are dropped; a cache's older half rotated out waits the same.
 @usableFromInline let reapDelay = DispatchTimeInterval.milliseconds(100)
 
 /// Where dropped cache entries are freed.
