@@ -28,12 +28,5 @@ public final class BackgroundCall<T: Sendable>: Sendable {
     public var result: T? { outcome.withLock { $0 } }
 
     /// The call's result, waiting for it (this thread sleeps) up to `timeout`; nil if it is still running.
-    public func wait(timeout: Duration) -> T? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let result { return result }
-            usleep(1000)
-        }
-        return result
-    }
+    public func wait(timeout: Duration) -> T? { poll(for: timeout) { result } }
 }

@@ -73,6 +73,10 @@ extension SimulatedDevice {
         /// The prompts waiting for an answer, oldest first: their reason and the item they are for.
         public var pending: [PromptInfo] { queue.pending }
 
+        /// The oldest pending prompt, waiting for one (this thread sleeps) up to `timeout`; nil if none came.
+        /// For a call made with ``SimulatedDevice/runInBackground(as:_:)`` while ``automatic`` is nil.
+        public func waitForPending(timeout: Duration) -> PromptInfo? { poll(for: timeout) { pending.first } }
+
         /// How many prompts were raised since the device was made.
         public var raisedCount: Int { Int(queue.raisedCount) }
     }

@@ -51,7 +51,7 @@ import Testing
     }
 
     /// The read waits for its prompt on a thread of its own (``SimulatedDevice/runInBackground``), and this
-    /// test polls on its own thread: a read waiting in `async let` once held the cooperative pool in the full
+    /// test waits for the prompt on its own thread: a read waiting in `async let` once held the cooperative pool in the full
     /// parallel run on 2 cores until the poll's 120 s ran out.
     @Test func pendingPromptAnsweredFromTheTest() throws {
         let device = try SimulatedDevice(passcode: "1234", biometryEnrolled: true)
@@ -59,9 +59,7 @@ import Testing
         #expect(device.prompts.automatic == nil)
         #expect(device.run { TokenCode.save("secret", access: TokenCode.faceIDAccess()) } == errSecSuccess)
         let read = device.runInBackground { TokenCode.read() }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while device.prompts.pending.isEmpty && ContinuousClock.now < deadline { usleep(1000) }
-        #expect(device.prompts.pending.first?.reason == "Sign in to me")
+        #expect(device.prompts.waitForPending(timeout: .seconds(60))?.reason == "Sign in to me")
         #expect(throws: Never.self) { try device.prompts.answerPending(.match) }
         var answer = read.wait(timeout: .seconds(30))
         // A prompt that came after the deadline is cancelled, so the reader's thread never outlives the test.

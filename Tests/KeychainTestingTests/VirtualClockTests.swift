@@ -127,7 +127,7 @@ import Testing
             // parallel tests share.
             let read = device.runInBackground { TokenCode.read() }
             let deadline = ContinuousClock.now + .seconds(30)
-            while device.prompts.pending.isEmpty && ContinuousClock.now < deadline { usleep(1000) }
+            #expect(device.prompts.waitForPending(timeout: .seconds(30)) != nil)
             #expect(device.prompts.pending.count == 1)
             #expect(Self.close(device.prompts.pending.first?.raised, device.clock.now))
             device.clock.advance(by: .seconds(3599))

@@ -82,7 +82,7 @@ public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>:
 
     /// Forgets every entry at once. Freeing thousands of entries takes milliseconds, which a device lock
     /// in progress should not wait for: the entries are unreachable when this returns, and freed on a
-    /// background queue; a few are freed before it returns (``reap(_:)``).
+    /// background queue a moment later; a few are freed before it returns (``reap(_:)``).
     public func removeAll() {
         removeAll(olderThan: 0)
     }
