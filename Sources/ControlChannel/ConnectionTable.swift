@@ -7,19 +7,30 @@ import Synchronization
 /// handled. The newest, perhaps a `device lock`, never waits behind the others, and replies nobody reads
 /// cannot pile up in memory.
 final class ConnectionTable: Sendable {
-    enum Stage: Sendable { case waiting, handling, replying }
-    private struct Entry { let fd: Int32; let uid: UInt32; var stage: Stage; var evicted = false }
+    /// `waiting`: for its request or a worker; `received`: its request is in and waits for a worker;
+    /// `handling`, `replying`. Only `waiting` connections (past the total, any not being handled) are
+    /// closed to make room.
+    enum Stage: Sendable { case waiting, received, handling, replying }
+    private struct Entry { let fd: Int32; let uid: UInt32; let pid: Int32; var stage: Stage; var evicted = false }
     private struct State { var entries: [UInt64: Entry] = [:]; var nextID: UInt64 = 1 }
     private let state = Mutex(State())
 
-    /// Registers `fd` of `uid`: at most `waiting` of the uid's connections wait and at most `total` are open.
-    func admit(_ fd: Int32, uid: UInt32, waiting: Int, total: Int) -> UInt64 {
+    /// Registers `fd` of process `pid` of `uid`: at most `waiting` of the uid's connections wait and at most
+    /// `total` are open. The connections closed to make room are those of the process holding the most
+    /// waiting ones, oldest first: a flooder's, never the one connection of a `device lock` among them.
+    func admit(_ fd: Int32, uid: UInt32, pid: Int32, waiting: Int, total: Int) -> UInt64 {
         state.withLock { s in
             let id = s.nextID
             s.nextID += 1
             let mine = s.entries.filter { $0.value.uid == uid && !$0.value.evicted }
-            let waitingIDs = mine.filter { $0.value.stage == .waiting }.keys.sorted()
-            var evict = Array(waitingIDs.prefix(max(0, waitingIDs.count + 1 - waiting)))
+            let waitingEntries = mine.filter { $0.value.stage == .waiting }
+            var held: [Int32: Int] = [pid: 1]
+            for entry in waitingEntries.values { held[entry.pid, default: 0] += 1 }
+            let byClaim = waitingEntries.sorted { a, b in
+                let (heldA, heldB) = (held[a.value.pid]!, held[b.value.pid]!)
+                return heldA != heldB ? heldA > heldB : a.key < b.key
+            }.map(\.key)
+            var evict = Array(byClaim.prefix(max(0, waitingEntries.count + 1 - waiting)))
             let over = mine.count + 1 - evict.count - total
             if over > 0 {
                 let idle = mine.filter { $0.value.stage != .handling && !evict.contains($0.key) }.keys.sorted()
@@ -30,7 +41,7 @@ final class ConnectionTable: Sendable {
                 shutdown(s.entries[old]!.fd, Int32(SHUT_RDWR))
                 s.entries[old]!.evicted = true
             }
-            s.entries[id] = Entry(fd: fd, uid: uid, stage: .waiting)
+            s.entries[id] = Entry(fd: fd, uid: uid, pid: pid, stage: .waiting)
             return id
         }
     }

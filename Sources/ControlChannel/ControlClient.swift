@@ -1,6 +1,7 @@
 import Foundation
 import KeychainEngine
 import KeychainModel
+import Synchronization
 
 /// Talks to a running daemon over its control socket. One request per connection.
 package struct ControlClient: Sendable {
@@ -44,6 +45,24 @@ package struct ControlClient: Sendable {
                 SecStatus.notAvailable,
                 "cannot reach the keychainfs daemon (\(socketPath): \(String(cString: strerror(failure))))")
         }
+        let daemon = PeerCredentials.connector(of: fd)?.pid
+        let watch = DaemonWatch(pid: daemon)
+        // The greeting comes at once from a daemon that runs: a short wait, then a clear word on why not.
+        let greetingDeadline = min(deadline, Date().addingTimeInterval(Self.greetingSeconds))
+        let greeting: ControlGreeting
+        do throws(KeychainError) {
+            guard
+                let frame = try Framing.read(
+                    from: fd, limit: Framing.maxRequestBytes, deadline: greetingDeadline, watch: watch.check)
+            else {
+                throw KeychainError(SecStatus.notAvailable, "the daemon closed the connection before greeting it")
+            }
+            greeting = try ControlGreeting(decoding: frame)
+        } catch {
+            throw error.status == SecStatus.notAvailable ? watch.failure(error) : error
+        }
+        var request = request
+        request.challenge = greeting.challenge
         try Framing.write(request.encoded, to: fd, limit: Framing.maxRequestBytes, deadline: deadline)
         if let limit = request.command.attachmentLimit {
             guard let attachment = request.attachment, attachment.count <= limit else {
@@ -51,9 +70,72 @@ package struct ControlClient: Sendable {
             }
             try Framing.write(.data(attachment), to: fd, limit: limit + 64, deadline: deadline)
         }
-        guard let answer = try Framing.read(from: fd, limit: Framing.maxReplyBytes, deadline: deadline) else {
-            throw KeychainError(SecStatus.notAvailable, "the daemon closed the connection")
+        let replyDeadline =
+            request.command.usesWorker ? deadline : min(deadline, Date().addingTimeInterval(Self.deviceSeconds))
+        do throws(KeychainError) {
+            guard
+                let answer = try Framing.read(
+                    from: fd, limit: Framing.maxReplyBytes, deadline: replyDeadline, watch: watch.check)
+            else {
+                throw KeychainError(SecStatus.notAvailable, "the daemon closed the connection")
+            }
+            return try ControlResponse(decoding: answer)
+        } catch {
+            throw error.status == SecStatus.notAvailable ? watch.failure(error) : error
         }
-        return try ControlResponse(decoding: answer)
+    }
+
+    /// How long a daemon has to greet a new connection: it does so before any work.
+    package static let greetingSeconds: TimeInterval = 5
+    /// How long a device, prompt or status command has for its answer (an unlock's Argon2id included).
+    package static let deviceSeconds: TimeInterval = 15
+}
+
+/// The daemon at the other end of a connection (SO_PEERCRED names it), watched while a client waits: a
+/// daemon stopped by a signal (any process of the user can SIGSTOP it) answers nothing until continued, so
+/// the wait ends with a message that says so rather than at its deadline.
+final class DaemonWatch: Sendable {
+    let pid: Int32?
+    /// Seconds a daemon may be seen stopped before the wait gives up (a debugger's breakpoint is brief).
+    static let stoppedSeconds: TimeInterval = 2
+    private let stoppedSince = Mutex<Date?>(nil)
+
+    init(pid: Int32?) { self.pid = pid }
+
+    /// The state of the daemon in words, when it is not simply running: "is stopped (…)", "has exited".
+    func state() -> String? {
+        guard let pid else { return nil }
+        guard let stat = ProcStat(pid: pid), let state = stat.state else { return "(pid \(pid)) has exited" }
+        switch state {
+        case "T": return "(pid \(pid)) is stopped by a signal: it answers nothing until continued (kill -CONT \(pid))"
+        case "t": return "(pid \(pid)) is stopped by a debugger: it answers nothing until the tracer lets it go"
+        case "Z", "X": return "(pid \(pid)) has exited"
+        default: return nil
+        }
+    }
+
+    /// The error that ends a wait early: the daemon has been seen stopped (or gone) for a while.
+    func check() -> KeychainError? {
+        guard let words = state() else {
+            stoppedSince.withLock { $0 = nil }
+            return nil
+        }
+        let since = stoppedSince.withLock { seen in
+            if seen == nil { seen = Date() }
+            return seen!
+        }
+        guard Date().timeIntervalSince(since) >= Self.stoppedSeconds else { return nil }
+        return KeychainError(SecStatus.notAvailable, "the keychainfs daemon \(words)")
+    }
+
+    /// `error` (a transport failure) with what is known of the daemon's state.
+    func failure(_ error: KeychainError) -> KeychainError {
+        if error.message.hasPrefix("the keychainfs daemon ") { return error }
+        guard let words = state() else {
+            guard error.message.contains(String(cString: strerror(ETIMEDOUT))) else { return error }
+            let who = pid.map { "the keychainfs daemon (pid \($0))" } ?? "the keychainfs daemon"
+            return KeychainError(SecStatus.notAvailable, "\(error.message): \(who) runs but is not answering")
+        }
+        return KeychainError(SecStatus.notAvailable, "\(error.message): the keychainfs daemon \(words)")
     }
 }

@@ -3,7 +3,37 @@ import KeychainEngine
 import KeychainModel
 
 /// The control protocol's version. A peer speaking another version is refused with errSecParam.
-package let controlProtocolVersion: Int64 = 1
+/// 2: the daemon greets first, and a request carries the greeting's challenge (``ControlGreeting``).
+package let controlProtocolVersion: Int64 = 2
+
+/// The daemon's first frame on a connection: a challenge the request must carry back. It is sent only
+/// after the daemon has taken the connecting process's stamp (``PeerProcess/connecting(pid:uid:)``), so a
+/// request that carries it was written after that stamp (docs/threat-model.md, "What a connection vouches for").
+package struct ControlGreeting: Sendable, Equatable {
+    package var challenge: Data
+
+    package init() {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
+        challenge = Data(bytes)
+    }
+
+    var encoded: KeychainValue {
+        .dictionary(["version": .number(controlProtocolVersion), "challenge": .data(challenge)])
+    }
+
+    init(decoding value: KeychainValue) throws(KeychainError) {
+        guard case .dictionary(let d) = value, d["version"] == .number(controlProtocolVersion),
+            case .data(let challenge)? = d["challenge"]
+        else {
+            throw KeychainError(
+                SecStatus.param,
+                "the daemon speaks another control protocol (this client speaks version \(controlProtocolVersion)): restart it with this keychainfs"
+            )
+        }
+        self.challenge = challenge
+    }
+}
 
 /// A request to the daemon: a command name and its arguments.
 package struct ControlRequest: Sendable {
@@ -12,6 +42,8 @@ package struct ControlRequest: Sendable {
     /// Bytes sent in a second frame by a command that carries a file's content (``ControlCommand/attachmentLimit``):
     /// the client reads the user's file, the daemon never opens a path a client names.
     package var attachment: Data?
+    /// The connection's greeting's challenge, set by the client as it sends (``ControlGreeting``).
+    var challenge: Data?
 
     package init(_ command: ControlCommand, _ arguments: KeychainDictionary = [:], attachment: Data? = nil) {
         self.command = command
@@ -20,10 +52,12 @@ package struct ControlRequest: Sendable {
     }
 
     var encoded: KeychainValue {
-        .dictionary([
+        var d: KeychainDictionary = [
             "version": .number(controlProtocolVersion), "command": .string(command.rawValue),
             "arguments": .dictionary(arguments),
-        ])
+        ]
+        if let challenge { d["challenge"] = .data(challenge) }
+        return .dictionary(d)
     }
 
     init(decoding value: KeychainValue) throws(KeychainError) {
@@ -37,6 +71,7 @@ package struct ControlRequest: Sendable {
         }
         self.command = command
         self.arguments = d["arguments"]?.dictionaryValue ?? [:]
+        if case .data(let challenge)? = d["challenge"] { self.challenge = challenge }
     }
 }
 

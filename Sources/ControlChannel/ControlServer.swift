@@ -8,12 +8,16 @@ import KeychainModel
 /// Who asks: the process that connected (SO_PEERCRED) must be the one that wrote the request (the kernel's
 /// per-message credentials, SO_PASSCRED) and must run the same executable when the connection was accepted,
 /// when its request is handled and when the reply goes out (``ExecutableStamp``), so neither a child given
-/// the socket, a descriptor passed on, nor an exec of an allowed binary borrows an identity.
+/// the socket, a descriptor passed on, nor an exec of an allowed binary borrows an identity. The daemon
+/// speaks first (``ControlGreeting``), after taking that stamp, and a request must carry the greeting's
+/// challenge: a request written before the daemon accepted (while it was stopped, say, and before an exec)
+/// is refused, so the window between a stamp and an exec is never the attacker's to stretch.
 ///
 /// Bounded, and never slow for the device: the accept loop never waits; each uid has at most
 /// ``maxWaitingPerUser`` connections waiting (to send their request, or for a worker) and
-/// ``maxConnectionsPerUser`` open, and a new one closes the oldest waiting (or slowly replied-to) one
-/// beyond that, so a flood of idle connections cannot keep `device lock` out nor pile up replies;
+/// ``maxConnectionsPerUser`` open, and a new one closes a waiting (or slowly replied-to) one beyond that:
+/// the oldest of the process holding the most, so a flood of idle connections cannot keep `device lock`
+/// out nor pile up replies (and a request once received is never the one closed);
 /// item, key and vault commands share ``workers`` workers, while device, prompt and status commands run at
 /// once. Each connection has ``requestSeconds`` to send its request and as long again to take the reply.
 package final class ControlServer: Sendable {
@@ -39,6 +43,9 @@ package final class ControlServer: Sendable {
     /// One attachment (a restored backup) is read at a time.
     private let attachmentSlot = DispatchSemaphore(value: 1)
     private let hangups: HangupWatcher
+    /// Whether a request must answer its connection's greeting and come from what its process ran when it
+    /// connected; off only by a test device's ``AccessPolicy/connectionBindingSwitch``.
+    private let bindsConnections: Bool
 
     /// Binds the socket (replacing a stale one) and starts accepting on a background thread.
     package convenience init(socketPath: String, handler: @escaping Handler) throws(KeychainError) {
@@ -49,10 +56,11 @@ package final class ControlServer: Sendable {
     /// `requesterGone` is told the ``PromptRequester`` id of a request whose peer closed its connection
     /// while a prompt of that request was waiting.
     package init(
-        socketPath: String, peerHandler: @escaping PeerHandler,
+        socketPath: String, peerHandler: @escaping PeerHandler, bindsConnections: Bool = true,
         requesterGone: @escaping @Sendable (UInt64) -> Void = { _ in }
     ) throws(KeychainError) {
         self.socketPath = socketPath
+        self.bindsConnections = bindsConnections
         self.handler = peerHandler
         hangups = HangupWatcher(onHangup: requesterGone)
         let directory = (socketPath as NSString).deletingLastPathComponent
@@ -100,7 +108,7 @@ package final class ControlServer: Sendable {
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
             let peer = PeerCredentials.connector(of: connection)
             let id = connections.admit(
-                connection, uid: peer?.uid ?? UInt32.max, waiting: Self.maxWaitingPerUser,
+                connection, uid: peer?.uid ?? UInt32.max, pid: peer?.pid ?? 0, waiting: Self.maxWaitingPerUser,
                 total: Self.maxConnectionsPerUser)
             let thread = Thread { [self] in
                 serve(connection, id: id, peer: peer)
@@ -121,24 +129,34 @@ package final class ControlServer: Sendable {
                 ControlResponse(status: SecStatus.authFailed, message: "this daemon serves only its owner"),
                 on: connection)
         }
-        let peer = ControlPeer(pid: connector.pid, uid: connector.uid)
+        // Bound to what the process runs now, before the greeting: a request must answer the greeting, so
+        // it was written after this stamp, however long the daemon was stopped before accepting.
+        let peer = PeerProcess.connecting(pid: connector.pid, uid: connector.uid)
         // Root's processes are beyond a non-root daemon's view of /proc: root is trusted as root.
-        let stamp = ExecutableStamp(pid: peer.pid)
-        let stamped = stamp != nil || (peer.uid == 0 && getuid() != 0)
+        let stamped = peer.connectedAs != nil || (peer.uid == 0 && getuid() != 0)
         let response: ControlResponse
-        do {
+        do throws(KeychainError) {
+            let greeting = ControlGreeting()
+            try Framing.write(greeting.encoded, to: connection, limit: Framing.maxRequestBytes, deadline: deadline)
             var senders = Set<Int32>()
             guard
                 let frame = try Framing.read(
                     from: connection, limit: Framing.maxRequestBytes, deadline: deadline, senders: &senders)
             else { return }
             var request = try ControlRequest(decoding: frame)
+            if bindsConnections, request.challenge != greeting.challenge {
+                throw KeychainError(
+                    SecStatus.missingEntitlement,
+                    "the request does not answer this connection's greeting: it was written before the daemon accepted the connection"
+                )
+            }
             if let limit = request.command.attachmentLimit {
                 request.attachment = try readAttachment(connection, limit: limit, deadline: deadline, senders: &senders)
             }
-            try checkIdentity(peer, stamped: stamped, stamp: stamp, senders: senders)
+            connections.advance(id, to: .received)
+            try checkIdentity(peer, stamped: stamped, senders: senders)
             response = try handle(
-                request, peer: peer, id: id, connection: connection, deadline: deadline, stamp: stamp, stamped: stamped)
+                request, peer: peer, id: id, connection: connection, deadline: deadline, stamped: stamped)
         } catch {
             response = ControlResponse(error: error)
         }
@@ -147,25 +165,22 @@ package final class ControlServer: Sendable {
     }
 
     /// The request comes from the process that connected, running what it ran then.
-    private func checkIdentity(_ peer: ControlPeer, stamped: Bool, stamp: ExecutableStamp?, senders: Set<Int32>)
-        throws(KeychainError)
-    {
+    private func checkIdentity(_ peer: ControlPeer, stamped: Bool, senders: Set<Int32>) throws(KeychainError) {
         if let other = senders.first(where: { $0 != peer.pid }) {
             throw KeychainError(
                 SecStatus.missingEntitlement,
                 "the request was written by process \(other), not by process \(peer.pid) that connected: a connection cannot be handed on"
             )
         }
-        guard stamped, stamp == nil || ExecutableStamp(pid: peer.pid) == stamp else {
-            throw KeychainError(
-                SecStatus.missingEntitlement,
-                "process \(peer.pid) executed another program (or exited) since it connected")
+        guard bindsConnections else { return }
+        guard stamped else {
+            throw KeychainError(SecStatus.missingEntitlement, "process \(peer.pid) cannot be identified")
         }
+        if let changed = peer.changedSinceConnecting() { throw KeychainError(SecStatus.missingEntitlement, changed) }
     }
 
     private func handle(
-        _ request: ControlRequest, peer: ControlPeer, id: UInt64, connection: Int32, deadline: Date,
-        stamp: ExecutableStamp?, stamped: Bool
+        _ request: ControlRequest, peer: ControlPeer, id: UInt64, connection: Int32, deadline: Date, stamped: Bool
     ) throws(KeychainError) -> ControlResponse {
         if request.command.usesWorker {
             // In short waits, so a connection shut down to make room lets its descriptor go at once.
@@ -186,7 +201,7 @@ package final class ControlServer: Sendable {
         let response = PromptRequester.$current.withValue(requester) { handler(request, peer) }
         hangups.unwatch(id)
         // Whatever it asked, the answer goes only to the process that asked, still running what it ran.
-        try checkIdentity(peer, stamped: stamped, stamp: stamp, senders: [])
+        try checkIdentity(peer, stamped: stamped, senders: [])
         return response
     }
 

@@ -27,7 +27,7 @@ package enum Framing {
         let failure: Int32? = data.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                if let failure = wait(fd, for: Int16(POLLOUT), until: deadline) { return failure }
+                if let failure = try? wait(fd, for: Int16(POLLOUT), until: deadline) { return failure }
                 let n = Glibc.send(
                     fd, buffer.baseAddress! + offset, min(chunkBytes, buffer.count - offset), Int32(MSG_NOSIGNAL))
                 if n < 0 {
@@ -44,25 +44,31 @@ package enum Framing {
         }
     }
 
-    /// Reads one frame of at most `limit` bytes; nil at a clean end of stream.
-    static func read(from fd: Int32, limit: Int, deadline: Date) throws(KeychainError) -> KeychainValue? {
+    /// Reads one frame of at most `limit` bytes; nil at a clean end of stream. `watch`, asked about once a
+    /// second while nothing arrives, ends the wait early with its error (a daemon seen stopped).
+    static func read(
+        from fd: Int32, limit: Int, deadline: Date, watch: (() -> KeychainError?)? = nil
+    ) throws(KeychainError) -> KeychainValue? {
         var senders = Set<Int32>()
-        return try read(from: fd, limit: limit, deadline: deadline, senders: &senders)
+        return try read(from: fd, limit: limit, deadline: deadline, senders: &senders, watch: watch)
     }
 
     /// Reads one frame, adding to `senders` the pid of every process that sent a part of it, as the kernel
     /// attaches it to each message on a socket with SO_PASSCRED (a process cannot name another pid without
     /// CAP_SYS_ADMIN), so a request written by a child or through a passed descriptor is told apart.
-    static func read(from fd: Int32, limit: Int, deadline: Date, senders: inout Set<Int32>) throws(KeychainError)
-        -> KeychainValue?
-    {
-        guard let header = try readExactly(4, from: fd, deadline: deadline, senders: &senders) else { return nil }
+    static func read(
+        from fd: Int32, limit: Int, deadline: Date, senders: inout Set<Int32>, watch: (() -> KeychainError?)? = nil
+    ) throws(KeychainError) -> KeychainValue? {
+        guard let header = try readExactly(4, from: fd, deadline: deadline, senders: &senders, watch: watch) else {
+            return nil
+        }
         let length = header.reduce(0) { $0 << 8 | Int($1) }
         guard length <= limit else {
             throw KeychainError(
                 SecStatus.param, "control frame too large (\(length) bytes; at most \(limit) bytes go in one frame)")
         }
-        guard let payload = try readExactly(length, from: fd, deadline: deadline, senders: &senders) else {
+        guard let payload = try readExactly(length, from: fd, deadline: deadline, senders: &senders, watch: watch)
+        else {
             throw KeychainError(SecStatus.param, "truncated control frame")
         }
         do { return try ValueCodec.decode(payload) } catch {
@@ -71,13 +77,13 @@ package enum Framing {
     }
 
     /// Reads `count` bytes, growing the buffer only as they arrive.
-    private static func readExactly(_ count: Int, from fd: Int32, deadline: Date, senders: inout Set<Int32>)
-        throws(KeychainError) -> Data?
-    {
+    private static func readExactly(
+        _ count: Int, from fd: Int32, deadline: Date, senders: inout Set<Int32>, watch: (() -> KeychainError?)?
+    ) throws(KeychainError) -> Data? {
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: min(count, chunkBytes))
         while data.count < count {
-            if let failure = wait(fd, for: Int16(POLLIN), until: deadline) {
+            if let failure = try wait(fd, for: Int16(POLLIN), until: deadline, watch: watch) {
                 throw KeychainError(
                     SecStatus.notAvailable, "control socket read failed: \(String(cString: strerror(failure)))")
             }
@@ -116,15 +122,20 @@ package enum Framing {
         }
     }
 
-    /// Waits until `fd` is ready for `events` or the deadline passes (ETIMEDOUT).
-    private static func wait(_ fd: Int32, for events: Int16, until deadline: Date) -> Int32? {
+    /// Waits until `fd` is ready for `events` or the deadline passes (ETIMEDOUT); with a `watch`, in slices
+    /// of a second, asking it after each whether to give up (its error is thrown).
+    private static func wait(
+        _ fd: Int32, for events: Int16, until deadline: Date, watch: (() -> KeychainError?)? = nil
+    ) throws(KeychainError) -> Int32? {
         while true {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { return ETIMEDOUT }
             var descriptor = pollfd(fd: fd, events: events, revents: 0)
-            let ready = poll(&descriptor, 1, Int32(min(remaining * 1000, Double(Int32.max)).rounded(.up)))
+            let slice = watch == nil ? remaining : min(remaining, 1)
+            let ready = poll(&descriptor, 1, Int32(min(slice * 1000, Double(Int32.max)).rounded(.up)))
             if ready > 0 { return nil }  // readable, writable, or hung up: recv/send report which
             if ready < 0 && errno != EINTR { return errno }
+            if ready == 0, let error = watch?() { throw error }
         }
     }
 }

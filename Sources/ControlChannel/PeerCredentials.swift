@@ -30,35 +30,3 @@ enum PeerCredentials {
         return Array(pids.prefix(Int(count)))
     }
 }
-
-/// What a process runs, as the daemon's mount namespace sees it: the executed file's device and inode
-/// (through `/proc/PID/exe`, whatever path or namespace it was started from) and the process's start time
-/// (so a recycled pid is another process). Taken when a connection is accepted and again when its request
-/// and its reply are handled: a process that executed another program since it connected, or a request
-/// written by another process than the one that connected (a child, a descriptor passed on), is refused.
-struct ExecutableStamp: Equatable {
-    let executable: FileIdentity
-    let startTime: UInt64
-
-    init?(pid: Int32) {
-        guard let executable = FileIdentity(path: "/proc/\(pid)/exe"), let start = Self.startTime(of: pid) else {
-            return nil
-        }
-        self.executable = executable
-        startTime = start
-    }
-
-    /// Field 22 of `/proc/PID/stat` (clock ticks since boot), read after the `)` that ends the command name.
-    private static func startTime(of pid: Int32) -> UInt64? {
-        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        let n = read(fd, &buffer, buffer.count)
-        guard n > 0, let close = buffer[0..<n].lastIndex(of: UInt8(ascii: ")")) else { return nil }
-        let fields = buffer[(close + 1)..<n].split(separator: UInt8(ascii: " "))
-        // After ")" come field 3 (state) onwards: the start time, field 22, is the 20th of them.
-        guard fields.count >= 20 else { return nil }
-        return UInt64(String(decoding: fields[19], as: UTF8.self))
-    }
-}

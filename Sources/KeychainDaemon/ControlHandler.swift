@@ -73,7 +73,7 @@ struct ControlHandler: Sendable {
         let item = call?.auditedItem.flatMap { ItemTitle.of(query: $0) }
         try audit.record(
             request.command.rawValue, item: item, status: status,
-            by: .init(pid: peer.pid, uid: peer.uid, rule: caller?.grantedBy))
+            by: .init(pid: peer.pid, uid: peer.uid, caller: caller))
     }
 
     private func perform(_ request: ControlRequest, peer: ControlPeer, caller: Caller) throws(KeychainError)

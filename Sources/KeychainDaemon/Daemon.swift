@@ -82,9 +82,14 @@ package enum Daemon {
             if !verifiesExecutables {
                 log.warning("test device: executable identity switched off by \(LockGuards.environmentVariable)")
             }
+            let bindsConnections = AccessPolicy.bindsConnections(
+                testDevice: try configuration.vault.config().testDevice)
+            if !bindsConnections {
+                log.warning("test device: connection binding switched off by \(TestSwitches.environmentVariable)")
+            }
             let policy = try AccessPolicy(
                 vault: configuration.vault, defaultCaller: configuration.caller, strict: configuration.strictAccess,
-                verifiesExecutables: verifiesExecutables
+                verifiesExecutables: verifiesExecutables, bindsConnections: bindsConnections
             ) { log.warning("\($0)") }
             let view = KeychainView(
                 keychain: keychain, caller: configuration.caller, defaultAccessible: configuration.defaultAccessible,
@@ -122,7 +127,7 @@ package enum Daemon {
                 }, accessPolicy: policy, audit: audit, enforcesAccess: guards.controlAccess)
             let server = try ControlServer(
                 socketPath: ControlSocket.path(for: configuration.vault), peerHandler: handler.handle,
-                requesterGone: { keychain.prompts.cancel(requester: $0) })
+                bindsConnections: bindsConnections, requesterGone: { keychain.prompts.cancel(requester: $0) })
             ProcessHardening.trimMemoryPeriodically()
             if let interval = configuration.syncInterval {
                 SyncCommands.syncPeriodically(keychain, every: interval, log: log)

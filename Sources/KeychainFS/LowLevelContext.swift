@@ -89,14 +89,14 @@ final class LowLevelContext: Sendable {
 
     /// The audit line of an open of a secret: who, which file, and how it ended (docs/spec.md §8). Throws (EIO)
     /// when the line cannot be written: the open is then refused (issue 22, 17).
-    func recordOpen(_ req: fuse_req_t?, _ path: FSPath, _ failure: FSError?, rule: String?) throws(FSError) {
+    func recordOpen(_ req: fuse_req_t?, _ path: FSPath, _ failure: FSError?, caller: Caller?) throws(FSError) {
         guard let audit = view.audit else { return }
         let context = fuse_req_ctx(req)!.pointee
         let status = failure.map { $0.status ?? ErrnoTable.status(for: $0.errno) } ?? SecStatus.success
         do {
             try audit.record(
                 "open", item: String(decoding: path.bytes.dropFirst(), as: UTF8.self), status: status,
-                by: .init(pid: context.pid, uid: context.uid, rule: rule))
+                by: .init(pid: context.pid, uid: context.uid, caller: caller))
         } catch { throw FSError(error) }
     }
 

@@ -28,10 +28,10 @@ extension LowLevelOperations {
                     ordinary.node, flags: file.flags, mayPageCache: true,
                     user: fuse_req_ctx(req)!.pointee.uid)
             } catch {
-                try? c.recordOpen(req, path, error, rule: KeychainView.requestCaller?.grantedBy)
+                try? c.recordOpen(req, path, error, caller: KeychainView.requestCaller)
                 throw error
             }
-            do throws(FSError) { try c.recordOpen(req, path, nil, rule: KeychainView.requestCaller?.grantedBy) } catch {
+            do throws(FSError) { try c.recordOpen(req, path, nil, caller: KeychainView.requestCaller) } catch {
                 c.view.discard(info!.pointee.fh)  // an open that cannot be recorded is refused
                 throw error
             }

@@ -68,7 +68,7 @@ extension LowLevelOperations {
         let handle = c.view.authorizeOpen(item, pid: pid) { result in
             switch result {
             case .failure(let error):
-                try? c.recordOpen(request, path, error, rule: caller?.grantedBy)
+                try? c.recordOpen(request, path, error, caller: caller)
                 fuse_reply_err(request, error.errno)
             case .success(let token):
                 do throws(FSError) {
@@ -78,7 +78,7 @@ extension LowLevelOperations {
                         }
                     }
                     file.fh = try opened.get().handle
-                    do throws(FSError) { try c.recordOpen(request, path, nil, rule: caller?.grantedBy) } catch {
+                    do throws(FSError) { try c.recordOpen(request, path, nil, caller: caller) } catch {
                         c.view.discard(file.fh)  // an open that cannot be recorded is refused
                         throw error
                     }

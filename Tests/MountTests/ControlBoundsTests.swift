@@ -89,15 +89,15 @@ import TestSupport
                 ControlRequest(.itemAdd, ["query": .dictionary(Self.item("big", "a\(i)", Keychain.maxValueBytes))])
             ).check()
         }
-        let request = RawControl.frame(
-            "item.copy-matching",
-            ["query": .dictionary(["class": "genp", "svce": "big", "m_Limit": "m_LimitAll", "r_Data": true])])
+        let query: KeychainDictionary = [
+            "query": .dictionary(["class": "genp", "svce": "big", "m_Limit": "m_LimitAll", "r_Data": true])
+        ]
 
         var connections: [RawControl] = []
         defer { connections.forEach { $0.close() } }
         for _ in 0..<60 {
             let c = try #require(RawControl(path: socketPath))
-            c.send(request)  // ~3 MiB of reply each, never read
+            c.request("item.copy-matching", query)  // ~3 MiB of reply each, never read
             connections.append(c)
         }
         usleep(1_500_000)
@@ -107,7 +107,7 @@ import TestSupport
         // replies in memory stay bounded.
         for _ in 0..<(ControlServer.maxConnectionsPerUser * 3) {
             guard let c = RawControl(path: socketPath) else { continue }
-            c.send(request)
+            c.request("item.copy-matching", query)
             connections.append(c)
         }
         usleep(1_500_000)

@@ -18,14 +18,15 @@ import TestSupport
         let allowedClient: String
         let socket: String
 
-        init() throws {
+        /// `mountEnvironment`: the daemon's test switches (the strict remount's).
+        init(mountEnvironment: [String: String]? = nil) throws {
             m = try MountedVault()
             try expectSuccess(
                 Command.run(
                     MountedVault.binary, ["add-generic-password", "-s", "svc", "-a", "acct", "-w", "borrowed-secret"],
                     environment: ["KEYCHAIN_VAULT": m.vault]))
             m.unmount()
-            try expectSuccess(m.remount(["--strict"]))
+            try expectSuccess(m.remount(["--strict"], environment: mountEnvironment))
             allowed = m.root + "/allowed-sleep"
             try FileManager.default.copyItem(atPath: "/bin/sleep", toPath: allowed)
             try expectSuccess(m.cli(["access", "grant", "default", "--exe", allowed, "--vault", m.vault]))
@@ -42,13 +43,33 @@ import TestSupport
                 "item.copy-matching",
                 ["query": .dictionary(["class": "genp", "svce": "svc", "acct": "acct", "r_Data": true])])
             let file = m.root + "/attack.py"
-            _ = FileManager.default.createFile(atPath: file, contents: Data((Self.prelude + script).utf8))
-            return Command.run("/usr/bin/python3", [file, socket, allowed, request.base64EncodedString()], timeout: 30)
+            _ = FileManager.default.createFile(
+                atPath: file, contents: Data((Self.prelude + RawControl.pythonAnswer + script).utf8))
+            let daemon = m.daemonPID ?? 0
+            // Whatever the script did, the daemon runs on afterwards (a stopped one would hang the clean-up).
+            defer { if daemon > 0 { kill(daemon, SIGCONT) } }
+            return Command.run(
+                "/usr/bin/python3", [file, socket, allowed, request.base64EncodedString(), String(daemon)], timeout: 30)
         }
 
-        static let prelude = """
-            import base64, os, socket, struct, sys, time
+        /// The fourth probe's attack 4: stop the daemon, connect and write the request while it cannot greet,
+        /// exec the allowed binary, let the daemon go on; a child reads the reply.
+        static let whileTheDaemonIsStopped = """
+            os.kill(daemon, signal.SIGSTOP)
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(path)
+            s.sendall(request)
+            if os.fork() == 0:
+                time.sleep(0.5)            # the parent is the allowed binary by now
+                os.kill(daemon, signal.SIGCONT)
+                sys.stdout.buffer.write(reply(s)); sys.stdout.flush(); os._exit(0)
+            os.execv(allowed, [allowed, "2"])
+            """
+
+        static let prelude =
+            """
+            import base64, os, signal, socket, struct, sys, time
             path, allowed, request = sys.argv[1], sys.argv[2], base64.b64decode(sys.argv[3])
+            daemon = int(sys.argv[4]) if len(sys.argv) > 4 else 0
             def reply(s):
                 data = b""
                 while True:
@@ -68,7 +89,7 @@ import TestSupport
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(path)
             if os.fork() == 0:
                 time.sleep(0.5)            # the parent is the allowed binary by now
-                s.sendall(request)
+                s.sendall(answer(s, request))
                 sys.stdout.buffer.write(reply(s)); sys.stdout.flush(); os._exit(0)
             os.execv(allowed, [allowed, "2"])
             """)
@@ -85,7 +106,7 @@ import TestSupport
             if os.fork() == 0:
                 msg, fds, _, _ = socket.recv_fds(b, 1, 1)
                 s = socket.socket(fileno=fds[0]); time.sleep(0.5)
-                s.sendall(request)
+                s.sendall(answer(s, request))
                 sys.stdout.buffer.write(reply(s)); sys.stdout.flush(); os._exit(0)
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(path)
             socket.send_fds(a, [b"x"], [s.fileno()])
@@ -108,7 +129,7 @@ import TestSupport
                 if os.fork() == 0:
                     os.read(r, 1)
                     sys.stdout.buffer.write(reply(s)); sys.stdout.flush(); os._exit(0)
-                s.sendall(request); os.write(w, b"x")
+                s.sendall(answer(s, request)); os.write(w, b"x")
                 os.execv(allowed, [allowed, "1"])
                 """)
             #expect(!out.stdout.contains("borrowed-secret"))
@@ -121,6 +142,27 @@ import TestSupport
             MountedVault.binary, ["find-generic-password", "-s", "svc", "-w"],
             environment: ["KEYCHAIN_VAULT": f.m.vault])
         #expect(other.status != 0 && !other.stdout.contains("borrowed-secret"), "an unmatched program is refused")
+    }
+
+    /// The fourth probe's attack 4: a daemon stopped by the user's other process accepts only after the
+    /// attacker wrote its request and executed the allowed binary; the request cannot answer the greeting
+    /// the daemon sends after stamping the process, so nothing is borrowed, however long the stop.
+    @Test(.timeLimit(.minutes(3))) func aRequestWrittenWhileTheDaemonIsStoppedBorrowsNothing() throws {
+        let f = try Fixture()
+        for _ in 0..<5 {
+            let out = f.attack(Fixture.whileTheDaemonIsStopped)
+            #expect(!out.stdout.contains("borrowed-secret"), "the request written before the greeting was served")
+            #expect(out.stdout.contains("greeting"), "\(out.stdout)\(out.stderr)")
+        }
+        #expect(f.m.control.isDaemonRunning)
+    }
+
+    /// The test above can fail: with connections not bound (a test device's switch), the stopped daemon
+    /// stamps the allowed binary at accept and serves the request written before the exec.
+    @Test(.timeLimit(.minutes(3))) func withConnectionBindingSwitchedOffTheStoppedDaemonIsBorrowed() throws {
+        let f = try Fixture(mountEnvironment: ["KEYCHAINFS_TEST_DISABLE_GUARDS": AccessPolicy.connectionBindingSwitch])
+        let outs = (0..<3).map { _ in f.attack(Fixture.whileTheDaemonIsStopped) }
+        #expect(outs.contains { $0.stdout.contains("borrowed-secret") }, "\(outs.map(\.stdout))")
     }
 
     /// Defect 19: idle connections of the same user no longer delay `device lock`.
@@ -209,7 +251,7 @@ import TestSupport
         }
         let raw = try #require(RawControl(path: ControlSocket.path(for: Vault(directory: m.vault))))
         defer { raw.close() }
-        raw.send(RawControl.frame("vault.restore", ["path": .string(big), "password": .data(Data("pw".utf8))]))
+        raw.request("vault.restore", ["path": .string(big), "password": .data(Data("pw".utf8))])
         shutdown(raw.fd, Int32(SHUT_WR))
         let byPath = raw.reply()
         #expect(

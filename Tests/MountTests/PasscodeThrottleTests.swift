@@ -33,7 +33,7 @@ import TestSupport
             return {
                 guard let c = RawControl(path: socketPath) else { return .other("cannot connect") }
                 defer { c.close() }
-                c.send(RawControl.frame("device.unlock", ["passcode": .data(Data(passcode.utf8))]))
+                c.request("device.unlock", ["passcode": .data(Data(passcode.utf8))])
                 guard let reply = c.reply() else { return .other("no reply") }
                 return outcome(reply.message, succeeded: reply.status == 0)
             }
@@ -113,14 +113,14 @@ import TestSupport
         for arguments in malformed {
             let c = try #require(RawControl(path: socketPath))
             defer { c.close() }
-            c.send(RawControl.frame("device.auto-lock", arguments))
+            c.request("device.auto-lock", arguments)
             #expect(c.reply()?.status == SecStatus.param, "\(arguments)")
         }
         let status = try #require(try m.control.send(ControlRequest(.deviceStatus)).check()?.dictionaryValue)
         #expect(status["autoLockSeconds"] == 30, "auto-lock unchanged")
         let off = try #require(RawControl(path: socketPath))
         defer { off.close() }
-        off.send(RawControl.frame("device.auto-lock"))
+        off.request("device.auto-lock")
         #expect(off.reply()?.status == SecStatus.success, "no argument: off")
     }
 }

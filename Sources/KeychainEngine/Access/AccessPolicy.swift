@@ -35,6 +35,9 @@ public final class AccessPolicy: Sendable {
     private let unverified: UnverifiedCallers
     /// Whether executables are matched by what they are (issue 22, 14); off only by ``testSwitch``.
     private let verifiesExecutables: Bool
+    /// Whether a connection's calls must come from what its process ran when it connected; off only by
+    /// ``connectionBindingSwitch``.
+    public let bindsConnections: Bool
 
     /// `KEYCHAINFS_TEST_DISABLE_GUARDS=executable-identity` (the lock guards' variable): for a test
     /// device only, exe rules match the path `/proc/PID/exe` reads as and no process is refused as
@@ -45,9 +48,19 @@ public final class AccessPolicy: Sendable {
     public static func verifiesExecutables(
         testDevice: Bool, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> Bool {
-        !(testDevice
-            && (environment["KEYCHAINFS_TEST_DISABLE_GUARDS"]?.split(separator: ",").contains { $0 == testSwitch }
-                ?? false))
+        !TestSwitches.isOff(testSwitch, testDevice: testDevice, environment: environment)
+    }
+
+    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=connection-binding`: for a test device only, a connection's calls
+    /// are not compared with what its process ran when it connected (``PeerProcess/changedSinceConnecting()``),
+    /// so that the tests of the exec attacks on the control socket and the bus show they can fail.
+    public static let connectionBindingSwitch = "connection-binding"
+
+    /// Whether the connections of a vault that is (`testDevice`) or is not a test device are bound to their process.
+    public static func bindsConnections(
+        testDevice: Bool, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Bool {
+        !TestSwitches.isOff(connectionBindingSwitch, testDevice: testDevice, environment: environment)
     }
     /// How far up the process tree an ancestor rule looks.
     static let maxAncestors = 64
@@ -58,10 +71,11 @@ public final class AccessPolicy: Sendable {
     /// `watchesFile`: whether the file is looked at only when it may have changed (``PolicyFileWatch``);
     /// false looks at it on every call, as before issue 27 (for the test that shows the watch's effect).
     public init(
-        vault: Vault, defaultCaller: Caller, strict: Bool, verifiesExecutables: Bool = true, watchesFile: Bool = true,
-        report: @escaping @Sendable (String) -> Void = { _ in }
+        vault: Vault, defaultCaller: Caller, strict: Bool, verifiesExecutables: Bool = true,
+        bindsConnections: Bool = true, watchesFile: Bool = true, report: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(KeychainError) {
         self.verifiesExecutables = verifiesExecutables
+        self.bindsConnections = bindsConnections
         watch = watchesFile ? PolicyFileWatch(directory: vault.directory, fileName: AccessPolicyFile.fileName) : nil
         self.vault = vault
         self.defaultCaller = defaultCaller
@@ -132,7 +146,9 @@ public final class AccessPolicy: Sendable {
         let process = ProcessIdentity(pid: pid)
         var ancestors: [ProcessIdentity]?
         for rule in rules where matches(rule, process: process, uid: uid, ancestors: &ancestors) {
-            return Caller(accessGroups: rule.groups, grantedBy: rule.name, permissions: rule.permissions)
+            var caller = Caller(accessGroups: rule.groups, grantedBy: rule.name, permissions: rule.permissions)
+            caller.assurance = rule.assurance
+            return caller
         }
         return strict ? nil : defaultCaller
     }

@@ -52,3 +52,25 @@ public struct AccessRule: Sendable, Hashable {
         }
     }
 }
+
+/// How far a rule can be trusted to tell the user's programs apart (docs/threat-model.md, "Boundary and
+/// advisory rules").
+public enum Assurance: String, Sendable, Hashable {
+    /// The kernel makes the match unforgeable by the user's other processes: another uid (with
+    /// `--allow-other`), a unit of the system manager (whose cgroup the user cannot enter).
+    case boundary
+    /// Code of the same user can borrow the match (ptrace, /proc/PID/mem, an exec or fork timed around a
+    /// check, a rewritten file): it keeps honest programs apart, not a hostile one.
+    case advisory
+}
+
+extension AccessRule {
+    /// The rule's assurance: an ancestor rule, an executable, its digest and a user unit are advisory.
+    public var assurance: Assurance {
+        guard !ancestor else { return .advisory }
+        switch match {
+        case .uid, .unit: return .boundary
+        case .executable, .sha256, .userUnit: return .advisory
+        }
+    }
+}

@@ -3,13 +3,38 @@ import KeychainModel
 
 /// A process at the other end of a request, as the kernel names it (FUSE's request context, SO_PEERCRED,
 /// a D-Bus peer's credentials).
+///
+/// A transport that keeps a connection open across calls (the control socket, the bus) binds the process to
+/// it when it first sees it (`connectedAs`): whatever can change between then and a call (an exec of an
+/// allowed binary, a fork whose child goes on with the connection, a recycled pid) then shows as another
+/// ``ExecutableStamp``, and the call is refused (docs/threat-model.md, "What a connection vouches for").
+/// A FUSE request has no connection: it is the process as it is at that system call.
 public struct PeerProcess: Sendable, Hashable {
     public let pid: Int32
     public let uid: UInt32
+    /// What the process ran when its transport first saw it; nil for a request made there and then.
+    public let connectedAs: ExecutableStamp?
 
-    public init(pid: Int32, uid: UInt32) {
+    public init(pid: Int32, uid: UInt32, connectedAs: ExecutableStamp? = nil) {
         self.pid = pid
         self.uid = uid
+        self.connectedAs = connectedAs
+    }
+
+    /// The peer of a connection seen now: bound to what process `pid` runs at this moment.
+    public static func connecting(pid: Int32, uid: UInt32) -> PeerProcess {
+        PeerProcess(pid: pid, uid: uid, connectedAs: ExecutableStamp(pid: pid))
+    }
+
+    /// Why the process no longer vouches for the connection it made, or nil while it runs what it ran then
+    /// (always nil for a peer with no connection).
+    public func changedSinceConnecting() -> String? {
+        guard let connectedAs else { return nil }
+        guard let now = ExecutableStamp(pid: pid) else { return "process \(pid) has exited since it connected" }
+        guard now == connectedAs else {
+            return "process \(pid) executed another program since it connected: a connection is not handed on"
+        }
+        return nil
     }
 
     /// The executable of process `pid`, read from /proc now (nil once it has gone). readlink(2) itself: every
@@ -37,6 +62,9 @@ public enum PeerCaller {
     ) throws(KeychainError) -> Caller {
         var caller: Caller
         if let policy, policy.decidesCallers {
+            if policy.bindsConnections, let changed = peer.changedSinceConnecting() {
+                throw KeychainError(SecStatus.missingEntitlement, "access: \(changed)")
+            }
             guard let granted = policy.caller(pid: peer.pid, uid: peer.uid) else {
                 throw KeychainError(
                     SecStatus.missingEntitlement, "strict access: no rule of access.toml matches this process")

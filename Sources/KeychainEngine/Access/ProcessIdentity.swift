@@ -104,11 +104,13 @@ public struct FileIdentity: Hashable, Sendable {
     }
 }
 
-/// SHA-256 of executables, kept per (device, inode, size, mtime) so a busy caller is hashed once, and a
-/// replaced binary is hashed again.
+/// SHA-256 of executables, kept per (device, inode, size, mtime, ctime) so a busy caller is hashed once,
+/// and a binary replaced or rewritten in place is hashed again: a writer can restore the size and the
+/// modification time (`touch -r`), never the change time, which every write and every `touch` sets to now.
 final class ExecutableDigests: Sendable {
     private struct Key: Hashable {
         let device: UInt64; let inode: UInt64; let size: Int64; let seconds: Int; let nanoseconds: Int
+        let changeSeconds: Int; let changeNanoseconds: Int
     }
     private let digests = GenerationalCache<Key, String>(capacity: 256)
 
@@ -120,7 +122,8 @@ final class ExecutableDigests: Sendable {
         guard stat(path, &st) == 0 else { return nil }
         let key = Key(
             device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
-            seconds: st.st_mtim.tv_sec, nanoseconds: st.st_mtim.tv_nsec)
+            seconds: st.st_mtim.tv_sec, nanoseconds: st.st_mtim.tv_nsec, changeSeconds: st.st_ctim.tv_sec,
+            changeNanoseconds: st.st_ctim.tv_nsec)
         if let known = digests.value(key, generation: 0) { return known }
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }

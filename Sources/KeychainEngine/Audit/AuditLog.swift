@@ -59,11 +59,19 @@ public final class AuditLog: @unchecked Sendable {
         public var pid: Int32
         public var uid: UInt32
         public var rule: String?
+        /// Whether that rule is a boundary or advisory.
+        public var assurance: Assurance?
 
-        public init(pid: Int32, uid: UInt32, rule: String? = nil) {
+        public init(pid: Int32, uid: UInt32, rule: String? = nil, assurance: Assurance? = nil) {
             self.pid = pid
             self.uid = uid
             self.rule = rule
+            self.assurance = assurance
+        }
+
+        /// The requester `caller` is, as process `pid` of `uid`.
+        public init(pid: Int32, uid: UInt32, caller: Caller?) {
+            self.init(pid: pid, uid: uid, rule: caller?.grantedBy, assurance: caller?.assurance)
         }
     }
 
@@ -79,6 +87,7 @@ public final class AuditLog: @unchecked Sendable {
         ]
         if let item { line["item"] = item }
         if let rule = requester.rule { line["rule"] = rule }
+        if let assurance = requester.assurance { line["assurance"] = assurance.rawValue }
         guard var data = try? JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]) else {
             throw KeychainError(SecStatus.notAvailable, "the audit line could not be encoded")
         }

@@ -6,6 +6,8 @@ public struct Caller: Sendable, Hashable {
     public var accessGroups: [String]
     /// The `access.toml` rule that granted these groups (for the audit log), or nil when no rule did.
     public var grantedBy: String?
+    /// Whether that rule is a boundary or advisory (``Assurance``), for the audit log; nil when no rule granted.
+    public var assurance: Assurance?
     /// The calling process, when known (FUSE's request, SO_PEERCRED): named in authentication prompts.
     public var pid: Int32?
     /// The calling process's executable, when known.

@@ -1,5 +1,6 @@
 import CSystemd
 import Foundation
+import KeychainEngine
 import Synchronization
 
 /// A method call as the service sees it.
@@ -127,21 +128,24 @@ package final class BusConnection: @unchecked Sendable {
         return "pid \(pid) (\(executable))"
     }
 
-    /// The process behind a unique bus name, from the bus itself (never from what the peer claims). A unique
-    /// name is one connection of one process and is never reused on a bus, so the answer is kept until
-    /// the peer leaves (``forget(_:)``): one question to the bus per client, not one per call. Bus thread only.
-    package func peer(_ sender: String) -> (pid: Int32, uid: UInt32)? {
+    /// The process behind a unique bus name, from the bus itself (never from what the peer claims), bound to
+    /// what it ran when this connection first saw the name (``PeerProcess/connectedAs``): the name is bound
+    /// as it appears on the bus (NameOwnerChanged), else at its first call. A unique name is one connection
+    /// of one process and is never reused on a bus, so the answer is kept until the peer leaves
+    /// (``forget(_:)``): one question to the bus per client, not one per call. Bus thread only.
+    package func peer(_ sender: String) -> PeerProcess? {
         if let known = peers[sender] { return known }
         guard let asked = askPeer(sender) else { return nil }
         if peers.count >= Self.maxRememberedPeers { peers.removeAll() }
-        peers[sender] = asked
-        return asked
+        let bound = PeerProcess.connecting(pid: asked.pid, uid: asked.uid)
+        peers[sender] = bound
+        return bound
     }
 
     /// Drops what ``peer(_:)`` kept of a peer that left the bus.
     func forget(_ sender: String) { peers[sender] = nil }
 
-    private var peers: [String: (pid: Int32, uid: UInt32)] = [:]
+    private var peers: [String: PeerProcess] = [:]
     static let maxRememberedPeers = 4096
 
     private func askPeer(_ sender: String) -> (pid: Int32, uid: UInt32)? {
@@ -318,13 +322,23 @@ package final class BusConnection: @unchecked Sendable {
         return 1
     }
 
+    /// A unique name appeared (bound now, while its process most likely runs what connected: see
+    /// docs/threat-model.md for the window a stopped daemon leaves) or left the bus.
     private func nameOwnerChanged(_ message: OpaquePointer) {
         guard let arguments = try? BusMessageCodec.arguments(of: message), arguments.count == 3,
-            let name = arguments[0].stringValue, name.hasPrefix(":"), arguments[2].stringValue == ""
+            let name = arguments[0].stringValue, name.hasPrefix(":")
         else { return }
+        if arguments[1].stringValue == "", arguments[2].stringValue == name {
+            if bindsPeersOnArrival { _ = peer(name) }
+            return
+        }
+        guard arguments[2].stringValue == "" else { return }
         forget(name)
         peerGone?(name)
     }
+
+    /// Whether every connection that appears on the bus is bound at once (off for a test of the binding).
+    package var bindsPeersOnArrival = true
 
     static func describe(_ result: Int32) -> String { String(cString: strerror(-result)) }
 }

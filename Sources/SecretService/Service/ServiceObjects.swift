@@ -68,11 +68,17 @@ final class ServiceObjects: Sendable {
             return .failure(error)
         }
         let auditedItem = audit == nil ? nil : auditTitle(call, object, resolved.caller)  // before a Delete removes it
-        let outcome: Result<[BusValue], BusError>
+        var outcome: Result<[BusValue], BusError>
         do {
             outcome = .success(try route(call, object, resolved.caller))
         } catch {
             outcome = .failure(error)
+        }
+        // The answer goes only to the connection of the process that asked, still running what it ran.
+        if enforcesAccess, accessPolicy.decidesCallers, accessPolicy.bindsConnections,
+            let changed = peer.changedSinceConnecting()
+        {
+            outcome = .failure(.accessDenied("access: \(changed)"))
         }
         if !(call.interface == Self.propertiesInterface && call.member != "Set") {
             let status: OSStatus =
@@ -131,11 +137,10 @@ final class ServiceObjects: Sendable {
     /// --strict refuses a process no rule matches; a client cannot claim groups on the bus.
     /// The caller names its executable only for a call that may raise a prompt (`device prompts` shows it;
     /// the audit line reads it itself): reading /proc/PID/exe was 8% of the daemon's time in a GetSecrets.
-    private func caller(_ peer: (pid: Int32, uid: UInt32), raisesPrompts: Bool) throws(BusError) -> Caller {
-        let process = PeerProcess(pid: peer.pid, uid: peer.uid)
+    private func caller(_ peer: PeerProcess, raisesPrompts: Bool) throws(BusError) -> Caller {
         do {
             return try PeerCaller.resolve(
-                process, policy: enforcesAccess ? accessPolicy : nil, fallback: accessPolicy.defaultCaller,
+                peer, policy: enforcesAccess ? accessPolicy : nil, fallback: accessPolicy.defaultCaller,
                 namingExecutable: raisesPrompts)
         } catch {
             throw .accessDenied("\(error.message) (pid \(peer.pid), \(PeerProcess.executable(of: peer.pid) ?? "?"))")
@@ -152,7 +157,7 @@ final class ServiceObjects: Sendable {
         do {
             try audit.record(
                 "secret-service." + call.member, item: item ?? call.path, status: status,
-                by: .init(pid: pid, uid: uid, rule: caller?.grantedBy))
+                by: .init(pid: pid, uid: uid, caller: caller))
             return true
         } catch {
             return false

@@ -78,7 +78,8 @@ enum AccessRules {
 
 struct AccessList: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "List the rules, in the order they are tried.")
+        commandName: "list",
+        abstract: "List the rules, in the order they are tried, each a boundary or advisory (docs/threat-model.md).")
     @OptionGroup var address: DaemonAddress
 
     func run() throws {
@@ -89,7 +90,7 @@ struct AccessList: ParsableCommand {
                 rule.permissions.isEmpty
                 ? "" : "\tallow: " + rule.permissions.sorted().map(\.rawValue).joined(separator: ", ")
             print(
-                "\(rule.name)\t\(AccessRules.describe(rule.match))\(rule.ancestor ? " (or an ancestor)" : "")\tgroups: \(rule.groups.joined(separator: ", "))\(allowed)"
+                "\(rule.name)\t\(AccessRules.describe(rule.match))\(rule.ancestor ? " (or an ancestor)" : "")\t\(rule.assurance.rawValue)\tgroups: \(rule.groups.joined(separator: ", "))\(allowed)"
             )
         }
     }

@@ -40,7 +40,10 @@ struct Mount: ParsableCommand {
         help: "Sync synchronizable items every SECONDS (the vault must have 'keychainfs sync init' or 'join' done).")
     var syncInterval: Int?
 
-    @Flag(help: "Refuse callers that no rule of the vault's access.toml matches (keychainfs access).")
+    @Flag(
+        help:
+            "Refuse callers that no rule of the vault's access.toml matches (keychainfs access). uid and unit rules are a boundary; exe, sha256, ancestor and user-unit rules are advisory: code of the same user can borrow them (docs/threat-model.md)."
+    )
     var strict = false
 
     @Option(help: "Seconds before an unanswered authentication prompt ends as a user cancel.")
@@ -112,6 +115,7 @@ struct Mount: ParsableCommand {
         guard foreground else {
             warnIfDeviceKeyInside(vault)
             try Background.start(arguments: daemonArguments(mountpoint), vault: vault, mountpoint: mountpoint)
+            if strict { printAdvisoryRules(vault) }
             if privateBus { print("DBUS_SESSION_BUS_ADDRESS=\(PrivateBus.address(for: vault))") }
             return
         }
@@ -137,6 +141,17 @@ struct Mount: ParsableCommand {
         }
         let status = Daemon.run(configuration, log: Logger(label: "keychainfs"))
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// Under --strict, which rules only keep honest programs apart: code of the same user can borrow them.
+    private func printAdvisoryRules(_ vault: Vault) {
+        let advisory = ((try? AccessPolicy.read(AccessPolicy.path(of: vault))) ?? []).filter {
+            $0.assurance == .advisory
+        }
+        guard !advisory.isEmpty else { return }
+        let names = advisory.map { TerminalText.escaped($0.name) }.joined(separator: ", ")
+        print(
+            "strict: advisory rules (code of the same user can borrow them; docs/threat-model.md): \(names)")
     }
 
     /// A vault made by the release of 2026-11-23 keeps its device key inside: a copy of the directory alone

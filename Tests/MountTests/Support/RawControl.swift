@@ -25,12 +25,60 @@ struct RawControl {
 
     func close() { Glibc.close(fd) }
 
-    /// A whole request frame for `command`.
-    static func frame(_ command: String, _ arguments: KeychainDictionary = [:]) -> Data {
+    /// A whole request frame for `command`, answering a greeting whose challenge is `challenge` (by default
+    /// ``placeholderChallenge``, for a script to replace with the greeting's: ``answering(_:greeting:)``).
+    static func frame(
+        _ command: String, _ arguments: KeychainDictionary = [:], challenge: Data = RawControl.placeholderChallenge
+    ) -> Data {
         let payload = ValueCodec.encode(
-            .dictionary(["version": 1, "command": .string(command), "arguments": .dictionary(arguments)]))
+            .dictionary([
+                "version": 2, "command": .string(command), "arguments": .dictionary(arguments),
+                "challenge": .data(challenge),
+            ]))
         return withUnsafeBytes(of: UInt32(payload.count).bigEndian) { Data($0) } + payload
     }
+
+    /// Sixteen bytes no greeting is expected to hold: a request frame made before its greeting came.
+    static let placeholderChallenge = Data(repeating: 0xAA, count: 16)
+
+    /// The challenge of the daemon's greeting, read from the connection (nil when none came).
+    func greeting() -> Data? {
+        guard let header = readExactly(4) else { return nil }
+        let length = header.reduce(0) { $0 << 8 | Int($1) }
+        guard let payload = readExactly(length), case .dictionary(let d)? = try? ValueCodec.decode(payload),
+            case .data(let challenge)? = d["challenge"]
+        else { return nil }
+        return challenge
+    }
+
+    /// Reads the greeting and sends `command` answering it, as an honest client does; false if either failed.
+    @discardableResult
+    func request(_ command: String, _ arguments: KeychainDictionary = [:]) -> Bool {
+        guard let challenge = greeting() else { return false }
+        return send(Self.frame(command, arguments, challenge: challenge))
+    }
+
+    /// Python that answers a greeting: `answer(s, request)` reads the greeting on socket `s` and returns the
+    /// request frame (made with the placeholder challenge) carrying the greeting's challenge.
+    static let pythonAnswer = """
+        def read_frame(s):
+            head = b""
+            while len(head) < 4:
+                chunk = s.recv(4 - len(head))
+                if not chunk: return b""
+                head += chunk
+            n = struct.unpack(">I", head)[0]; body = b""
+            while len(body) < n:
+                chunk = s.recv(n - len(body))
+                if not chunk: break
+                body += chunk
+            return body
+        def answer(s, request):
+            greeting = read_frame(s)
+            at = greeting.index(b"challenge") + len(b"challenge") + 5
+            return request.replace(b"\\xaa" * 16, greeting[at:at + 16])
+
+        """
 
     /// Sends all of `data`; false if the peer is gone.
     @discardableResult
@@ -46,14 +94,18 @@ struct RawControl {
         }
     }
 
-    /// Reads one reply frame: (status, message), or nil if the connection ended first.
+    /// Reads one reply frame: (status, message), or nil if the connection ended first. A greeting not read
+    /// yet is passed over.
     func reply() -> (status: Int32, message: String)? {
-        guard let header = readExactly(4) else { return nil }
-        let length = header.reduce(0) { $0 << 8 | Int($1) }
-        guard let payload = readExactly(length), case .dictionary(let d)? = try? ValueCodec.decode(payload),
-            let status = d["status"]?.numberValue
-        else { return nil }
-        return (Int32(status), d["message"]?.stringValue ?? "")
+        while true {
+            guard let header = readExactly(4) else { return nil }
+            let length = header.reduce(0) { $0 << 8 | Int($1) }
+            guard let payload = readExactly(length), case .dictionary(let d)? = try? ValueCodec.decode(payload)
+            else { return nil }
+            if d["status"] == nil, d["challenge"] != nil { continue }
+            guard let status = d["status"]?.numberValue else { return nil }
+            return (Int32(status), d["message"]?.stringValue ?? "")
+        }
     }
 
     private func readExactly(_ count: Int) -> Data? {
