@@ -84,12 +84,23 @@ package final class SecretService: Sendable {
 
     private func serve(_ connection: BusConnection) throws(BusError) {
         let objects = self.objects
+        let testDevice = (try? vault.config())?.testDevice ?? false
+        connection.allowsReplacement = TestSwitches.isOff(Self.nameGuardSwitch, testDevice: testDevice)
+        connection.bindsPeersOnArrival = AccessPolicy.bindsConnections(testDevice: testDevice)
+        let bus = privateBus.withLock { $0.bus }
         try connection.serve(
             prefix: ObjectPath.root, as: Self.busName, replace: replace,
             handler: { call, connection in objects.handle(call, on: connection) },
             peerGone: { objects.peerGone($0) },
-            ended: { [weak self] reason in self?.busWentAway(reason) })
+            ended: { [weak self] reason in self?.busWentAway(reason) },
+            owned: connection.allowsReplacement
+                ? nil : { connection throws(BusError) in try bus?.lockOwnership(connection) })
     }
+
+    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=bus-name`: for a test device only, the name is owned allowing
+    /// replacement and a private bus lets any connection ask for it, as before the fourth probe, so that
+    /// the test of the takeover shows it can fail.
+    package static let nameGuardSwitch = "bus-name"
 
     /// The bus connection ended under a running service (the bus daemon stopped or crashed): the
     /// clients' sessions and prompts are gone with it; the mount goes on, and the service reconnects.

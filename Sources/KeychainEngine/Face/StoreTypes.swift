@@ -13,3 +13,5 @@ public typealias VaultCallLock = KeychainStore.VaultCallLock
 public typealias DeviceState = KeychainStore.DeviceState
 /// A file a user names, opened as the rules for outside files say (regular, no symlink, bounded size).
 public typealias OutsideFile = KeychainStore.OutsideFile
+/// The vault's way of writing a file: beside it, never through a planted link, fsynced and renamed over it.
+package typealias FileIO = KeychainStore.FileIO

@@ -101,18 +101,46 @@ package final class BusConnection: @unchecked Sendable {
         }
     }
 
-    /// Owns `name`. Another owner is an error that names it (its pid and executable), unless `replace`
-    /// asks the bus to take the name over (D-Bus's replace-existing flag; the other owner must have
-    /// allowed replacement, as this service does).
+    /// Owns `name`, never allowing another connection to replace it (the fourth probe's attack 2: a refused
+    /// process took the name with replace-existing and received the next CreateItem's secret). Another
+    /// owner is an error that names it (its pid and executable), unless `replace` asks the bus to take the
+    /// name over from an owner that allows it (gnome-keyring does; a keychainfs vault does not, and gives
+    /// the name up only when its Secret Service stops). `allowsReplacement` is a test switch's.
     private func requestName(_ name: String, replace: Bool) throws(BusError) {
-        let flags = UInt64(SD_BUS_NAME_ALLOW_REPLACEMENT) | (replace ? UInt64(SD_BUS_NAME_REPLACE_EXISTING) : 0)
+        let flags =
+            (allowsReplacement ? UInt64(SD_BUS_NAME_ALLOW_REPLACEMENT) : 0)
+            | (replace ? UInt64(SD_BUS_NAME_REPLACE_EXISTING) : 0)
         let result = sd_bus_request_name(bus, name, flags)
         if result == -EEXIST {
             throw BusError.failed(
                 "\(name) is already owned on this bus by \(owner(of: name)); "
-                    + (replace ? "it did not allow replacement" : "stop it or pass --replace to take the name over"))
+                    + (replace
+                        ? "it does not allow replacement (a keychainfs vault gives the name up only when its Secret Service stops: keychainfs unmount)"
+                        : "stop it or pass --replace to take the name over"))
         }
         guard result >= 0 else { throw BusError.failed("cannot own \(name): \(Self.describe(result))") }
+    }
+
+    /// Whether the name is owned allowing replacement, as before the fourth probe: a test device's switch only.
+    package var allowsReplacement = false
+
+    /// Asks the bus to read its configuration again (org.freedesktop.DBus.ReloadConfig): a private bus's
+    /// new rules apply from the next request on. Before ``serve(prefix:as:replace:handler:peerGone:ended:)``
+    /// starts its thread, or on that thread.
+    package func reloadBusConfiguration() throws(BusError) {
+        var message: OpaquePointer?
+        var result = sd_bus_message_new_method_call(
+            bus, &message, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "ReloadConfig")
+        guard result >= 0, let message else { throw BusError.failed("ReloadConfig: \(Self.describe(result))") }
+        defer { sd_bus_message_unref(message) }
+        var error = sd_bus_error()
+        defer { sd_bus_error_free(&error) }
+        var reply: OpaquePointer?
+        result = sd_bus_call(bus, message, 5_000_000, &error, &reply)
+        if let reply { sd_bus_message_unref(reply) }
+        guard result >= 0 else {
+            throw BusError.failed("the bus did not reload its configuration: \(Self.describe(result))")
+        }
     }
 
     /// Who owns `name`: its pid and executable, as the bus reports them.
@@ -165,7 +193,8 @@ package final class BusConnection: @unchecked Sendable {
     /// (``requestName(_:replace:)``), so no client that finds the name misses them.
     package func serve(
         prefix: String, as name: String, replace: Bool, handler: @escaping Handler,
-        peerGone: @escaping @Sendable (String) -> Void, ended: @escaping @Sendable (String) -> Void
+        peerGone: @escaping @Sendable (String) -> Void, ended: @escaping @Sendable (String) -> Void,
+        owned: ((BusConnection) throws(BusError) -> Void)? = nil
     ) throws(BusError) {
         self.handler = handler
         self.peerGone = peerGone
@@ -186,24 +215,32 @@ package final class BusConnection: @unchecked Sendable {
                 return 0
             }, me)
         guard result >= 0 else { throw BusError.failed("cannot watch peers: \(Self.describe(result))") }
-        // Another program that takes the name over (its --replace) is said in the daemon's log.
+        // A name lost all the same (a bus that lets an owner go, a test switch) is said in the daemon's log and
+        // asked for again in the queue: the vault has it back as soon as the other owner leaves.
         _ = sd_bus_match_signal(
             bus, nil, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameLost",
-            { message, _, _ in
-                guard let message, let arguments = try? BusMessageCodec.arguments(of: message),
+            { message, userdata, _ in
+                guard let message, let userdata, let arguments = try? BusMessageCodec.arguments(of: message),
                     let lost = arguments.first?.stringValue
                 else { return 0 }
                 FileHandle.standardError.write(
                     Data(
-                        "keychainfs: secret service: another program took \(lost) over; this vault no longer serves it\n"
+                        "keychainfs: secret service: another program took \(lost) over; this vault asks for it back and serves it again when that program leaves\n"
                             .utf8))
+                Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().queueFor(lost)
                 return 0
-            }, nil)
+            }, me)
         try requestName(name, replace: replace)
+        try owned?(self)
         running = true
         let thread = Thread { [self] in loop() }
         thread.name = "secret-service-bus"
         thread.start()
+    }
+
+    /// Asks for `name` again, queued behind its owner (bus thread).
+    private func queueFor(_ name: String) {
+        _ = sd_bus_request_name_async(bus, nil, name, UInt64(SD_BUS_NAME_QUEUE), nil, nil)
     }
 
     /// Sends `signal` from the connection's thread (soon; in the order of the calls).

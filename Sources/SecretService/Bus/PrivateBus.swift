@@ -12,6 +12,9 @@ package final class PrivateBus: Sendable {
     private let pid: pid_t
     private let exit: Exit
     private let socketPath: String
+    /// The bus's own configuration (beside its socket): it activates no service, and once this vault owns
+    /// org.freedesktop.secrets, no other connection may ask for the name (``lockOwnership(_:)``).
+    private let configPath: String
 
     static let setpriv = "/usr/bin/setpriv"
 
@@ -41,7 +44,9 @@ package final class PrivateBus: Sendable {
         else {
             throw BusError.failed("--private-bus needs dbus-daemon (apt install dbus-daemon)")
         }
-        let busArguments = ["--session", "--nofork", "--print-address", "--address=unix:path=" + socketPath]
+        configPath = socketPath + ".conf"
+        try Self.writeConfiguration(Self.configuration(socket: socketPath, ownable: true), to: configPath)
+        let busArguments = ["--config-file=" + configPath, "--nofork", "--print-address"]
         // Through setpriv (util-linux) when there is one: the bus is killed if the daemon dies without
         // stopping it (SIGKILL, a crash), so no bus outlives its vault's daemon.
         let (program, arguments) =
@@ -88,6 +93,45 @@ package final class PrivateBus: Sendable {
         address = printed
     }
 
+    /// The configuration of a private bus: a session bus listening on `socket` that activates nothing (no
+    /// service directory: a call to a name nobody owns never starts gnome-keyring or another provider on
+    /// it), where every connection may talk to every other and, unless `ownable` is false, own names;
+    /// with `ownable` false, org.freedesktop.secrets can no longer be asked for by anyone.
+    static func configuration(socket: String, ownable: Bool) -> String {
+        let escaped = socket.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+        return """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(escaped)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+            \(ownable ? "" : "    <deny own=\"\(SecretService.busName)\"/>\n")  </policy>
+            </busconfig>
+
+            """
+    }
+
+    private static func writeConfiguration(_ text: String, to path: String) throws(BusError) {
+        do throws(KeychainError) {
+            try FileIO.writeAtomically(Data(text.utf8), to: path, mode: 0o600)
+        } catch {
+            throw BusError.failed("cannot write the private bus's configuration \(path): \(error.message)")
+        }
+    }
+
+    /// Called once this vault owns org.freedesktop.secrets on the bus: from now on no other connection may
+    /// ask for the name (the bus reads its configuration again; the owner keeps the name).
+    package func lockOwnership(_ connection: BusConnection) throws(BusError) {
+        try Self.writeConfiguration(Self.configuration(socket: socketPath, ownable: false), to: configPath)
+        try connection.reloadBusConfiguration()
+    }
+
     /// Whether the bus process still runs (it may have been killed under the daemon).
     package var isRunning: Bool { exit.status(within: 0) == nil }
 
@@ -95,6 +139,7 @@ package final class PrivateBus: Sendable {
     package func stop() {
         Self.end(pid, exit)
         unlink(socketPath)
+        unlink(configPath)
         keeper.signal()
     }
 

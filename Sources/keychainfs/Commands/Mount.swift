@@ -73,7 +73,10 @@ struct Mount: ParsableCommand {
     )
     var privateBus = false
 
-    @Flag(help: "With --secret-service: take org.freedesktop.secrets over from the program that owns it.")
+    @Flag(
+        help:
+            "With --secret-service: take org.freedesktop.secrets over from a program that allows it (gnome-keyring does; a keychainfs vault does not: unmount it)."
+    )
     var replace = false
 
     func validate() throws {

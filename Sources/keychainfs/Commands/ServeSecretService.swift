@@ -44,7 +44,10 @@ struct ServeSecretService: ParsableCommand {
     @Flag(help: "Start a D-Bus session bus of the daemon's own; prints the DBUS_SESSION_BUS_ADDRESS to export.")
     var privateBus = false
 
-    @Flag(help: "Take org.freedesktop.secrets over from the program that owns it.")
+    @Flag(
+        help:
+            "Take org.freedesktop.secrets over from a program that allows it (gnome-keyring does; a keychainfs vault does not: stop it)."
+    )
     var replace = false
 
     func validate() throws {
