@@ -88,6 +88,47 @@ import TestSupport
         }
     }
 
+    /// The fourth probe's attack 5: a copy of an allowed binary, run once (its digest kept), then rewritten
+    /// in place with other code of the same size and its modification time restored (`touch -r`).
+    /// Returns what the rewritten program read of the value.
+    static func rewriteInPlace(_ f: Fixture) throws -> CommandResult {
+        let digest = Command.run("/usr/bin/sha256sum", [f.catB]).stdout.prefix(64)
+        try f.access(["grant", "a", "--sha256", String(digest)])
+        let value = "genp/svc/acct/value"
+        #expect(f.read(f.catB, value).stdout == "secret-a", "the allowed copy reads")
+        let reference = f.m.root + "/cat-b-times"
+        try expectSuccess(Command.run("/bin/cp", ["-p", f.catB, reference]))
+        let source = f.m.root + "/reader.c", reader = f.m.root + "/reader"
+        try """
+        #include <stdio.h>
+        int main(int argc, char **argv) {
+            FILE *f = fopen(argv[1], "r");
+            if (!f) { perror(argv[1]); return 1; }
+            for (int c; (c = fgetc(f)) != EOF;) putchar(c);
+            return 0;
+        }
+        """.write(toFile: source, atomically: true, encoding: .utf8)
+        try expectSuccess(Command.run(compiler, ["-O1", "-o", reader, source]))
+        var code = try Data(contentsOf: URL(fileURLWithPath: reader))
+        let size = try #require(FileManager.default.attributesOfItem(atPath: f.catB)[.size] as? Int)
+        try #require(code.count <= size, "the reader fits in the allowed binary's size")
+        code.append(Data(count: size - code.count))
+        let handle = try #require(FileHandle(forWritingAtPath: f.catB))
+        try handle.write(contentsOf: code)
+        try handle.close()
+        try expectSuccess(Command.run("/usr/bin/touch", ["-r", reference, f.catB]))
+        #expect(Command.run("/usr/bin/sha256sum", [f.catB]).stdout.prefix(64) != digest, "other code now")
+        return f.read(f.catB, value)
+    }
+
+    @Test func aBinaryRewrittenInPlaceWithItsTimesRestoredIsHashedAgain() throws {
+        let f = try Fixture()
+        let rewritten = try Self.rewriteInPlace(f)
+        #expect(
+            rewritten.stdout != "secret-a" && rewritten.stderr.contains("No such file"),
+            "the rewritten file is not the allowed binary: \(rewritten)")
+    }
+
     /// The tests above can fail: with the protection switched off (test devices only), the bind-mounted
     /// program and the preloaded allowed one read the secret, as they did before issue 22.
     @Test func withExecutableIdentitySwitchedOffTheAttacksRead() throws {
@@ -99,5 +140,6 @@ import TestSupport
         try "void kcfs_injected(void) {}\n".write(toFile: source, atomically: true, encoding: .utf8)
         try expectSuccess(Command.run(Self.compiler, ["-shared", "-fPIC", "-o", library, source]))
         #expect(Command.run(f.catA, [value], environment: ["LD_PRELOAD": library]).stdout == "secret-a")
+        #expect(try Self.rewriteInPlace(f).stdout == "secret-a", "a digest kept by size and mtime alone is borrowed")
     }
 }

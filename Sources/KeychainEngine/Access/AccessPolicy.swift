@@ -30,7 +30,7 @@ public final class AccessPolicy: Sendable {
     let looks = Atomic<Int>(0)
     /// How many times the watch was asked (a system call each): for the test of ``asOneRequest(_:)``.
     let watchAsks = Atomic<Int>(0)
-    private let digests = ExecutableDigests()
+    private let digests: ExecutableDigests
     /// Hears why a process running a rule's executable was not granted it (for the daemon's log).
     private let unverified: UnverifiedCallers
     /// Whether executables are matched by what they are (issue 22, 14); off only by ``testSwitch``.
@@ -76,6 +76,7 @@ public final class AccessPolicy: Sendable {
     ) throws(KeychainError) {
         self.verifiesExecutables = verifiesExecutables
         self.bindsConnections = bindsConnections
+        digests = ExecutableDigests(keysByChangeTime: verifiesExecutables)
         watch = watchesFile ? PolicyFileWatch(directory: vault.directory, fileName: AccessPolicyFile.fileName) : nil
         self.vault = vault
         self.defaultCaller = defaultCaller

@@ -113,6 +113,10 @@ final class ExecutableDigests: Sendable {
         let changeSeconds: Int; let changeNanoseconds: Int
     }
     private let digests = GenerationalCache<Key, String>(capacity: 256)
+    /// Whether the change time is part of the key; off only with the executable-identity test switch.
+    private let keysByChangeTime: Bool
+
+    init(keysByChangeTime: Bool = true) { self.keysByChangeTime = keysByChangeTime }
 
     /// The lowercase hex SHA-256 of the process's executable, read through `/proc/PID/exe` (so a
     /// deleted or replaced file is the one the process runs), or nil when it cannot be read.
@@ -122,8 +126,9 @@ final class ExecutableDigests: Sendable {
         guard stat(path, &st) == 0 else { return nil }
         let key = Key(
             device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
-            seconds: st.st_mtim.tv_sec, nanoseconds: st.st_mtim.tv_nsec, changeSeconds: st.st_ctim.tv_sec,
-            changeNanoseconds: st.st_ctim.tv_nsec)
+            seconds: st.st_mtim.tv_sec, nanoseconds: st.st_mtim.tv_nsec,
+            changeSeconds: keysByChangeTime ? st.st_ctim.tv_sec : 0,
+            changeNanoseconds: keysByChangeTime ? st.st_ctim.tv_nsec : 0)
         if let known = digests.value(key, generation: 0) { return known }
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
