@@ -12,6 +12,24 @@ package struct ControlClient: Sendable {
     package init(socketPath: String) { self.socketPath = socketPath }
     package init(vault: Vault) { self.init(socketPath: ControlSocket.path(for: vault)) }
 
+    /// Whether something listens on the socket (a daemon, perhaps one that does not answer): a connect only.
+    package var isListening: Bool { Self.daemonPID(socketPath: socketPath) != nil }
+
+    /// The pid of the process listening on `socketPath` (SO_PEERCRED of a connection: the kernel's word,
+    /// taken without a request, so it is known even of a daemon that answers nothing).
+    package static func daemonPID(socketPath: String) -> Int32? {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0, var address = try? ControlSocket.address(socketPath) else { return nil }
+        defer { close(fd) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else { return nil }
+        return PeerCredentials.connector(of: fd)?.pid
+    }
+
     /// Whether a daemon answers on the socket.
     package var isDaemonRunning: Bool { (try? send(StatusCall().request)) != nil }
 

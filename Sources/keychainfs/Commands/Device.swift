@@ -27,7 +27,7 @@ struct Device: ParsableCommand {
             commandName: "lock", abstract: "Lock: WhenUnlocked items become unavailable (EACCES).")
         @OptionGroup var address: DaemonAddress
         func run() throws {
-            let status = try address.call(DeviceLock())
+            let status = try LockThatLands.lock(try address.resolveVault())
             if status.state == DeviceState.noPasscode.rawValue {
                 print("no passcode is set: the device stays unlocked (as on iOS)")
             }

@@ -19,6 +19,10 @@ struct Unmount: ParsableCommand {
         let client = ControlClient(vault: Vault(directory: entry.vault))
         do {
             try client.call(UnmountCall())
+        } catch  where error.status != SecStatus.notAvailable {
+            // The daemon answered and refused (the fourth probe's item 15: --strict without `allow`): a
+            // refusal is reported as one, and the mount is left as it is.
+            throw CLIError("cannot unmount \(entry.mountpoint): the daemon refused (\(error.status)): \(error.message)")
         } catch {
             // No daemon answers: a dead mount (daemon killed), or one that is not ours to stop.
             FuseMount.detach(entry.mountpoint)
