@@ -1,4 +1,6 @@
+import ControlChannel
 import Foundation
+import KeychainEngine
 import Testing
 import TestSupport
 
@@ -119,6 +121,88 @@ import TestSupport
                 !refused.succeeded && refused.stderr.contains("user_allow_other")
                     && refused.stderr.contains("/etc/fuse.conf"), "\(refused.stderr)")
             #expect(!MountedVault.mountTable().contains(" \(user.mount) "))
+        }
+    }
+
+    /// Boundary rules against the user's other processes (docs/threat-model.md, "Boundary and advisory
+    /// rules"): on a user's --allow-root --strict mount, `uid = 0` grants root group b and `uid = USER` the
+    /// user group a. The fourth probe's attacks, run by the user's processes, never reach b's secret: a
+    /// reader forked before an exec of a setuid-root program, a control request written while the daemon was
+    /// stopped before that exec; and a process of the user cannot enter a system unit's cgroup.
+    @Test func boundaryRulesHoldAgainstTheUsersOtherProcesses() throws {
+        let user = try User()
+        let uid = try #require(
+            UInt32(
+                Command.run("/usr/bin/id", ["-u", user.name]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        try expectSuccess(user.keychainfs(["init", user.vault, "--test-device"]))
+        for group in ["a", "b"] {
+            try expectSuccess(
+                Command.run(
+                    "/usr/sbin/runuser",
+                    [
+                        "-u", user.name, "--", "/usr/bin/env", "HOME=\(user.home)", "XDG_STATE_HOME=\(user.home)/state",
+                        "KEYCHAIN_ACCESS_GROUPS=\(group)", MountedVault.binary, "add-generic-password", "-s", "svc",
+                        "-a",
+                        "acct", "-w", "secret-\(group)", user.vault,
+                    ], timeout: 30))
+        }
+        try expectSuccess(user.keychainfs(["access", "grant", "b", "--uid", "0", "--vault", user.vault]))
+        try expectSuccess(user.keychainfs(["access", "grant", "a", "--uid", String(uid), "--vault", user.vault]))
+        #expect(user.keychainfs(["access", "list", "--vault", user.vault]).stdout.contains("boundary"))
+        try withUsableDevFuse {
+            try withUserAllowOther {
+                try expectSuccess(user.keychainfs(["mount", user.vault, user.mount, "--allow-root", "--strict"]))
+                defer { user.unmount() }
+                #expect(FS.read(value(user)) == .success(Data("secret-b".utf8)), "root: the uid 0 rule")
+                let script = user.home + "/borrow.py"
+                try """
+                import os, signal, socket, struct, sys, time
+                value, sock, daemon = sys.argv[1], sys.argv[2], int(sys.argv[3])
+                # Attack 3: a reader forked first, then the parent becomes a setuid-root program.
+                if os.fork() == 0:
+                    time.sleep(0.5)
+                    try: print("mount:", open(value).read())
+                    except OSError as e: print("mount:", e)
+                    sys.stdout.flush()
+                    # Attack 4: the daemon stopped, a request written, then the exec.
+                    os.kill(daemon, signal.SIGSTOP)
+                    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(sock)
+                    s.sendall(bytes.fromhex(sys.argv[4]))
+                    if os.fork() == 0:
+                        time.sleep(0.5); os.kill(daemon, signal.SIGCONT)
+                        data = b""
+                        while True:
+                            chunk = s.recv(65536)
+                            if not chunk: break
+                            data += chunk
+                        print("socket:", data); sys.stdout.flush(); os._exit(0)
+                    os.execv("/bin/su", ["su", "-c", "sleep 2", "root"])
+                os.execv("/bin/su", ["su", "-c", "sleep 2", "root"])
+                """.write(toFile: script, atomically: true, encoding: .utf8)
+                let daemon = try #require(
+                    Int32(
+                        user.keychainfs(["status", "--mount", user.mount]).stdout.split(separator: "\n")
+                            .first { $0.hasPrefix("pid: ") }?.dropFirst(5) ?? ""))
+                defer { kill(daemon, SIGCONT) }
+                let socketPath = ControlSocket.path(for: Vault(directory: user.vault))
+                let request = RawControl.frame(
+                    "item.copy-matching",
+                    ["query": .dictionary(["class": "genp", "svce": "svc", "acct": "acct", "r_Data": true])])
+                let attack = Command.run(
+                    "/usr/sbin/runuser",
+                    [
+                        "-u", user.name, "--", "/usr/bin/python3", script, value(user), socketPath, String(daemon),
+                        request.map { String(format: "%02x", $0) }.joined(),
+                    ], stdin: "", timeout: 60)
+                #expect(!attack.stdout.contains("secret-b"), "the user's processes borrowed root's rule: \(attack)")
+                #expect(attack.stdout.contains("mount: secret-a"), "the reader is the user, by its own rule: \(attack)")
+                let cgroups = try AccessRulesTests.TestCgroups()
+                let unit = try cgroups.make(
+                    "/system.slice/kcfs-test-\(UUID().uuidString.prefix(8).lowercased()).service")
+                let join = Command.run(
+                    "/usr/sbin/runuser", ["-u", user.name, "--", "/bin/sh", "-c", "echo $$ > \(unit)/cgroup.procs"])
+                #expect(!join.succeeded, "a process of the user cannot enter a system unit's cgroup: \(join)")
+            }
         }
     }
 }
