@@ -49,8 +49,9 @@ extension KeychainView {
             }
             // Reading the content now refuses the open itself while the item is unavailable.
             let seen = openFiles.deviceChanges()
-            let content = try content(of: item, file, authorization: authorization)
+            let (content, version) = try versionedContent(of: item, file, authorization: authorization)
             let cacheable = mayPageCache && servesFromPageCache(item, size: content.count)
+            handle.version = version
             let (id, cached) = try openFiles.insertReader(
                 handle, content: consume content, fetchedAfter: seen, pageCacheable: cacheable)
             return (id, cached)
@@ -117,9 +118,10 @@ extension KeychainView {
             // AfterFirstUnlock item read across a lock or an unlock was refused here once).
             for _ in 0..<Self.fetchesPerRead {
                 let seen = openFiles.deviceChanges()
-                let fetched = try self.content(of: item, file, authorization: authorization)
+                let (fetched, version) = try versionedContent(of: item, file, authorization: authorization)
                 if let slice = try openFiles.keep(
-                    consume fetched, fetchedAfter: seen, reader: handle, offset: offset, size: size)
+                    consume fetched, version: version, oneVersion: guards.oneVersionPerRead, fetchedAfter: seen,
+                    reader: handle, offset: offset, size: size)
                 {
                     return slice
                 }

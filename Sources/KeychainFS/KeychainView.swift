@@ -396,6 +396,16 @@ package final class KeychainView: Sendable {
         }
     }
 
+    /// ``content(of:_:authorization:)`` and the version it is (``Keychain/readVersioned(_:of:caller:options:)``).
+    func versionedContent(of item: FSItem, _ file: ItemFile, authorization: Data? = nil) throws(FSError) -> (
+        data: Data, version: Data?
+    ) {
+        let options = AuthenticationOptions(ui: .fail, contextToken: authorization)
+        return try keychainCall { () throws(KeychainError) in
+            try keychain.readVersioned(Self.part(file), of: item.persistentRef, caller: caller, options: options)
+        }
+    }
+
     /// The part of an item a file shows.
     private static func part(_ file: ItemFile) -> ItemPart { file == .key ? .identityKey : .data }
 

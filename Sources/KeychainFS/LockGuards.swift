@@ -13,11 +13,14 @@ package struct LockGuards: Sendable, Equatable {
     /// Control commands obey the access policy (`--strict`, rules, their `allow`); off, the daemon answers
     /// every control request as the mount's default caller (docs/entry-points.md's test shows it then fails).
     package var controlAccess = true
+    /// A reader that continues a version past offset 0 gets EIO once the item holds another version,
+    /// never the other version's bytes at its offset (docs/filesystem.md, "One version per read").
+    package var oneVersionPerRead = true
     /// Not a guard of the lock but switched off the same way: the ``MountWatchdog`` that takes the mount
     /// down when the daemon dies stuck in the kernel.
     package var mountWatchdog = true
 
-    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=wipe-writers,invalidate-kernel-cache,control-access,mount-watchdog`
+    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=wipe-writers,invalidate-kernel-cache,control-access,mount-watchdog,one-version-per-read`
     package static let environmentVariable = "KEYCHAINFS_TEST_DISABLE_GUARDS"
 
     package init() {}
@@ -32,6 +35,7 @@ package struct LockGuards: Sendable, Equatable {
         if disabled.contains("invalidate-kernel-cache") { guards.invalidateKernelCache = false }
         if disabled.contains("control-access") { guards.controlAccess = false }
         if disabled.contains("mount-watchdog") { guards.mountWatchdog = false }
+        if disabled.contains("one-version-per-read") { guards.oneVersionPerRead = false }
         return guards
     }
 }

@@ -25,6 +25,10 @@ final class OpenFiles: Sendable {
         /// Readers: the version being read (taken at open, and again whenever a read starts over at
         /// offset 0), shared with the other readers of that version.
         var snapshot: SharedPlaintext?
+        /// Readers: which version of the value `snapshot` is (or was, once a device change wiped it): a read
+        /// that continues past offset 0 must find the item still at that version (docs/filesystem.md, "One
+        /// version per read").
+        var version: Data?
         /// The user the handle counts against (``OpenFiles/maxHandlesPerUser``).
         var user: UInt32 = 0
         /// Writers: `buffer` holds the item's value or a truncation of it. The value is read only when a
@@ -90,6 +94,8 @@ final class OpenFiles: Sendable {
     }
 
     private let table = Mutex(Table())
+    /// What readers' copies may hold (``PlaintextBudget``).
+    let budget = PlaintextBudget()
     private let nextID = Mutex<UInt64>(1)
 
     private func newID() -> UInt64 {
@@ -114,16 +120,19 @@ final class OpenFiles: Sendable {
     }
 
     /// How many device changes have wiped the copies so far: read before fetching a value, and handed to
-    /// ``keep(_:fetchedAfter:reader:offset:size:)`` or ``insertReader(_:content:fetchedAfter:pageCacheable:)``.
+    /// ``keep(_:version:oneVersion:fetchedAfter:reader:offset:size:)`` or ``insertReader(_:content:fetchedAfter:pageCacheable:)``.
     func deviceChanges() -> UInt64 { table.withLock { $0.deviceChanges } }
 
     /// Keeps `content` (fetched when ``deviceChanges()`` was `seen`) as the reader `handle`'s shared copy and
     /// returns its bytes from `offset`, under the lock a device change's wipe takes, so the slice is of a copy
     /// no wipe has reached. Nil, with `content` wiped, when a device change came after the fetch: then the
     /// copy might hold a secret of a class locked since, and the caller fetches again, through the lock check.
-    func keep(_ content: consuming Data, fetchedAfter seen: UInt64, reader handle: UInt64, offset: Int, size: Int)
-        throws(FSError) -> Data?
-    {
+    /// With `oneVersion`, a read that continues a version (`offset` > 0) which is no longer the item's is
+    /// EIO: the reader never gets the bytes of another version at the same offset.
+    func keep(
+        _ content: consuming Data, version: Data?, oneVersion: Bool, fetchedAfter seen: UInt64, reader handle: UInt64,
+        offset: Int, size: Int
+    ) throws(FSError) -> Data? {
         var handedOver: Data? = consume content
         return try table.withLock { table throws(FSError) -> Data? in
             var fetched = handedOver!
@@ -136,8 +145,14 @@ final class OpenFiles: Sendable {
                 Sodium.wipe(&fetched)
                 return nil
             }
-            let copy = table.plaintexts.share(consume fetched, item: reader.item.persistentRef, file: reader.file)
+            if oneVersion, offset > 0, reader.version != version {
+                Sodium.wipe(&fetched)
+                throw FSError(EIO, "the value was rewritten since this read began: read it again from the start")
+            }
+            let copy = try table.plaintexts.share(
+                consume fetched, item: reader.item.persistentRef, file: reader.file, user: reader.user, budget: budget)
             reader.snapshot = copy
+            reader.version = version
             table.handles[handle] = reader
             return copy.slice(offset: offset, size: size)
         }
@@ -200,8 +215,9 @@ final class OpenFiles: Sendable {
                 Sodium.wipe(&fetched)
                 reader.pageCached = cached
             } else {
-                reader.snapshot = table.plaintexts.share(
-                    consume fetched, item: handle.item.persistentRef, file: handle.file)
+                reader.snapshot = try table.plaintexts.share(
+                    consume fetched, item: handle.item.persistentRef, file: handle.file, user: handle.user,
+                    budget: budget)
                 reader.freshFromOpen = true
             }
             try table.add(reader, id: id)

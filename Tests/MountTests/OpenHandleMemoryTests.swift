@@ -107,3 +107,41 @@ import TestSupport
         #expect(m.wait(10) { FS.write(value, "t") == 0 }, "closing gives the writers back")
     }
 }
+
+/// The fourth probe's item 10: one decrypted copy per held version. A 1 MiB value rewritten and reopened
+/// again and again, each open holding another version, stops at the daemon's per-user bound of decrypted
+/// bytes (ENOMEM) instead of growing the daemon by a copy each time; closing gives the bytes back.
+@Suite(.serialized) struct HeldVersionMemoryTests {
+    @Test(.timeLimit(.minutes(5))) func heldVersionsAreBoundedPerUser() throws {
+        let m = try MountedVault()
+        let value = m.path("genp/svc/big/value")
+        try FileManager.default.createDirectory(atPath: m.path("genp/svc/big"), withIntermediateDirectories: true)
+        let versions = 160  // beyond the bound of 128 copies of 1 MiB
+        var held: [Int32] = []
+        defer { held.forEach { close($0) } }
+        var refused: Int32 = 0
+        for version in 0..<versions {
+            try Data(repeating: UInt8(version & 0xFF), count: 1 << 20).write(to: URL(fileURLWithPath: value))
+            let fd = open(value, O_RDONLY)
+            if fd < 0 { refused = errno; break }
+            held.append(fd)
+        }
+        #expect(refused == ENOMEM, "the opens stopped with ENOMEM, not after \(held.count) versions: \(refused)")
+        #expect(held.count <= 128 && held.count >= 100, "\(held.count) versions held")
+        let daemon = try #require(m.daemonPID)
+        let status = (try? String(contentsOfFile: "/proc/\(daemon)/status", encoding: .utf8)) ?? ""
+        let rss =
+            (Int(
+                status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }?.split(whereSeparator: \.isWhitespace)
+                    .dropFirst().first ?? "") ?? 0) / 1024
+        #expect(rss < 128 + 200, "the daemon holds \(rss) MiB")
+        held.forEach { close($0) }
+        held.removeAll()
+        #expect(
+            m.wait(10) {
+                let fd = open(value, O_RDONLY)
+                if fd >= 0 { close(fd) }
+                return fd >= 0
+            }, "opens again once closed")
+    }
+}

@@ -41,6 +41,40 @@ extension Keychain {
 
     static let withheld = KeychainError(SecStatus.dataNotAvailable, "the item's secret is not extractable")
 
+    /// ``read(_:of:caller:options:)`` and the version it read: the nonce of the item's sealed secret, drawn
+    /// afresh at every write and stored beside the ciphertext, so it tells two versions apart without
+    /// holding anything secret-derived (a reader that continues a version it began checks it is still the
+    /// item's: docs/filesystem.md, "One version per read"). nil for an item without a secret.
+    public func readVersioned(
+        _ part: ItemPart, of persistentRef: Data, caller: Caller, options: AuthenticationOptions? = nil
+    ) throws(KeychainError) -> (data: Data, version: Data?) {
+        let reference = part == .data ? persistentRef : try identityKeyReference(persistentRef, caller: caller)
+        let unprotected = try withUnprotectedEntry(reference, caller: caller) {
+            entry, schema, keybag throws(KeychainError) in
+            (try openSecret(entry.row, schema: schema, keybag: keybag) ?? Data(), Self.version(of: entry.row.secret))
+        }
+        if let unprotected { return unprotected }
+        // A protected secret comes through the query (its access control); its version is read either side
+        // of it, and the read is taken again if a write came between.
+        for _ in 0..<3 {
+            let before = try secretVersion(reference, caller: caller)
+            let data = try secretByQuery(reference, caller: caller, options: options)
+            if try secretVersion(reference, caller: caller) == before { return (data, before) }
+        }
+        throw KeychainError(SecStatus.notAvailable, "the item was rewritten during each of 3 reads")
+    }
+
+    /// The version of the secret of the item `persistentRef` (see ``readVersioned(_:of:caller:options:)``),
+    /// under the caller's groups and the lock, access control aside: the nonce is not secret.
+    private func secretVersion(_ persistentRef: Data, caller: Caller) throws(KeychainError) -> Data? {
+        try withEntry(persistentRef, caller: caller, includingProtected: true) { entry, _, _ throws(KeychainError) in
+            Self.version(of: entry.row.secret)
+        } ?? nil
+    }
+
+    /// The nonce that begins a sealed secret (``AEAD``: nonce ‖ ciphertext ‖ tag).
+    private static func version(of sealed: Data?) -> Data? { sealed.map { Data($0.prefix(24)) } }
+
     /// The secret of the item a persistent reference names: what `copyMatching([class, v_PersistentRef,
     /// r_Data])` returns, without building and parsing a query dictionary. This is every `open` of a
     /// `value`, so it answers from the row cache when it can; availability is checked on every call.
@@ -87,6 +121,15 @@ extension Keychain {
         _ persistentRef: Data, caller: Caller,
         _ body: (RowCache.Entry, ItemClassSchema, Keybag) throws(KeychainError) -> Result
     ) throws(KeychainError) -> Result? {
+        try withEntry(persistentRef, caller: caller, includingProtected: false, body)
+    }
+
+    /// ``withUnprotectedEntry(_:caller:_:)``, and with `includingProtected` an item with access control too
+    /// (for what reveals nothing of its secret).
+    private func withEntry<Result>(
+        _ persistentRef: Data, caller: Caller, includingProtected: Bool,
+        _ body: (RowCache.Entry, ItemClassSchema, Keybag) throws(KeychainError) -> Result
+    ) throws(KeychainError) -> Result? {
         try Self.requireGroups(caller)
         guard let reference = PersistentReference(persistentRef), case .uuid(let uuid) = reference.target,
             let schema = Schema.schema(for: reference.classCode), !schema.isVirtual
@@ -97,7 +140,9 @@ extension Keychain {
             if found == nil {
                 found = try loadedEntry(uuid, schema: schema, generation: generation, caller: caller, keybag: keybag)
             }
-            guard let entry = found, !Self.needsAuthorization(entry.attributes) else { return nil }
+            guard let entry = found, includingProtected || !Self.needsAuthorization(entry.attributes) else {
+                return nil
+            }
             if Self.withholdsSecret(schema, entry.attributes) { throw Self.withheld }
             return try body(entry, schema, keybag)
         }
