@@ -226,7 +226,8 @@ package struct SyncSession: Sendable {
     }
 
     /// `sync`: export local changes, fetch and verify (the membership log, the history), merge (the driver
-    /// settles conflicts), apply incoming changes, remove expired invitations, push; a rejected push is
+    /// settles conflicts), apply incoming changes, export again what the merge removed, remove expired
+    /// invitations, push; a rejected push is
     /// fetched, merged and retried. Then admit joiners whose requests hold, and start a new epoch if a
     /// member left. Syncs of one vault run one after the other (``SyncLock``).
     package func sync() throws(KeychainError) -> SyncReport {
@@ -260,7 +261,12 @@ package struct SyncSession: Sendable {
         for attempt in 1...Self.pushAttempts {
             if attempt > 1 { rewound = try fetchAndVerify(&report) }
             if !rewound { try merge() }
-            if report.admitted { try exporter.importChanges(&state, into: &report) }
+            if report.admitted {
+                try exporter.importChanges(&state, into: &report)
+                // Files the merge removed (a host that deletes item files) go back before this push, not one
+                // round later: the vault still holds their records.
+                report.exported += try exporter.export(&state)
+            }
             try state.save(statePath)
             try commit()
             if try git.call(["rev-parse", "--verify", "-q", "HEAD"]).status != 0 { return report }

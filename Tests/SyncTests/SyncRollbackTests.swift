@@ -110,3 +110,33 @@ struct SyncRollbackTests {
         }
     }
 }
+
+/// The fourth probe's item 16: item files a host deletes are restored by one sync of a member that holds
+/// their records, not one round later.
+@Suite("sync against a host that deletes item files", .serialized)
+struct SyncDroppedFilesTests {
+    func itemFiles(_ group: SyncGroup) -> [String] {
+        Command.run("/usr/bin/git", ["-C", group.remote, "ls-tree", "--name-only", "main", "items/"]).stdout
+            .split(separator: "\n").map(String.init)
+    }
+
+    @Test("one sync of a member that holds the records restores the files a host deleted")
+    func oneSyncRestoresDroppedFiles() throws {
+        let group = try SyncGroup()
+        let a = try group.makeVault("a"), b = try group.makeVault("b")
+        for n in 0..<8 {
+            try group.add(a, service: "svc-\(n)", account: "acct", secret: "secret-\(n)", label: "label-\(n)")
+        }
+        try group.found(a)
+        try group.join(b, invitedBy: a)
+        try group.sync(a)
+        let all = itemFiles(group)
+        #expect(all.count >= 8, "\(all)")
+        let dropped = try #require(all.first)
+        try group.pushAsHost("drop-one") { work in try FileManager.default.removeItem(atPath: work + "/" + dropped) }
+        #expect(itemFiles(group).count == all.count - 1)
+        try group.sync(b)
+        #expect(itemFiles(group) == all, "one sync of b put the dropped file back")
+        for n in 0..<8 { #expect(try group.secret(b, service: "svc-\(n)", account: "acct") == "secret-\(n)") }
+    }
+}
