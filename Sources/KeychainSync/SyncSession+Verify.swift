@@ -57,8 +57,12 @@ extension SyncSession {
 
     /// Fetches and checks the remote; returns true when its branch moved back to a commit this vault's
     /// history already holds (rewound, newest commits dropped): then nothing of it is merged, it is
-    /// reported, and this sync's push restores the newer history. A rewritten history (fork, reordered
-    /// commits) or a log that does not extend the trusted one is refused with an error: nothing applied.
+    /// reported, and this sync's push restores the newer history. A branch that forked from a commit this
+    /// vault saw (rewound, then another member pushed on top) is merged like any other, every record
+    /// checked as always (signatures, the version memory, a log that extends the trusted one), so the vault
+    /// pushes its newer records back on the host's history and the circle converges (the fourth probe's
+    /// item 14). A history that shares no commit with this vault's, or a log that does not extend the
+    /// trusted one, is refused with an error: nothing applied.
     func fetchAndVerify(_ report: inout SyncReport) throws(KeychainError) -> Bool {
         try git.run(["fetch", "-q", "origin"])
         guard let origin = try originCommit() else { return false }
@@ -72,10 +76,16 @@ extension SyncSession {
                 report.rolledBack = true
                 return true
             }
-            throw KeychainError(
-                SecStatus.decode,
-                "the remote's history was rewritten (forked or reordered: \(origin.prefix(12)) does not descend "
-                    + "from \(seen.prefix(12)), the last commit this vault saw): nothing of it was applied")
+            guard let base = try mergeBase(seen, origin) else {
+                throw KeychainError(
+                    SecStatus.decode,
+                    "the remote's history was rewritten (\(origin.prefix(12)) shares no commit with "
+                        + "\(seen.prefix(12)), the last commit this vault saw): nothing of it was applied")
+            }
+            report.notes.append(
+                "the remote's branch forked from \(base.prefix(12)), a commit this vault saw (rewound, then pushed to): "
+                    + "its records are checked and merged, and this sync pushes the newer history back")
+            report.rolledBack = true
         }
         try requireCurrentFormat(origin: true)
         guard let log = try originFile(MemberLog.path, limit: MemberLog.maxBytes) else {
@@ -93,6 +103,13 @@ extension SyncSession {
     func noteOwnPush() throws(KeychainError) {
         let head = try git.run(["rev-parse", "HEAD"]).trimmingCharacters(in: .whitespacesAndNewlines)
         try access.with { keychain throws(KeychainError) in try keychain.noteRemote(head) }
+    }
+
+    /// The newest commit both histories hold, or nil when they share none.
+    private func mergeBase(_ a: String, _ b: String) throws(KeychainError) -> String? {
+        let found = try git.call(["merge-base", a, b])
+        let base = found.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        return found.status == 0 && !base.isEmpty ? base : nil
     }
 
     private func isAncestor(_ a: String, of b: String) throws(KeychainError) -> Bool {

@@ -52,6 +52,32 @@ struct SyncRollbackTests {
         #expect(try group.secret(b, service: "svc-gone", account: "acct") == nil)
     }
 
+    /// The fourth probe's item 14: the host rewinds `main`, then takes an ordinary push from another member.
+    /// The rewound member's sync merges the fork (its records checked as always) and pushes its newer records
+    /// back; the circle converges without anyone's action.
+    @Test("a host that rewinds and then takes another member's push: the circle converges")
+    func rewindThenPushConverges() throws {
+        let group = try SyncGroup()
+        let a = try group.makeVault("a"), b = try group.makeVault("b")
+        try group.add(a, service: "svc-old", account: "acct", secret: "secret-old", label: "label-old")
+        try group.found(a)
+        try group.join(b, invitedBy: a)
+        try group.sync(a)
+        try group.sync(b)
+        let before = group.remoteHead()
+        try group.add(a, service: "svc-a", account: "acct", secret: "secret-a", label: "label-a")
+        try group.sync(a)
+        try group.hostSetsMain(before)  // a's newest commit dropped
+        try group.add(b, service: "svc-b", account: "acct", secret: "secret-b", label: "label-b")
+        try group.sync(b)  // an ordinary push on the rewound branch
+        let merged = group.cli(["sync", "--vault", a])
+        try expectSuccess(merged)
+        #expect(merged.stdout.contains("forked from"), "\(merged.stdout)")
+        try group.sync(b)
+        #expect(try group.secret(a, service: "svc-b", account: "acct") == "secret-b", "a has b's record")
+        #expect(try group.secret(b, service: "svc-a", account: "acct") == "secret-a", "b has a's record back")
+    }
+
     @Test("a host that rewrites history (the old tree as a new root, or reordered commits): refused, nothing applied")
     func rewrittenHistoryRefused() throws {
         let group = try SyncGroup()
