@@ -102,7 +102,8 @@ package enum Daemon {
             let secretService = try configuration.secretService.map { options throws(BusError) in
                 try SecretService(
                     keychain: keychain, accessPolicy: policy, audit: audit, enforcesAccess: guards.controlAccess,
-                    privateBus: options.privateBus, replace: options.replace, busEnded: busEnded)
+                    privateBus: options.privateBus, replace: options.replace,
+                    servesMount: configuration.mountsFilesystem, busEnded: busEnded)
             }
             defer { secretService?.stop() }
             if let secretService {

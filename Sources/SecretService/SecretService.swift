@@ -19,6 +19,8 @@ package final class SecretService: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
     private let busEnded: (@Sendable () -> Void)?
+    /// Whether the daemon mounts the vault too (what its log says goes on when the bus goes away).
+    private let servesMount: Bool
 
     /// The waits between reconnection attempts: from 250 ms, doubling, at most 30 s.
     static let firstReconnectDelay: TimeInterval = 0.25
@@ -30,10 +32,11 @@ package final class SecretService: Sendable {
     /// it the service reconnects to the same address (restarting a private bus there) until ``stop()``.
     package init(
         keychain: Keychain, accessPolicy: AccessPolicy, audit: AuditLog?, enforcesAccess: Bool,
-        privateBus wantsPrivateBus: Bool, replace: Bool,
+        privateBus wantsPrivateBus: Bool, replace: Bool, servesMount: Bool = true,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         busEnded: (@Sendable () -> Void)? = nil
     ) throws(BusError) {
+        self.servesMount = servesMount
         let bus = try wantsPrivateBus ? PrivateBus(vault: keychain.vault) : nil
         let address: String
         if let bus {
@@ -113,7 +116,8 @@ package final class SecretService: Sendable {
             return
         }
         Self.say(
-            "the bus connection ended (\(reason)); the mount and the control socket go on; reconnecting to \(address)")
+            "the bus connection ended (\(reason)); \(servesMount ? "the mount and the control socket go" : "the control socket goes") on; reconnecting to \(address)"
+        )
         let thread = Thread { [self] in reconnect() }
         thread.name = "secret-service-reconnect"
         thread.start()

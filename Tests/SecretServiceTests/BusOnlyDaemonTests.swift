@@ -63,4 +63,17 @@ import TestSupport
         #expect(m.wait(10) { ActivationTests.ended(daemon.pid) }, "SIGTERM stops it")
         #expect(m.wait(5) { BusOwnershipTests.daemons(listeningOn: socket).isEmpty }, "and its private bus")
     }
+
+    /// A vault a mount serves already: the advice says where it is mounted and what a mount with
+    /// --secret-service does, not to mount it.
+    @Test func aSecondServiceOnAMountedVaultSaysWhereItIsMounted() throws {
+        let m = try MountedVault()
+        let second = Command.run(
+            MountedVault.binary, ["secret-service", m.vault, "--private-bus"],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": ""],
+            timeout: 30)
+        #expect(
+            !second.succeeded && second.stderr.contains("already mounted at \(m.mount)")
+                && second.stderr.contains("--secret-service"), "\(second)")
+    }
 }

@@ -64,9 +64,12 @@ struct ServeSecretService: ParsableCommand {
         }
         _ = try vault.config()
         try vault.checkPrivate()
-        if ControlClient(vault: vault).isDaemonRunning {
+        if let running = try? ControlClient(vault: vault).call(StatusCall()) {
             throw CLIError(
-                "\(vault.directory) is already served by a daemon: mount it with --secret-service to serve the bus too")
+                running.mountpoint.isEmpty
+                    ? "\(vault.directory) is already served on the bus by 'keychainfs secret-service' (pid \(running.pid)): nothing to start"
+                    : "\(vault.directory) is already mounted at \(running.mountpoint) (daemon pid \(running.pid)): a mount made with --secret-service serves the bus already; otherwise unmount it and mount it again with --secret-service"
+            )
         }
         // Started by the bus (D-Bus activation): that bus is the one to join.
         if let starter = environment["DBUS_STARTER_ADDRESS"], !starter.isEmpty {
