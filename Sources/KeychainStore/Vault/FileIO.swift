@@ -99,13 +99,36 @@ package enum FileIO {
     package static func read(_ path: String) throws(KeychainError) -> Data? {
         guard let fd = try openRegularIfPresent(path, flags: O_RDONLY, verb: "read") else { return nil }
         defer { close(fd) }
+        return try readAll(fd, path, limit: Int.max, what: "file")
+    }
+
+    /// ``read(_:)`` of a file from outside, refused (errSecNotAvailable naming it, `what` it is and `limit`)
+    /// when it is larger than `limit` bytes: its size is taken from the opened file before a byte is read.
+    package static func read(_ path: String, limit: Int, what: String) throws(KeychainError) -> Data? {
+        guard let fd = try openRegularIfPresent(path, flags: O_RDONLY, verb: "read the \(what)") else { return nil }
+        defer { close(fd) }
+        return try readAll(fd, path, limit: limit, what: what)
+    }
+
+    /// The rest of the regular file open at `fd`, at most `limit` bytes: refused before reading when fstat
+    /// says it is larger, and held to the limit while it is read (a file that grows meanwhile).
+    static func readAll(_ fd: Int32, _ path: String, limit: Int, what: String) throws(KeychainError) -> Data {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw failed("read the \(what)", path, errno) }
+        guard st.st_size <= limit else {
+            throw KeychainError(
+                SecStatus.notAvailable, "the \(what) \(path) is \(st.st_size) bytes; at most \(limit) bytes are read")
+        }
         var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 16384)
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = Glibc.read(fd, &buffer, buffer.count)
-            if n < 0 { if errno == EINTR { continue }; throw failed("read", path, errno) }
+            let n = Glibc.read(fd, &buffer, limit == Int.max ? buffer.count : min(buffer.count, limit + 1 - data.count))
+            if n < 0 { if errno == EINTR { continue }; throw failed("read the \(what)", path, errno) }
             if n == 0 { return data }
             data.append(contentsOf: buffer[0..<n])
+            guard data.count <= limit else {
+                throw KeychainError(SecStatus.notAvailable, "the \(what) \(path) is larger than \(limit) bytes")
+            }
         }
     }
 

@@ -8,34 +8,12 @@ import Foundation
 public enum OutsideFile {
     /// The whole content of the regular file at `path`, at most `limit` bytes; `what` names it in errors.
     public static func read(_ path: String, limit: Int, what: String) throws(KeychainError) -> Data {
-        let fd: Int32
-        do { fd = try FileIO.openRegular(path, flags: O_RDONLY, verb: "read the \(what)") } catch {
+        do {
+            let fd = try FileIO.openRegular(path, flags: O_RDONLY, verb: "read the \(what)")
+            defer { close(fd) }
+            return try FileIO.readAll(fd, path, limit: limit, what: what)
+        } catch {
             throw KeychainError(SecStatus.param, error.message)
-        }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            throw KeychainError(SecStatus.param, "cannot read the \(what) \(path): \(String(cString: strerror(errno)))")
-        }
-        guard st.st_size <= limit else {
-            throw KeychainError(
-                SecStatus.param, "the \(what) \(path) is \(st.st_size) bytes; at most \(limit) bytes are read")
-        }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = Glibc.read(fd, &buffer, min(buffer.count, limit + 1 - data.count))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw KeychainError(
-                    SecStatus.param, "cannot read the \(what) \(path): \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { return data }
-            data.append(contentsOf: buffer[0..<n])
-            // A file that grows while it is read is still held to the limit.
-            guard data.count <= limit else {
-                throw KeychainError(SecStatus.param, "the \(what) \(path) is larger than \(limit) bytes")
-            }
         }
     }
 
