@@ -58,11 +58,8 @@ package enum FileIO {
     {
         // Not even opened when it is seen to be something else (opening a device can act on it); a
         // symlink is left to O_NOFOLLOW's error, and what is swapped in meanwhile to fstat below.
+        try refuseSpecialFile(path, verb: verb)
         var st = stat()
-        if lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG, st.st_mode & S_IFMT != S_IFLNK {
-            throw KeychainError(
-                SecStatus.notAvailable, "cannot \(verb) \(path): it is \(kind(st.st_mode)), not a regular file")
-        }
         let fd = open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, mode)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -80,6 +77,16 @@ package enum FileIO {
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return fd
+    }
+
+    /// Throws errSecNotAvailable, naming the path and what it is, when something is at `path` that is neither
+    /// a regular file nor a symlink (a FIFO, a device, a socket, a directory): never opened nor replaced.
+    package static func refuseSpecialFile(_ path: String, verb: String) throws(KeychainError) {
+        var st = stat()
+        if lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG, st.st_mode & S_IFMT != S_IFLNK {
+            throw KeychainError(
+                SecStatus.notAvailable, "cannot \(verb) \(path): it is \(kind(st.st_mode)), not a regular file")
+        }
     }
 
     /// What a file that is not regular is, for an error message.

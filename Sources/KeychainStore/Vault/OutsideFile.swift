@@ -17,10 +17,20 @@ public enum OutsideFile {
         }
     }
 
+    /// Refuses `path` as a file to write over when it is a FIFO, a device, a socket or a directory (a rename
+    /// would replace a device node, as root too): only a missing name, a regular file or a symlink (which
+    /// the rename replaces, never follows) is written over.
+    public static func checkReplaceable(_ path: String) throws(KeychainError) {
+        do { try FileIO.refuseSpecialFile(path, verb: "write") } catch {
+            throw KeychainError(SecStatus.param, error.message)
+        }
+    }
+
     /// Replaces the file at `path` with `data`, atomically, as a 0600 file: written beside it under a fresh
     /// name (O_EXCL|O_NOFOLLOW) and renamed over it, so a symlink at `path` is replaced, never followed
     /// (git's merge driver writes its result over the file git names).
     public static func replace(_ data: Data, at path: String) throws(KeychainError) {
+        try checkReplaceable(path)
         try FileIO.writeAtomically(data, to: path, mode: 0o600)
     }
 
