@@ -194,7 +194,7 @@ struct SyncRunner {
 
     static func text(_ value: KeychainValue) -> String {
         switch value {
-        case .string(let s): s
+        case .string(let s): TerminalText.escaped(s)  // names and notes from the repository: one line each
         case .number(let n): String(n)
         case .bool(let b): b ? "yes" : "no"
         case .date(let date): ISO8601DateFormatter().string(from: date)
