@@ -54,7 +54,15 @@ package final class FuseMount: @unchecked Sendable {
             self.context.release()
             throw FSError(EINVAL, "libfuse refused the mount options")
         }
-        guard fuse_session_mount(session, mountpoint) == 0 else {
+        let claim: MountPointClaim
+        do { claim = try MountPointClaim(mountpoint) } catch {
+            fuse_session_destroy(session)
+            self.context.release()
+            throw error
+        }
+        let mounted = fuse_session_mount(session, mountpoint) == 0
+        claim.end()
+        guard mounted else {
             fuse_session_destroy(session)
             self.context.release()
             throw FSError(

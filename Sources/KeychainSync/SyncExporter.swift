@@ -13,6 +13,10 @@ package struct SyncExporter {
 
     private var itemsDirectory: String { clone + "/" + SyncFile.directory }
     private func path(_ name: String) -> String { itemsDirectory + "/" + name }
+    /// The item file `name` in the clone (nil when absent), refused beyond ``RepositoryFile/maxItemBytes``.
+    private func itemFile(_ name: String) throws(KeychainError) -> Data? {
+        try RepositoryFile.read(path(name), limit: RepositoryFile.maxItemBytes)
+    }
 
     /// Writes a file per new or changed local item, and a tombstone per item that is gone from the vault
     /// (deleted, renamed by a primary-key update, or no longer synchronizable). Returns the files written.
@@ -40,7 +44,7 @@ package struct SyncExporter {
                     {
                         continue
                     }
-                    if let bytes = try? FileIO.read(path(name)),
+                    if let bytes = try? itemFile(name),
                         let current = try? circle.open(bytes, name: name), current.record == record,
                         current.epoch == circle.epoch
                     {
@@ -61,7 +65,7 @@ package struct SyncExporter {
                     var next = entry
                     next.uuid = nil
                     next.fingerprint = nil
-                    if let bytes = try? FileIO.read(path(name)), let old = try? circle.open(bytes, name: name).record,
+                    if let bytes = try? itemFile(name), let old = try? circle.open(bytes, name: name).record,
                         !old.deleted
                     {
                         let stamp = max(Date(), old.modificationDate.addingTimeInterval(0.001))
@@ -89,7 +93,14 @@ package struct SyncExporter {
                 var versions = try SyncVersions.load(versionsPath, key: circle.keys.versionKey)
                 for name in names where Self.isItemName(name) {
                     // Never through a link or from anything but a regular file (UntrustedTree leaves none out here).
-                    guard let bytes = try? FileIO.read(path(name)) else { continue }
+                    let bytes: Data
+                    do throws(KeychainError) {
+                        guard let read = try itemFile(name) else { continue }
+                        bytes = read
+                    } catch {
+                        report.skipped.append("items/\(name): \(error.message)")
+                        continue
+                    }
                     let hash = SyncState.fileHash(bytes)
                     if state.entries[name]?.fileHash == hash { continue }
                     let record: SyncRecord
@@ -157,7 +168,7 @@ package struct SyncExporter {
                 for item in items { if let record = item.record { mine[circle.fileName(for: record)] = item } }
                 var written = 0
                 for name in names where Self.isItemName(name) {
-                    guard let bytes = try? FileIO.read(path(name)), let parts = try? SignedSyncFile.parse(bytes),
+                    guard let bytes = try? itemFile(name), let parts = try? SignedSyncFile.parse(bytes),
                         parts.epoch != circle.epoch
                     else { continue }
                     var entry = state.entries[name] ?? SyncState.Entry(fileHash: "")
@@ -202,7 +213,7 @@ package struct SyncExporter {
                 var removed = 0
                 for name in names {
                     let file = directory + "/" + name
-                    guard let bytes = try? FileIO.read(file),
+                    guard let bytes = try? RepositoryFile.read(file, limit: RepositoryFile.maxInvitationBytes),
                         let expiry = InvitationFile.expiry(bytes, name: name, memberKey: keys.memberKey),
                         expiry <= Date()
                     else { continue }

@@ -39,9 +39,13 @@ package struct MemberKeys: Sendable, Hashable {
         return text == name || compact(text) == compact(fingerprint)
     }
 
-    /// Names are printable, 1...64 characters (they come from the repository too).
+    /// Names are printable, 1...64 characters (they come from the repository too): no control or format
+    /// character, and no line or paragraph separator (``TextLines/isLineBreak(_:)``: U+2028 printed raw made a line).
     package static func validName(_ name: String) -> Bool {
-        (1...64).contains(name.count) && name.unicodeScalars.allSatisfy { !CharacterSet.controlCharacters.contains($0) }
+        (1...64).contains(name.count)
+            && name.unicodeScalars.allSatisfy {
+                !CharacterSet.controlCharacters.contains($0) && !TextLines.isLineBreak($0)
+            }
     }
 }
 

@@ -93,7 +93,7 @@ extension SyncSession {
         let directory = clone + "/" + JoinRequest.directory
         var requests: [String: Data] = [:]
         for name in ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).prefix(256) {
-            if let bytes = try? FileIO.read(directory + "/" + name), bytes.count <= JoinRequest.maxBytes {
+            if let bytes = try? RepositoryFile.read(directory + "/" + name, limit: JoinRequest.maxBytes) {
                 requests[name] = bytes
             }
         }

@@ -134,7 +134,10 @@ package struct SyncSession: Sendable {
             try cloneRemote(remote)
             try requireCurrentFormat(origin: true)
             let refused = KeychainError(SecStatus.authFailed, "the invitation code is wrong or has expired")
-            guard let bytes = try? FileIO.read(clone + "/\(InvitationFile.directory)/\(code.fileName)") else {
+            guard
+                let bytes = try? RepositoryFile.read(
+                    clone + "/\(InvitationFile.directory)/\(code.fileName)", limit: RepositoryFile.maxInvitationBytes)
+            else {
                 throw refused
             }
             let content: InvitationContent

@@ -96,25 +96,33 @@ extension Keychain {
     }
 
     private func removingPasscode(_ current: Data) throws(KeychainError) -> Int {
-        defer { noteChange(.device) }
+        var deleted: [Data] = []
+        // The deleted items as every delete reports them, so that the mount drops the kernel's entries of
+        // them too (a name added again was ENOENT while `ls` listed it); then the device's change.
+        defer {
+            if !deleted.isEmpty { noteChange(.items(changed: deleted)) }
+            noteChange(.device)
+        }
         return try verifyingPasscode(current) { keybag, kek throws(KeychainError) -> Int in
             // The keybag first (it verifies the passcode and marks the sweep pending), then the items: a crash
             // in between leaves a vault without a passcode whose next open deletes the akpu items.
             try keybag.removePasscode(kek: kek, at: now())
-            return try sweepAkpuItems(&keybag)
+            deleted = try sweepAkpuItems(&keybag)
+            return deleted.count
         }
     }
 
-    /// Deletes every akpu item (their class key is gone) and clears the keybag's pending-sweep flag.
-    func sweepAkpuItems(_ keybag: inout Keybag) throws(KeychainError) -> Int {
-        let deleted = try store.write(crashPoint: "passcode.remove.beforeItemsCommit") { db -> Int in
-            var count = 0
+    /// Deletes every akpu item (their class key is gone) and clears the keybag's pending-sweep flag; returns
+    /// the deleted items' persistent references.
+    func sweepAkpuItems(_ keybag: inout Keybag) throws(KeychainError) -> [Data] {
+        let deleted = try store.write(crashPoint: "passcode.remove.beforeItemsCommit") { db -> [Data] in
+            var references: [Data] = []
             for schema in Schema.storedClasses {
-                count += try ItemTable.delete(
+                references += try ItemTable.delete(
                     db, schema, matching: ItemTable.Filter(accessibility: .whenPasscodeSetThisDeviceOnly)
-                ).count
+                ).map { persistentReference(uuid: $0, schema) }
             }
-            return count
+            return references
         }
         try keybag.updateSettings { $0.akpuSweepPending = nil }
         return deleted

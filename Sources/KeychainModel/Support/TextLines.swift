@@ -20,4 +20,14 @@ public enum TextLines {
         lines.append(text[start...])
         return lines
     }
+
+    /// Whether some reader of a line of text takes `scalar` for its end: `\n` and `\r`, VT, FF, NEL, U+2028
+    /// and U+2029 (Swift's `isNewline`, Unicode's mandatory breaks). ``split(_:)`` ends a line at `\n` only;
+    /// a name that is printed one a line (a sync member's) holds none of them, so that no reader sees two lines.
+    public static func isLineBreak(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0A...0x0D, 0x85, 0x2028, 0x2029: true
+        default: false
+        }
+    }
 }

@@ -58,11 +58,8 @@ package enum FileIO {
     {
         // Not even opened when it is seen to be something else (opening a device can act on it); a
         // symlink is left to O_NOFOLLOW's error, and what is swapped in meanwhile to fstat below.
+        try refuseSpecialFile(path, verb: verb)
         var st = stat()
-        if lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG, st.st_mode & S_IFMT != S_IFLNK {
-            throw KeychainError(
-                SecStatus.notAvailable, "cannot \(verb) \(path): it is \(kind(st.st_mode)), not a regular file")
-        }
         let fd = open(path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, mode)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -82,6 +79,16 @@ package enum FileIO {
         return fd
     }
 
+    /// Throws errSecNotAvailable, naming the path and what it is, when something is at `path` that is neither
+    /// a regular file nor a symlink (a FIFO, a device, a socket, a directory): never opened nor replaced.
+    package static func refuseSpecialFile(_ path: String, verb: String) throws(KeychainError) {
+        var st = stat()
+        if lstat(path, &st) == 0, st.st_mode & S_IFMT != S_IFREG, st.st_mode & S_IFMT != S_IFLNK {
+            throw KeychainError(
+                SecStatus.notAvailable, "cannot \(verb) \(path): it is \(kind(st.st_mode)), not a regular file")
+        }
+    }
+
     /// What a file that is not regular is, for an error message.
     package static func kind(_ mode: mode_t) -> String {
         switch mode & S_IFMT {
@@ -99,13 +106,36 @@ package enum FileIO {
     package static func read(_ path: String) throws(KeychainError) -> Data? {
         guard let fd = try openRegularIfPresent(path, flags: O_RDONLY, verb: "read") else { return nil }
         defer { close(fd) }
+        return try readAll(fd, path, limit: Int.max, what: "file")
+    }
+
+    /// ``read(_:)`` of a file from outside, refused (errSecNotAvailable naming it, `what` it is and `limit`)
+    /// when it is larger than `limit` bytes: its size is taken from the opened file before a byte is read.
+    package static func read(_ path: String, limit: Int, what: String) throws(KeychainError) -> Data? {
+        guard let fd = try openRegularIfPresent(path, flags: O_RDONLY, verb: "read the \(what)") else { return nil }
+        defer { close(fd) }
+        return try readAll(fd, path, limit: limit, what: what)
+    }
+
+    /// The rest of the regular file open at `fd`, at most `limit` bytes: refused before reading when fstat
+    /// says it is larger, and held to the limit while it is read (a file that grows meanwhile).
+    static func readAll(_ fd: Int32, _ path: String, limit: Int, what: String) throws(KeychainError) -> Data {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw failed("read the \(what)", path, errno) }
+        guard st.st_size <= limit else {
+            throw KeychainError(
+                SecStatus.notAvailable, "the \(what) \(path) is \(st.st_size) bytes; at most \(limit) bytes are read")
+        }
         var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 16384)
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = Glibc.read(fd, &buffer, buffer.count)
-            if n < 0 { if errno == EINTR { continue }; throw failed("read", path, errno) }
+            let n = Glibc.read(fd, &buffer, limit == Int.max ? buffer.count : min(buffer.count, limit + 1 - data.count))
+            if n < 0 { if errno == EINTR { continue }; throw failed("read the \(what)", path, errno) }
             if n == 0 { return data }
             data.append(contentsOf: buffer[0..<n])
+            guard data.count <= limit else {
+                throw KeychainError(SecStatus.notAvailable, "the \(what) \(path) is larger than \(limit) bytes")
+            }
         }
     }
 

@@ -8,34 +8,21 @@ import Foundation
 public enum OutsideFile {
     /// The whole content of the regular file at `path`, at most `limit` bytes; `what` names it in errors.
     public static func read(_ path: String, limit: Int, what: String) throws(KeychainError) -> Data {
-        let fd: Int32
-        do { fd = try FileIO.openRegular(path, flags: O_RDONLY, verb: "read the \(what)") } catch {
+        do {
+            let fd = try FileIO.openRegular(path, flags: O_RDONLY, verb: "read the \(what)")
+            defer { close(fd) }
+            return try FileIO.readAll(fd, path, limit: limit, what: what)
+        } catch {
             throw KeychainError(SecStatus.param, error.message)
         }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            throw KeychainError(SecStatus.param, "cannot read the \(what) \(path): \(String(cString: strerror(errno)))")
-        }
-        guard st.st_size <= limit else {
-            throw KeychainError(
-                SecStatus.param, "the \(what) \(path) is \(st.st_size) bytes; at most \(limit) bytes are read")
-        }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = Glibc.read(fd, &buffer, min(buffer.count, limit + 1 - data.count))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw KeychainError(
-                    SecStatus.param, "cannot read the \(what) \(path): \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { return data }
-            data.append(contentsOf: buffer[0..<n])
-            // A file that grows while it is read is still held to the limit.
-            guard data.count <= limit else {
-                throw KeychainError(SecStatus.param, "the \(what) \(path) is larger than \(limit) bytes")
-            }
+    }
+
+    /// Refuses `path` as a file to write over when it is a FIFO, a device, a socket or a directory (a rename
+    /// would replace a device node, as root too): only a missing name, a regular file or a symlink (which
+    /// the rename replaces, never follows) is written over.
+    public static func checkReplaceable(_ path: String) throws(KeychainError) {
+        do { try FileIO.refuseSpecialFile(path, verb: "write") } catch {
+            throw KeychainError(SecStatus.param, error.message)
         }
     }
 
@@ -43,6 +30,7 @@ public enum OutsideFile {
     /// name (O_EXCL|O_NOFOLLOW) and renamed over it, so a symlink at `path` is replaced, never followed
     /// (git's merge driver writes its result over the file git names).
     public static func replace(_ data: Data, at path: String) throws(KeychainError) {
+        try checkReplaceable(path)
         try FileIO.writeAtomically(data, to: path, mode: 0o600)
     }
 

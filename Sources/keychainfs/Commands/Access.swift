@@ -65,13 +65,15 @@ enum AccessRules {
         do { try AccessPolicy.write(rules, to: vault) } catch { throw CLIError(error.message) }
     }
 
+    /// What `match` matches, for one line of output (``TerminalText``: a path or unit of access.toml holding a
+    /// newline or an escape starts no line of its own).
     static func describe(_ match: AccessRule.Match) -> String {
         switch match {
-        case .executable(let path): "exe \(path)"
+        case .executable(let path): "exe \(TerminalText.escaped(path))"
         case .sha256(let hex): "sha256 \(hex)"
         case .uid(let uid): "uid \(uid)"
-        case .unit(let unit): "unit \(unit)"
-        case .userUnit(let unit): "user-unit \(unit)"
+        case .unit(let unit): "unit \(TerminalText.escaped(unit))"
+        case .userUnit(let unit): "user-unit \(TerminalText.escaped(unit))"
         }
     }
 }
@@ -89,8 +91,10 @@ struct AccessList: ParsableCommand {
             let allowed =
                 rule.permissions.isEmpty
                 ? "" : "\tallow: " + rule.permissions.sorted().map(\.rawValue).joined(separator: ", ")
+            // Names and groups are access.toml's text: escaped, so each rule is one line.
+            let groups = rule.groups.map(TerminalText.escaped).joined(separator: ", ")
             print(
-                "\(rule.name)\t\(AccessRules.describe(rule.match))\(rule.ancestor ? " (or an ancestor)" : "")\t\(rule.assurance.rawValue)\tgroups: \(rule.groups.joined(separator: ", "))\(allowed)"
+                "\(TerminalText.escaped(rule.name))\t\(AccessRules.describe(rule.match))\(rule.ancestor ? " (or an ancestor)" : "")\t\(rule.assurance.rawValue)\tgroups: \(groups)\(allowed)"
             )
         }
     }
@@ -113,6 +117,11 @@ struct AccessGrant: ParsableCommand {
     }
 
     func run() throws {
+        if let exe = matcher.exe, let interpreter = ScriptInterpreter.of(exe) {
+            throw CLIError(
+                "\(TerminalText.escaped(exe)) is a script run by \(interpreter): the kernel runs \(interpreter), so a rule for the script never matches; "
+                    + "grant a binary (a rule for \(interpreter) would admit every script it runs)")
+        }
         let vault = try address.resolveVault()
         var rules = try AccessRules.load(vault)
         if let index = rules.firstIndex(where: { $0.match == matcher.match }) {

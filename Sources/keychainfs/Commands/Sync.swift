@@ -144,8 +144,8 @@ struct Sync: ParsableCommand {
         @Argument(help: "%P: the file's path in the repository.") var path: String
         func run() throws {
             let name = (path as NSString).lastPathComponent
-            // The versions come from the sync remote: read with a limit (an item file is far smaller).
-            let limit = 16 << 20
+            // The versions come from the sync remote: read with an item file's bound.
+            let limit = RepositoryFile.maxItemBytes
             let readA: Data?, readB: Data?
             do {
                 readA = try BoundedInput.read(path: ours, limit: limit)
@@ -154,7 +154,7 @@ struct Sync: ParsableCommand {
                 throw CLIError("merge driver: cannot read the versions of \(path): \(error)")
             }
             guard let a = readA, let b = readB else {
-                throw CLIError("merge driver: a version of \(path) is larger than 16 MiB")
+                throw CLIError("merge driver: a version of \(path) is larger than \(BoundedInput.describe(limit))")
             }
             let merged = try SyncRunner(address).run(SyncMerge(name: name, ours: a, theirs: b))
             do { try OutsideFile.replace(merged, at: ours) } catch {
@@ -194,7 +194,7 @@ struct SyncRunner {
 
     static func text(_ value: KeychainValue) -> String {
         switch value {
-        case .string(let s): s
+        case .string(let s): TerminalText.escaped(s)  // names and notes from the repository: one line each
         case .number(let n): String(n)
         case .bool(let b): b ? "yes" : "no"
         case .date(let date): ISO8601DateFormatter().string(from: date)

@@ -44,7 +44,7 @@ struct Import: ParsableCommand {
         do throws(KeychainError) {
             let bounded: Data?
             do { bounded = try BoundedInput.read(path: file, limit: Self.maximumFileSize) } catch {
-                throw KeychainError(SecStatus.io, "cannot read \(file): \(error)")
+                throw KeychainError(SecStatus.io, "\(error)")  // names the file and why
             }
             guard let data = bounded else {
                 throw KeychainError(

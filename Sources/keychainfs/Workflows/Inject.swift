@@ -35,9 +35,11 @@ struct Inject: ParsableCommand {
     @OptionGroup var vault: WorkflowVault
 
     func run() throws {
-        let text = try WorkflowFile.text(input, kind: "template")
+        let text = try WorkflowFile.text(input, kind: "template", verb: "inject")
         let template: Template
-        do { template = try Template.parse(text) } catch { throw ValidationError("\(input ?? "template"): \(error)") }
+        do { template = try Template.parse(text) } catch {
+            throw WorkflowFile.refuse("inject", "\(input ?? "template"): \(error)")
+        }
         if let output, !force, !RenderedFile.mayReplace(output) {
             throw failWorkflow(
                 "inject", RenderedFile.Failure.notOurs(output).description,

@@ -1,5 +1,6 @@
 import CSystem
 import Foundation
+import KeychainEngine
 
 /// A file `keychainfs inject` writes: created 0600 under a temporary name in the target's directory, filled,
 /// synced, then renamed over the target, so readers see the old file or the whole new one, never a part.
@@ -10,11 +11,13 @@ enum RenderedFile {
 
     enum Failure: Error, CustomStringConvertible {
         case notOurs(String)
+        case notRegular(String)
         case system(String, Int32)
 
         var description: String {
             switch self {
             case .notOurs(let path): "\(path) exists and was not written by keychainfs inject; --force replaces it"
+            case .notRegular(let message): message
             case .system(let what, let code): "\(what): \(String(cString: strerror(code)))"
             }
         }
@@ -27,7 +30,8 @@ enum RenderedFile {
         return getxattr(path, marker, nil, 0) >= 0
     }
 
-    /// Writes `bytes` to `path` atomically with mode 0600.
+    /// Writes `bytes` to `path` atomically with mode 0600; never over a FIFO, a device, a socket or a
+    /// directory, even forced (``OutsideFile/checkReplaceable(_:)``).
     static func write(_ bytes: [UInt8], to path: String, source: String, force: Bool) throws(Failure) {
         if !force && !mayReplace(path) { throw .notOurs(path) }
         let url = URL(fileURLWithPath: path)
@@ -52,6 +56,8 @@ enum RenderedFile {
         // Best effort: a filesystem without user xattrs still gets the file; replacing it later needs --force.
         _ = fsetxattr(fd, marker, source, source.utf8.count, 0)
         guard fsync(fd) == 0 else { throw .system("fsync \(temporary)", errno) }
+        // Checked last, just before the rename that would replace a device node.
+        do { try OutsideFile.checkReplaceable(path) } catch { throw .notRegular(error.message) }
         guard rename(temporary, path) == 0 else { throw .system("rename to \(path)", errno) }
         renamed = true
         let directoryFD = open(directory, O_RDONLY | O_DIRECTORY)

@@ -78,14 +78,14 @@ struct Run: ParsableCommand {
         var spec = EnvironmentSpec()
         do {
             for file in envFile {
-                let text = try WorkflowFile.text(file, kind: "env file")
+                let text = try WorkflowFile.text(file, kind: "env file", verb: "run")
                 do { spec.variables += try EnvironmentSpec.parseFile(text).variables } catch {
-                    throw ValidationError("\(file): \(error)")
+                    throw WorkflowFile.refuse("run", "\(file): \(error)")
                 }
             }
             for assignment in env { spec.variables.append(try EnvironmentSpec.parseAssignment(assignment)) }
         } catch let error as ReferenceSyntaxError {
-            throw ValidationError("--env: \(error)")
+            throw WorkflowFile.refuse("run", "--env: \(error)")
         }
         return spec
     }
