@@ -243,7 +243,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "WorkflowParserTests", dependencies: ["KeychainModel", "SecretReferences", "KeychainEngine"],
+            name: "WorkflowParserTests",
+            dependencies: ["KeychainModel", "SecretReferences", "KeychainEngine", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "KeychainFSTests", dependencies: ["KeychainModel", "ItemNaming", "KeychainFS", "KeychainEngine"],

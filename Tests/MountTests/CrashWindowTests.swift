@@ -26,11 +26,7 @@ import TestSupport
     }
 
     static func add(_ m: MountedVault, _ account: String, _ secret: String, _ accessibility: String = "ck") throws {
-        let query: KeychainDictionary = [
-            "class": "genp", "svce": "svc", "acct": .string(account), "pdmn": .string(accessibility),
-            "v_Data": .data(Data(secret.utf8)),
-        ]
-        _ = try m.control.send(ControlRequest(.itemAdd, ["query": .dictionary(query)])).check()
+        try m.addItem(account: account, secret: secret, accessible: accessibility)
     }
 
     /// The passcode that unlocks the vault now (nil: none of them), trying each in turn.

@@ -1,6 +1,4 @@
-import ControlChannel
 import Foundation
-import KeychainModel
 import Testing
 import TestSupport
 
@@ -12,7 +10,9 @@ import TestSupport
         let m = try MountedVault()
         defer { m.close() }
         try expectSuccess(m.device("passcode", "set", passcode: "1111"))
-        for account in ["by-cli", "by-api"] { try add(m, account, "old-\(account)", "akpu") }
+        for account in ["by-cli", "by-api"] {
+            try m.addItem(account: account, secret: "old-\(account)", accessible: "akpu")
+        }
         // The kernel now holds entries of both names (looked up and opened).
         for account in ["by-cli", "by-api"] {
             #expect(FS.text(m.path("genp/svc/\(account)/value")) == "old-\(account)")
@@ -22,18 +22,10 @@ import TestSupport
             Command.run(
                 MountedVault.binary, ["add-generic-password", "-s", "svc", "-a", "by-cli", "-w", "new-by-cli"],
                 environment: ["KEYCHAIN_VAULT": m.vault]))
-        try add(m, "by-api", "new-by-api", "ak")
+        try m.addItem(account: "by-api", secret: "new-by-api", accessible: "ak")
         #expect(try FS.list(m.path("genp/svc")).get().sorted() == ["by-api", "by-cli"])
         for account in ["by-cli", "by-api"] {
             #expect(FS.read(m.path("genp/svc/\(account)/value")) == .success(Data("new-\(account)".utf8)))
         }
-    }
-
-    private func add(_ m: MountedVault, _ account: String, _ secret: String, _ accessibility: String) throws {
-        let query: KeychainDictionary = [
-            "class": "genp", "svce": "svc", "acct": .string(account), "pdmn": .string(accessibility),
-            "v_Data": .data(Data(secret.utf8)),
-        ]
-        _ = try m.control.send(ControlRequest(.itemAdd, ["query": .dictionary(query)])).check()
     }
 }
