@@ -100,7 +100,7 @@ package struct MemberLogEntry: Sendable, Equatable {
         var subject: MemberKeys?
         if let member = d["member"] {
             guard let m = member.dictionaryValue, m.count == 3, let name = m["name"]?.stringValue,
-                MemberKeys.validName(name),
+                MemberKeys.loggableName(name),
                 let sign = m["sign"]?.dataValue, sign.count == Ed25519.publicKeyBytes,  // not a schema code
                 let box = m["box"]?.dataValue, box.count == SealedBox.publicKeyBytes
             else { throw bad }

@@ -42,10 +42,14 @@ package struct MemberKeys: Sendable, Hashable {
     /// Names are printable, 1...64 characters (they come from the repository too): no control or format
     /// character, and no line or paragraph separator (``TextLines/isLineBreak(_:)``: U+2028 printed raw made a line).
     package static func validName(_ name: String) -> Bool {
-        (1...64).contains(name.count)
-            && name.unicodeScalars.allSatisfy {
-                !CharacterSet.controlCharacters.contains($0) && !TextLines.isLineBreak($0)
-            }
+        loggableName(name) && !name.unicodeScalars.contains(where: TextLines.isLineBreak)
+    }
+
+    /// What a name already in a circle's membership log may hold: the rule of the releases before line
+    /// separators were refused (no control or format character), so a log written then still verifies;
+    /// every command prints names escaped.
+    package static func loggableName(_ name: String) -> Bool {
+        (1...64).contains(name.count) && name.unicodeScalars.allSatisfy { !CharacterSet.controlCharacters.contains($0) }
     }
 }
 
