@@ -4,7 +4,7 @@ import TestSupport
 
 /// Creating an item through the mount (docs/spec.md §4, §7): `mkdir` is SecItemAdd, so once it returned the item
 /// exists for every client and survives kill -9 of the daemon; a `close` that returned 0 committed its
-/// value just as durably (SQLite WAL, synchronous=NORMAL: docs/filesystem.md, "Creating items and what survives").
+/// value just as durably (SQLite WAL, synchronous=FULL: docs/filesystem.md, "Creating items and what survives").
 @Suite struct CreationDurabilityTests {
     @Test func mkdirAndCloseSurviveKill9() throws {
         let m = try MountedVault()
