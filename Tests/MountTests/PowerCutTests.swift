@@ -23,18 +23,15 @@ import TestSupport
     @Test func everyAcknowledgedChangeSurvivesEveryCrashPoint() throws {
         let run = try Self.run(environment: [:])
         #expect(run.points >= 200, "hundreds of crash points: \(run.points)")
-        let (emptyMade, others) = run.failures.partitioned { $0.contains("made") && $0.hasSuffix("an empty secret") }
-        #expect(others.isEmpty, "\(others.count) of \(run.states) states: \(others.prefix(8))")
-        withKnownIssue("mkdir commits an empty item before its value (issue 38, 11: an item in the making)") {
-            #expect(emptyMade.isEmpty, "\(emptyMade.count) states: \(emptyMade.prefix(4))")
-        }
+        #expect(run.failures.isEmpty, "\(run.failures.count) of \(run.states) states: \(run.failures.prefix(8))")
     }
 
     /// With `synchronous = NORMAL` (the test switch) commits are not fsynced and the replay finds them lost.
     @Test func theTestFailsWithoutDurableCommits() throws {
         let run = try Self.run(environment: ["KEYCHAINFS_TEST_DISABLE_GUARDS": "durability"])
         #expect(
-            run.failures.contains { $0.contains("lost") }, "acknowledged changes lost at some crash point: \(run.states)"
+            run.failures.contains { $0.contains("lost") },
+            "acknowledged changes lost at some crash point: \(run.states)"
         )
     }
 
@@ -67,7 +64,9 @@ import TestSupport
             try write(state.files, to: directory)
             run.failures += check(directory, state, writes).map { "\(state.model) #\(run.states): \($0)" }
         }
-        print("PowerCutTests \(environment): \(run.points) crash points, \(run.states) states, \(run.failures.count) failures")
+        print(
+            "PowerCutTests \(environment): \(run.points) crash points, \(run.states) states, \(run.failures.count) failures"
+        )
         return run
     }
 
@@ -94,7 +93,9 @@ import TestSupport
         }
         for i in 0..<cliCreations {
             let item = "cli\(i)", v = value(item, 0)
-            let added = m.cli(["add-generic-password", "-s", "powercut", "-a", item, "-w", String(decoding: v, as: UTF8.self), m.vault])
+            let added = m.cli([
+                "add-generic-password", "-s", "powercut", "-a", item, "-w", String(decoding: v, as: UTF8.self), m.vault,
+            ])
             if added.status == 0 { acknowledge(item, v) }
         }
         let items = (0..<mountCreations).map { "made\($0)" } + (0..<cliCreations).map { "cli\($0)" }
@@ -128,7 +129,8 @@ import TestSupport
                     failures.append(
                         older
                             ? "\(item): an acknowledged change was lost (an older value)"
-                            : stored.isEmpty ? "\(item) reads as an empty secret" : "\(item) reads a value never written")
+                            : stored.isEmpty
+                                ? "\(item) reads as an empty secret" : "\(item) reads a value never written")
                 }
             } catch let error where error.status == SecStatus.itemNotFound {
                 if lastAcknowledged != nil { failures.append("\(item): an acknowledged creation was lost") }
@@ -144,7 +146,8 @@ import TestSupport
             .appendingPathComponent("PowerCut/iolog.c").path
         let library = directory + "/iolog.so"
         try expectSuccess(
-            Command.run("/usr/bin/cc", ["-shared", "-fPIC", "-O1", "-Wall", "-o", library, source, "-ldl"], timeout: 60))
+            Command.run(
+                "/usr/bin/cc", ["-shared", "-fPIC", "-O1", "-Wall", "-o", library, source, "-ldl"], timeout: 60))
         return library
     }
 
@@ -167,15 +170,9 @@ import TestSupport
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700])
-            guard FileManager.default.createFile(atPath: path, contents: content, attributes: [.posixPermissions: 0o600])
+            guard
+                FileManager.default.createFile(atPath: path, contents: content, attributes: [.posixPermissions: 0o600])
             else { throw POSIXError(.EIO) }
         }
-    }
-}
-
-extension Array {
-    /// The elements for which `belongs` holds, and the others.
-    fileprivate func partitioned(_ belongs: (Element) -> Bool) -> ([Element], [Element]) {
-        (filter(belongs), filter { !belongs($0) })
     }
 }

@@ -120,12 +120,18 @@ struct PowerCutReplay {
         case "trunc":
             guard let inode = inode(path), let size = Int(arguments[1]) else { return }
             var content = data[inode]!
-            if content.count > size { content.removeSubrange(size...) } else { content.append(Data(count: size - content.count)) }
+            if content.count > size {
+                content.removeSubrange(size...)
+            } else {
+                content.append(Data(count: size - content.count))
+            }
             data[inode] = content
         case "write":
             guard let inode = inode(path), let offset = Int(arguments[1]) else { return }
             var content = data[inode]!
-            if content.count < offset + payload.count { content.append(Data(count: offset + payload.count - content.count)) }
+            if content.count < offset + payload.count {
+                content.append(Data(count: offset + payload.count - content.count))
+            }
             content.replaceSubrange(offset..<offset + payload.count, with: payload)
             data[inode] = content
         case "sync":
