@@ -21,13 +21,18 @@ fuzz:
 	fuzz/run.sh
 
 # The long runs of the fs-operation fuzzer (SOAK_FS_OPS, default 2,000,000) and the many-process soak
-# (SOAK_OPS per process, default 10,000); scripts/test.sh runs bounded versions of both.
+# (SOAK_OPS per process, default 10,000), then the power-cut replay at SOAK_POWERCUT_SCALE; scripts/test.sh
+# runs bounded versions of all three.
 SOAK_FS_OPS ?= 2000000
 SOAK_OPS ?= 10000
+# The power-cut replay's workload multiplied (PowerCutTests; CI runs it at 1; each crash point rebuilds
+# the vault, so the time grows with the square of the workload).
+SOAK_POWERCUT_SCALE ?= 5
 soak:
 	swift build --product keychainfs
 	python3 fuzz/fsfuzz.py --binary .build/debug/keychainfs --ops $(SOAK_FS_OPS)
 	python3 fuzz/soak.py --binary .build/debug/keychainfs --processes 8 --ops $(SOAK_OPS)
+	POWERCUT_SCALE=$(SOAK_POWERCUT_SCALE) KEYCHAINFS_TEST_FILTER=PowerCutTests scripts/test.sh
 
 build:
 	swift build

@@ -58,5 +58,12 @@ if ENGINE:
 if FLOOR:
     lines += ["", "### The engine's calls against their floor (bench/tools/enginefloor.c, same run; target ≤ 3× median, p99 ≤ 10× median)",
               "", "```", FLOOR, "```"]
+try:
+    DURABILITY = open(f"{results_dir}/durability.txt").read().rstrip()  # bench/durability.py's table
+except OSError:
+    DURABILITY = None
+if DURABILITY:
+    lines += ["", "### Durability: creation and update against a floor that commits as durably (bench/durability.py, same run)",
+              "", "```", DURABILITY, "```"]
 lines += ["", PROSE.rstrip(), ""]
 open(out, "w").write("\n".join(lines))

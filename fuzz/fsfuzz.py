@@ -39,6 +39,7 @@ class Item:
         self.values = {b""}   # what a read may give: one value, or the two sides of an unresolved race
         self.xattrs = {}
         self.tier = "a"       # kSecAttrAccessible's tier: only "a" items are unavailable while locked
+        self.making = True    # made by mkdir, no value written yet: reading it is ENODATA (docs/filesystem.md)
 
 
 class FSFuzzer:
@@ -153,6 +154,7 @@ class FSFuzzer:
             if key not in self.items:
                 raise Violation("write succeeded on an item the model does not have")
             self.items[key].values = {data}
+            self.items[key].making = False
 
     def read_value(self, path):
         fd = os.open(path, os.O_RDONLY)
@@ -164,6 +166,8 @@ class FSFuzzer:
     def op_read(self):
         key = self.random_key()
         certain = (errno.EACCES if self.unavailable(key) else 0) if key in self.items else None if self.locked else errno.ENOENT
+        if certain == 0 and self.items[key].making:
+            certain = errno.ENODATA  # nothing written yet: no value, not an empty one
         ok, data = self.call("read", self.read_value, self.path(key, "value"), certain=certain)
         if ok and data not in self.items[key].values:
             raise Violation(f"read {len(data)} bytes that are none of the values written")
@@ -181,6 +185,7 @@ class FSFuzzer:
                 raise Violation("truncate succeeded on a value the model does not know")
             value = next(iter(item.values))
             item.values = {value[:size] + b"\0" * max(0, size - len(value))}
+            item.making = False
 
     def op_rename(self):
         src = self.random_key(0.8)
@@ -394,6 +399,14 @@ class FSFuzzer:
             raise Violation(f"the mount lists other items than the model: missing {sorted(missing)[:3]} extra {sorted(extra)[:3]}")
         for key, item in self.items.items():
             key = (key[0], shortened(key[1]), shortened(key[2]))  # a long name is reached by the name it is listed as
+            if item.making:
+                try:
+                    self.d.call(self.read_value, self.path(key, "value"))
+                except OSError as error:
+                    if error.errno == errno.ENODATA:
+                        continue
+                    raise
+                raise Violation(f"{key}: an item in the making read as a value")
             data = self.d.call(self.read_value, self.path(key, "value"))
             if data not in item.values:
                 raise Violation(f"{key}: value is none of those written")

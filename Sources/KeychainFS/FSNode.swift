@@ -41,6 +41,9 @@ struct FSItem: Sendable {
 
     var inode: UInt64 { Inode.item(persistentRef) }
 
+    /// Made by mkdir, its value not written yet: it lives in ``ItemsInTheMaking`` only, not in the keychain.
+    var inTheMaking: Bool { ItemsInTheMaking.isReference(persistentRef) }
+
     /// A query addressing exactly this item, stable across renames.
     func query(_ extra: KeychainDictionary = [:]) -> KeychainDictionary {
         [QueryKey.class: .string(schema.code), QueryKey.valuePersistentRef: .data(persistentRef)].merging(extra) { $1 }

@@ -84,6 +84,11 @@ package final class FuseMount: @unchecked Sendable {
             case .secrets(let changed): cache.invalidate(items: changed, nodes: nodes, keepingEntries: true)
             }
         }
+        // Not a guard of the lock: an item in the making's entry must go once it is stored, or the kernel
+        // keeps reaching it by an inode that is no longer its own.
+        view.making.onMade { [cache = context.cache, nodes = context.nodes] reference in
+            cache.invalidate(items: [reference], nodes: nodes)
+        }
         if readPath == .kernelCache { watchForRefusal(view, context.cache, log: log) }
     }
 

@@ -27,6 +27,11 @@ extension KeychainView {
         }
         let writable = flags & O_ACCMODE != O_RDONLY
         if writable { try requireWritable(item.schema) }
+        // Nothing was written to it yet: no secret to read, not an empty one (docs/filesystem.md).
+        if item.inTheMaking && !writable {
+            _ = try checkAvailable(item, file)  // while locked, EACCES as for any item of its class
+            throw FSError(ENODATA, "the item's value has not been written yet")
+        }
         var handle = OpenFiles.Handle(
             item: item, file: file, writable: writable, append: flags & O_APPEND != 0, buffer: nil,
             dirty: false, failure: nil)

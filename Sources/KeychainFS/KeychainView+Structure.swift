@@ -3,7 +3,8 @@ import ItemNaming
 import KeychainEngine
 import KeychainModel
 
-/// mkdir = Add, rmdir = Delete, mv = Update of the naming attributes (docs/spec.md §4 "Operations").
+/// mkdir = an item in the making (Add at the close that writes its value), rmdir = Delete, mv = Update of
+/// the naming attributes (docs/spec.md §4 "Operations").
 extension KeychainView {
     func makeDirectory(_ path: FSPath) throws(FSError) {
         try path.checkNameLengths()
@@ -38,20 +39,18 @@ extension KeychainView {
             var attributes = naming.explicitAttributes(key)
             attributes[QueryKey.class] = .string(schema.code)
             attributes[schema.namingAttributes.group.code] = groupValue
-            if let defaultAccessible { attributes[Attributes.accessible.code] = .string(defaultAccessible.rawValue) }
-            attributes[QueryKey.returnAttributes] = true
-            attributes[QueryKey.returnPersistentRef] = true
-            let before = keychain.generation
-            let added = try keychainCall { () throws(KeychainError) in try keychain.add(attributes, caller: caller) }
-            // The kernel asks for the new directory's attributes at once: answer from the cache, not SQL. Only
-            // if the add was the one change since (else the item may already be gone), and only where the
-            // name alone identifies the item (no value-describing qualifier could be needed).
-            let generation = keychain.generation
-            if generation == before + 1, naming.disambiguators.isEmpty,
-                let item = try? item(schema, from: added, path: String(decoding: path.bytes.dropFirst(), as: UTF8.self))
-            {
-                paths.store(.item(item), for: cacheKey(path), generation: generation)
+            // Explicit, so that a writer's open checks the lock of the class the item will have.
+            attributes[Attributes.accessible.code] = .string(
+                (defaultAccessible ?? schema.defaultAccessibility).rawValue)
+            do throws(FSError) {
+                _ = try resolve(path)
+                throw FSError(EEXIST, "the item exists")
+            } catch let error where error.errno == ENOENT {}
+            // Stored at the close that writes its value: one commit (issue 38, 11; ``ItemsInTheMaking``).
+            guard making.insert(schema, attributes: attributes, path: Array(path.bytes.dropFirst())) != nil else {
+                throw FSError(EEXIST, "the item exists")
             }
+            paths.clear()
         default:
             throw FSError(EINVAL, "an item directory holds only 'value'")
         }
@@ -63,12 +62,20 @@ extension KeychainView {
             throw FSError(EPERM, "class directories cannot be removed")
         case .group(let schema, let value, let name):
             try requireWritable(schema)
+            if !making.items(under: Array((schema.code + "/" + name + "/").utf8)).isEmpty {
+                throw FSError(ENOTEMPTY, "the group holds an item in the making")
+            }
             if try groupHoldsItems(schema, value) { throw FSError(ENOTEMPTY, "the group holds items") }
             pendingGroups.withLock { _ = $0.remove(groupKey(schema, name)) }
             paths.clear()
         case .item(let item):
             try requireWritable(item.schema)
-            try keychainCall { () throws(KeychainError) in try keychain.delete(item.query(), caller: caller) }
+            if item.inTheMaking {
+                making.remove(item.persistentRef)  // never stored: nothing to delete
+                paths.clear()
+            } else {
+                try keychainCall { () throws(KeychainError) in try keychain.delete(item.query(), caller: caller) }
+            }
             removals.withLock { $0.forget(item.path) }
             // Like any directory, the group outlives its last entry until it is removed itself (rm -r GROUP).
             pendingGroups.withLock {
@@ -119,6 +126,28 @@ extension KeychainView {
     }
 
     private func renameItem(_ item: FSItem, to: FSPath) throws(FSError) {
+        let (changes, removing) = try renameChanges(item, to: to)
+        if making.item(at: Array(to.bytes.dropFirst())) != nil {
+            throw FSError(EEXIST, "an item in the making has that name")
+        }
+        if item.inTheMaking {
+            if (try? resolve(to)) != nil { throw FSError(EEXIST, "the target item exists") }
+            try making.update(item.persistentRef) { made in
+                made.attributes.merge(changes) { $1 }
+                for code in removing { made.attributes[code] = nil }
+                made.path = Array(to.bytes.dropFirst())
+            }
+            paths.clear()
+        } else {
+            try keychainCall { () throws(KeychainError) in
+                try keychain.update(item.query(), changes, removing: removing, caller: caller)
+            }
+        }
+        removals.withLock { $0.forget(item.path) }
+    }
+
+    /// The attributes a rename of `item` to `to` sets and removes (its naming attributes).
+    private func renameChanges(_ item: FSItem, to: FSPath) throws(FSError) -> (KeychainDictionary, Set<String>) {
         guard to.depth == 3 else { throw FSError(EINVAL, "an item directory must stay at item depth") }
         guard to.components[0] == Array(item.schema.code.utf8) else {
             throw FSError(EXDEV, "items cannot move to another class")
@@ -131,10 +160,7 @@ extension KeychainView {
         var changes = naming.explicitAttributes(key)
         changes[item.schema.namingAttributes.group.code] = groupValue
         let removing = Set(naming.qualifiers.map(\.code)).subtracting(changes.keys).intersection(item.attributes.keys)
-        try keychainCall { () throws(KeychainError) in
-            try keychain.update(item.query(), changes, removing: removing, caller: caller)
-        }
-        removals.withLock { $0.forget(item.path) }
+        return (changes, removing)
     }
 
     private func renameGroup(_ schema: ItemClassSchema, value: KeychainValue, name: String, to: FSPath) throws(FSError)

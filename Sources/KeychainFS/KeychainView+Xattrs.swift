@@ -31,7 +31,10 @@ extension KeychainView {
 
     func getXattr(_ path: FSPath, _ name: String) throws(FSError) -> Data {
         let (item, attribute) = try itemAndAttribute(path, name, missing: ENODATA)
-        guard let attribute else { return item.persistentRef }
+        guard let attribute else {
+            if item.inTheMaking { throw FSError(ENODATA, "an item in the making has no persistent reference yet") }
+            return item.persistentRef
+        }
         guard let value = item.attributes[attribute.code] else {
             throw FSError(ENODATA, "the item has no \(attribute.name)")
         }
@@ -42,7 +45,7 @@ extension KeychainView {
         guard case .item(let item) = try resolve(path) else { return [] }
         try requireOpen(item)
         return item.schema.attributes.filter { item.attributes[$0.code] != nil }.map { XattrFormat.namespace + $0.name }
-            + [XattrFormat.namespace + XattrFormat.persistentRefName]
+            + (item.inTheMaking ? [] : [XattrFormat.namespace + XattrFormat.persistentRefName])
     }
 
     func setXattr(_ path: FSPath, _ name: String, _ bytes: Data, flags: Int32) throws(FSError) {
@@ -58,9 +61,57 @@ extension KeychainView {
         let present = item.attributes[attribute.code] != nil
         if flags & Int32(XATTR_CREATE) != 0, present { throw FSError(EEXIST, "\(attribute.name) is already set") }
         if flags & Int32(XATTR_REPLACE) != 0, !present { throw FSError(ENODATA, "\(attribute.name) is not set") }
+        if item.inTheMaking {
+            // What the add would refuse at once is refused now, as an update of a stored item would be.
+            if attribute.code == Attributes.accessible.code, value.stringValue.flatMap(Accessibility.init) == nil {
+                throw FSError(EINVAL, "not an accessibility")
+            }
+            if attribute.code == Attributes.accessible.code,
+                value.stringValue == Accessibility.whenPasscodeSetThisDeviceOnly.rawValue,
+                !keychain.deviceStatus().passcodeSet
+            {
+                throw FSError(KeychainError(SecStatus.authFailed, "this accessibility needs a device passcode"))
+            }
+            return try changeInTheMaking(item, attribute) { $0[attribute.code] = value }
+        }
+        // The keychain does not know items in the making: one of them is a collision too.
+        var moved = item.attributes
+        moved[attribute.code] = value
+        if making.item(at: namePath(item.schema, moved)) != nil {
+            throw FSError(EEXIST, "an item in the making has that name")
+        }
         try keychainCall { () throws(KeychainError) in
             try keychain.update(item.query(), [attribute.code: value], caller: caller)
         }
+    }
+
+    /// `<class>/<group>/<item>` of an item with `attributes`.
+    private func namePath(_ schema: ItemClassSchema, _ attributes: KeychainDictionary) -> [UInt8] {
+        let naming = naming(schema)
+        return Array((schema.code + "/" + naming.groupName(attributes) + "/" + naming.itemName(attributes)).utf8)
+    }
+
+    /// An xattr set or removed on an item in the making: kept for its add; a naming attribute moves it.
+    private func changeInTheMaking(
+        _ item: FSItem, _ attribute: AttributeDescriptor, _ change: @escaping (inout KeychainDictionary) -> Void
+    ) throws(FSError) {
+        let naming = naming(item.schema)
+        let names =
+            [item.schema.namingAttributes.group.code, item.schema.namingAttributes.item.code]
+            + naming.qualifiers.map(\.code)
+        guard let current = making.item(item.persistentRef) else { throw FSError(ENOENT, "the item is gone") }
+        var attributes = current.attributes
+        change(&attributes)
+        let path = names.contains(attribute.code) ? namePath(item.schema, attributes) : current.path
+        if path != current.path, (try? resolve(FSPath(bytes: [0x2F] + path))) != nil {
+            throw FSError(EEXIST, "an item has that name")
+        }
+        try making.update(item.persistentRef) { made in
+            made.attributes = attributes
+            made.path = path
+        }
+        paths.clear()
+        if names.contains(attribute.code) { making.entryChanged(item.persistentRef) }
     }
 
     /// Removing a primary-key attribute sets its default (docs/spec.md §4); an optional one disappears.
@@ -73,6 +124,18 @@ extension KeychainView {
         }
         guard item.attributes[attribute.code] != nil else {
             throw FSError(ENODATA, "the item has no \(attribute.name)")
+        }
+        if item.inTheMaking {
+            // Its accessibility goes back to the mount's default, as a stored item's goes to the class's.
+            let fallback: KeychainValue? =
+                attribute.code == Attributes.accessible.code
+                ? .string((defaultAccessible ?? item.schema.defaultAccessibility).rawValue) : nil
+            return try changeInTheMaking(item, attribute) { $0[attribute.code] = fallback }
+        }
+        var moved = item.attributes
+        moved[attribute.code] = nil
+        if making.item(at: namePath(item.schema, moved)) != nil {
+            throw FSError(EEXIST, "an item in the making has that name")
         }
         try keychainCall { () throws(KeychainError) in
             try keychain.update(item.query(), [:], removing: [attribute.code], caller: caller)

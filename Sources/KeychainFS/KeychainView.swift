@@ -24,6 +24,8 @@ package final class KeychainView: Sendable {
     let openFiles = OpenFiles()
     /// Group directories made with mkdir that hold no item yet, by `<class>/<name>` bytes.
     let pendingGroups = Mutex<Set<[UInt8]>>([])
+    /// Items made by mkdir whose value is not written yet (stored at the close that writes it).
+    let making = ItemsInTheMaking()
     let removals = Mutex(RemovalTracker())
     let paths = PathCache()
     let guards: LockGuards
@@ -108,7 +110,12 @@ package final class KeychainView: Sendable {
             else {
                 throw FSError(ENOENT, "no such group")
             }
-            return .item(try resolveItem(schema, groupValue: groupValue, groupName: groupName, name: c[2]))
+            do {
+                return .item(try resolveItem(schema, groupValue: groupValue, groupName: groupName, name: c[2]))
+            } catch let error where error.errno == ENOENT {
+                guard let made = making.item(at: Array(path.bytes.dropFirst())) else { throw error }
+                return .item(item(inTheMaking: made))
+            }
         default:
             guard case .item(let item) = try resolve(path.parent) else {
                 throw FSError(ENOTDIR, "not an item directory")
@@ -133,7 +140,9 @@ package final class KeychainView: Sendable {
             return .group(schema, value: match.value, name: text)
         }
         guard let value = naming.parseGroup(name) else { throw FSError(ENOENT, "not a canonical name") }
-        if !mustExist || pendingGroups.withLock({ $0.contains(groupKey(schema, text)) }) {
+        if !mustExist || pendingGroups.withLock({ $0.contains(groupKey(schema, text)) })
+            || !making.items(under: groupKey(schema, text) + [0x2F]).isEmpty
+        {
             return .group(schema, value: value, name: text)
         }
         _ = try keychainCall { () throws(KeychainError) in
@@ -205,6 +214,21 @@ package final class KeychainView: Sendable {
         return item
     }
 
+    /// An item in the making as the filesystem sees it: made when its directory was.
+    func item(inTheMaking made: ItemsInTheMaking.Item) -> FSItem {
+        var attributes = made.attributes
+        attributes[QueryKey.class] = nil
+        // What the add will give it: the caller's first group unless one was set.
+        if attributes[Attributes.accessGroup.code] == nil, let group = caller.defaultAccessGroup {
+            attributes[Attributes.accessGroup.code] = .string(group)
+        }
+        attributes[Attributes.creationDate.code] = .date(made.created)
+        attributes[Attributes.modificationDate.code] = .date(made.created)
+        return FSItem(
+            schema: made.schema, attributes: attributes, persistentRef: made.reference,
+            path: String(decoding: made.path, as: UTF8.self))
+    }
+
     func item(_ schema: ItemClassSchema, from result: KeychainValue?, path: String) throws(FSError) -> FSItem {
         guard var attributes = result?.dictionaryValue,
             let ref = attributes.removeValue(forKey: QueryKey.valuePersistentRef)?.dataValue
@@ -250,6 +274,13 @@ package final class KeychainView: Sendable {
         for key in pendingGroups.withLock({ $0 }) where key.starts(with: prefix) {
             let name = Array(key.dropFirst(prefix.count))
             if seen.insert(name).inserted, let value = naming.parseGroup(name) {
+                groups.append((String(decoding: name, as: UTF8.self), value))
+            }
+        }
+        // The groups of items in the making (one may have moved to a group of its own with an xattr).
+        for made in making.items(under: prefix) {
+            let name = Array(made.path.dropFirst(prefix.count).prefix { $0 != 0x2F })
+            if seen.insert(name).inserted, let value = made.attributes[schema.namingAttributes.group.code] {
                 groups.append((String(decoding: name, as: UTF8.self), value))
             }
         }
@@ -306,14 +337,25 @@ package final class KeychainView: Sendable {
             return Schema.classes.enumerated().map { ($1.code, directoryAttributes(Inode.classDirectory($0))) }
         case .classDirectory(let schema):
             return try listGroups(schema).map { ($0.name, directoryAttributes(Inode.group(schema.code, $0.name))) }
-        case .group(let schema, let value, _):
-            return try groupListing(path, schema, value).map {
+        case .group(let schema, let value, let name):
+            let stored = try groupListing(path, schema, value).map {
                 (
                     $0.name,
                     FileAttributes(
                         isDirectory: true, inode: Inode.item($0.persistentRef), size: 0, modified: $0.modified)
                 )
             }
+            let prefix = Array((schema.code + "/" + name + "/").utf8)
+            let storedNames = Set(stored.map { Array($0.0.utf8) })
+            return stored
+                + making.items(under: prefix).filter { !storedNames.contains(Array($0.path.dropFirst(prefix.count))) }
+                .map {
+                    (
+                        String(decoding: $0.path.dropFirst(prefix.count), as: UTF8.self),
+                        FileAttributes(
+                            isDirectory: true, inode: Inode.item($0.reference), size: 0, modified: $0.created)
+                    )
+                }
         case .item(let item):
             removals.withLock { $0.noteListing(of: item.path, by: pid) }
             if removals.withLock({ $0.isValueHidden(in: item.path) }) { return [] }
@@ -390,6 +432,7 @@ package final class KeychainView: Sendable {
     /// `authorization`: an open file's answer for a protected value. Without one, a protected value is
     /// refused (EACCES) rather than prompted for here: prompts happen at OPEN, never on a read.
     func content(of item: FSItem, _ file: ItemFile, authorization: Data? = nil) throws(FSError) -> Data {
+        if item.inTheMaking { return Data() }  // a writer's start: readers are refused at open (ENODATA)
         let options = AuthenticationOptions(ui: .fail, contextToken: authorization)
         return try keychainCall { () throws(KeychainError) in
             try keychain.read(Self.part(file), of: item.persistentRef, caller: caller, options: options)
@@ -412,7 +455,8 @@ package final class KeychainView: Sendable {
     /// The length of ``content(of:_:authorization:)``, under the same policy, without decrypting a secret
     /// that needs no authorization (``Keychain/length(_:of:caller:)``).
     func contentLength(of item: FSItem, _ file: ItemFile) throws(FSError) -> Int {
-        try keychainCall { () throws(KeychainError) in
+        if item.inTheMaking { return 0 }
+        return try keychainCall { () throws(KeychainError) in
             try keychain.length(Self.part(file), of: item.persistentRef, caller: caller)
         }
     }
@@ -427,9 +471,29 @@ package final class KeychainView: Sendable {
     /// `authorization`: the open file's answer for a protected value; without one, a protected value is
     /// refused (EACCES) rather than prompted for on a FUSE thread.
     func commit(_ data: Data, to item: FSItem, authorization: Data? = nil) throws(FSError) {
+        var reference = item.persistentRef
+        if item.inTheMaking {
+            guard let made = try makeItem(item, value: data) else { return }
+            reference = made  // made already by another handle's close: this one updates it
+        }
         let options = AuthenticationOptions(ui: .fail, contextToken: authorization)
         try keychainCall { () throws(KeychainError) in
-            try keychain.write(data, to: item.persistentRef, caller: caller, options: options)
+            try keychain.write(data, to: reference, caller: caller, options: options)
         }
+    }
+
+    /// Stores an item in the making with its value: one SecItemAdd, the creation's one commit. Returns the
+    /// stored item's reference if another close made it already (nil: made now).
+    private func makeItem(_ item: FSItem, value: Data) throws(FSError) -> Data? {
+        let made = try making.make(item.persistentRef) { (made) throws(FSError) -> Data in
+            var attributes = made.attributes
+            attributes[QueryKey.valueData] = .data(value)
+            attributes[QueryKey.returnPersistentRef] = true
+            let added = try keychainCall { () throws(KeychainError) in try keychain.add(attributes, caller: caller) }
+            guard let reference = added?.dataValue else { throw FSError(EIO, "the keychain returned no item") }
+            return reference
+        }
+        paths.clear()
+        return made
     }
 }

@@ -54,11 +54,16 @@ final class LowLevelContext: Sendable {
         // A sealed item (found by its lookup hashes while its class is locked) is not compared: the
         // request itself then answers EACCES, as it must while locked.
         switch node {
-        case .item(let item) where !item.isSealed && item.inode != expected,
-            .file(let item, _) where !item.isSealed && item.inode != expected:
+        case .item(let item) where !item.isSealed && item.inode != expected && !wasMade(expected, item),
+            .file(let item, _) where !item.isSealed && item.inode != expected && !wasMade(expected, item):
             throw FSError(ENOENT, "the item moved")
         default: return node
         }
+    }
+
+    /// Whether `inode` is that of the item in the making that became `item` (``ItemsInTheMaking``).
+    private func wasMade(_ inode: UInt64, _ item: FSItem) -> Bool {
+        view.making.stored(as: inode) == item.persistentRef
     }
 
     func path(_ parent: UInt64, _ name: UnsafePointer<CChar>) throws(FSError) -> FSPath {

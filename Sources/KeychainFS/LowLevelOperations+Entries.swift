@@ -38,14 +38,19 @@ extension LowLevelOperations {
 
     /// FORGET: the kernel drops references to an inode.
     static func forget(_ req: fuse_req_t?, _ inode: fuse_ino_t, _ count: UInt64) {
-        context(req).nodes.forget(inode, count)
+        let c = context(req)
+        c.nodes.forget(inode, count)
+        if c.nodes.entry(inode) == nil { c.view.making.forget(inode: inode) }
         fuse_reply_none(req)
     }
 
     /// BATCH_FORGET: FORGET for many inodes at once.
     static func forgetMany(_ req: fuse_req_t?, _ count: Int, _ forgets: UnsafeMutablePointer<fuse_forget_data>?) {
         let c = context(req)
-        for i in 0..<count { c.nodes.forget(forgets![i].ino, forgets![i].nlookup) }
+        for i in 0..<count {
+            c.nodes.forget(forgets![i].ino, forgets![i].nlookup)
+            if c.nodes.entry(forgets![i].ino) == nil { c.view.making.forget(inode: forgets![i].ino) }
+        }
         fuse_reply_none(req)
     }
 

@@ -119,7 +119,7 @@ import TestSupport
         #expect(
             date.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"#, options: .regularExpression) != nil,
             "ISO 8601 with ms: \(date)")
-        #expect(FS.getxattr(item, "user.kSecValuePersistentRef").map(\.count) == .success(20))
+        #expect(FS.getxattr(item, "user.kSecValuePersistentRef").errno == ENODATA, "in the making: not stored yet")
         let names = FS.listxattr(item)
         #expect(
             names.contains("user.kSecAttrLabel") && names.contains("user.kSecAttrAccount")
@@ -131,5 +131,8 @@ import TestSupport
         #expect(FS.xattrText(item, "user.kSecAttrAccessible") == "kSecAttrAccessibleWhenUnlocked")
         #expect(FS.mode(item).map { $0 & 0o777 } == 0o700)
         #expect(FS.mode(item + "/value").map { $0 & 0o777 } == 0o600)
+        #expect(FS.write(item + "/value", "v") == 0)
+        #expect(FS.getxattr(item, "user.kSecValuePersistentRef").map(\.count) == .success(20), "stored at its close")
+        #expect(FS.xattrText(item, "user.kSecAttrGeneric") == "\u{1}\u{2}", "the xattrs set meanwhile are stored")
     }
 }

@@ -13,7 +13,8 @@ import TestSupport
     }
 
     @Test func printfThenCat() throws {
-        #expect(FS.text(item + "/value") == "", "a new item has an empty value")
+        // Made by mkdir, not yet stored: no value to read (not an empty secret, issue 38, 11).
+        #expect(FS.read(item + "/value").errno == ENODATA, "an item in the making has no value yet")
         let shell = Command.run("/bin/sh", ["-c", "printf s > '\(item)/value' && cat '\(item)/value'"])
         #expect(shell.succeeded && shell.stdout == "s")
         let append = Command.run("/bin/sh", ["-c", "printf t >> '\(item)/value' && cat '\(item)/value'"])

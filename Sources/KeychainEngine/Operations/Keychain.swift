@@ -69,7 +69,7 @@ public final class Keychain: Sendable {
         }
         hasher = LookupHasher(indexKey: keybag.indexKey)
         protection = Mutex(keybag)
-        store = try ItemStore(path: vault.databasePath)
+        store = try ItemStore(path: vault.databasePath, testDevice: config.testDevice)
         try finishOpening(config)
     }
 

@@ -14,24 +14,33 @@ package final class ItemStore: Sendable {
     package let unshapedRowsMayRemain = Atomic<Bool>(true)
     /// Checkpoints the WAL from another connection, off the request path.
     package let checkpointer: WALCheckpointer
+    /// Whether the WAL is emptied when the store closes (not for a throwaway database, gone soon anyway).
+    private let truncatesAtClose: Bool
 
-    package init(path: String) throws(KeychainError) {
+    /// `testDevice`: the vault's config says so (only then may a test switch the durability off, ``Durability``).
+    package init(path: String, testDevice: Bool = false) throws(KeychainError) {
         self.path = path
         var config = Configuration()
         config.journalMode = .wal
         config.label = "keychainfs.items"
-        let throwaway = ThrowawayDirectories.contains(fileAt: path)
-        checkpointer = WALCheckpointer(path: path, synchronousOff: throwaway)
+        let durability = Durability.of(databaseAt: path, testDevice: testDevice)
+        checkpointer = WALCheckpointer(path: path, synchronousOff: durability == .off)
+        truncatesAtClose = durability != .off
         config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = \(throwaway ? "OFF" : "NORMAL"); PRAGMA secure_delete = ON")
+            try db.execute(sql: "PRAGMA synchronous = \(durability.pragma); PRAGMA secure_delete = ON")
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: config)
-            // A simulated device's throwaway database never syncs (set after GRDB's own WAL set-up).
-            if throwaway { try queue.inDatabase { try $0.execute(sql: "PRAGMA synchronous = OFF") } }
+            // Set again after GRDB's own WAL set-up, which sets NORMAL (a commit acknowledged must survive a
+            // power cut: FULL; a simulated device's throwaway database never syncs: OFF).
+            try queue.inDatabase { try $0.execute(sql: "PRAGMA synchronous = \(durability.pragma)") }
             try ItemMigrations.migrate(queue, path: path)
-            // Replaces SQLite's automatic checkpoint on this connection (``WALCheckpointer``).
-            queue.inDatabase { checkpointer.install(on: $0) }
+            // Replaces SQLite's automatic checkpoint on this connection (``WALCheckpointer``), after emptying
+            // a long WAL that a process left without closing (issue 38, 21).
+            queue.inDatabase { db in
+                checkpointer.truncateIfLong(db)
+                checkpointer.install(on: db)
+            }
         } catch let error as KeychainError {
             throw error
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
@@ -46,7 +55,10 @@ package final class ItemStore: Sendable {
 
     deinit {
         // SQLite holds the checkpointer unretained: the hook goes before it can.
-        queue.inDatabase { WALCheckpointer.uninstall(from: $0) }
+        queue.inDatabase { db in
+            WALCheckpointer.uninstall(from: db)
+            if truncatesAtClose { WALCheckpointer.truncate(db) }
+        }
     }
 
     /// Runs `body` for reading. Not `DatabaseQueue.read`: that toggles `PRAGMA query_only` around every

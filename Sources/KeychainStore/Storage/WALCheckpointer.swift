@@ -17,6 +17,12 @@ import Synchronization
 /// since the background's last pass, not the whole WAL), so the next write restarts it; while a background
 /// pass holds the checkpoint lock that attempt copies nothing and the next commit tries again. The file
 /// stays bounded (the limit plus what is written during one pass), and such a commit is one in hundreds.
+///
+/// Writers in turn (issue 38, 21: `add-generic-password` run 10,000 times with no daemon left a 222 MB WAL):
+/// a process that opens the database after another left it rebuilds the WAL index, which forgets what was
+/// copied, so a passive checkpoint never let the WAL restart and every process appended to it. So the
+/// inline checkpoint is TRUNCATE (the WAL is copied and emptied), a store that opens a WAL of more than
+/// ``backgroundThreshold`` frames empties it first, and a store that closes empties it (``truncate(_:)``).
 package final class WALCheckpointer: Sendable {
     /// Frames not yet copied after which a background checkpoint is asked for (SQLite's automatic one: 1,000).
     package static let backgroundThreshold = 1000
@@ -59,9 +65,11 @@ package final class WALCheckpointer: Sendable {
             self.copied.store(0, ordering: .releasing)
         }
         if frames >= Self.inlineLimit {
+            // TRUNCATE, not PASSIVE: it restarts the WAL now, not at a next write that may be another
+            // process's (which forgets what was copied). Busy (a background pass, a reader): the next commit tries again.
             var log: CInt = 0, done: CInt = 0
-            if sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &done) == SQLITE_OK {
-                self.copied.store(Int(done), ordering: .releasing)
+            if sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_TRUNCATE, &log, &done) == SQLITE_OK {
+                self.copied.store(0, ordering: .releasing)
             }
             return
         }
@@ -71,6 +79,20 @@ package final class WALCheckpointer: Sendable {
             checkpoint()
             pending.store(false, ordering: .releasing)
         }
+    }
+
+    /// Copies the WAL into the database and empties it, if no one else uses it (else nothing: SQLITE_BUSY at
+    /// once, no waiting). At a store's close, and at its open when the WAL is longer than ``backgroundThreshold``.
+    static func truncate(_ db: Database) {
+        guard let connection = db.sqliteConnection else { return }
+        sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+    }
+
+    /// Empties the WAL at open if a process left more than ``backgroundThreshold`` frames in it.
+    func truncateIfLong(_ db: Database) {
+        var st = stat()
+        guard stat(path + "-wal", &st) == 0, Int(st.st_size) > Self.backgroundThreshold * (4096 + 24) else { return }
+        Self.truncate(db)
     }
 
     /// One passive checkpoint from a connection opened for it. A database gone meanwhile (a throwaway

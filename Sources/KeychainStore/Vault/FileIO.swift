@@ -6,8 +6,9 @@ import SodiumCrypto
 /// did not create: a link planted at a final or temporary name can neither redirect a write nor be read.
 package enum FileIO {
     /// Writes `data` to a fresh temporary file, fsyncs it and renames it over `path`, so readers see the
-    /// old or the new file. A symlink at `path` is replaced, never followed. `crashPoint` names the moment
-    /// the new file is complete but not yet in place (``CrashPoint``).
+    /// old or the new file, then fsyncs the directory: when this returns the new file survives a power cut
+    /// (issue 38). A symlink at `path` is replaced, never followed. `crashPoint` names the moment the new
+    /// file is complete but not yet in place (``CrashPoint``).
     package static func writeAtomically(_ data: Data, to path: String, mode: mode_t, crashPoint: String? = nil)
         throws(KeychainError)
     {
@@ -18,6 +19,7 @@ package enum FileIO {
             unlink(temporary)
             throw failed("write", path, failure)
         }
+        try syncDirectory(of: path)
     }
 
     /// Writes `data` to `path`, which must not exist (not even as a dangling symlink): made complete in a
@@ -30,6 +32,7 @@ package enum FileIO {
             if failure == EEXIST { throw .param("\(path) already exists") }
             throw failed("write", path, failure)
         }
+        try syncDirectory(of: path)
     }
 
     /// Creates an empty file at `path` with `mode`; fails if anything, a symlink included, is there.
@@ -37,6 +40,18 @@ package enum FileIO {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw failed("create", path, errno) }
         close(fd)
+        try syncDirectory(of: path)
+    }
+
+    /// fsyncs the directory holding `path`, so that a name just made, renamed or linked there survives a
+    /// power cut (a file's own fsync does not persist its directory entry). Skipped for throwaway vaults.
+    package static func syncDirectory(of path: String) throws(KeychainError) {
+        guard !ThrowawayDirectories.contains(fileAt: path) else { return }
+        let directory = (path as NSString).deletingLastPathComponent
+        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw failed("sync the directory of", path, errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw failed("sync the directory of", path, errno) }
     }
 
     /// Opens `path` without ever blocking on it or following a link (issue 22, 18): O_NONBLOCK (a FIFO

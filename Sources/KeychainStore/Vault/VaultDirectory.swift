@@ -11,7 +11,12 @@ package enum VaultDirectory {
         do { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) } catch {
             throw KeychainError(SecStatus.notAvailable, "cannot create \(parent): \(error.localizedDescription)")
         }
-        if mkdir(path, 0o700) == 0 { return }
+        // The new directory's entry is synced with its parent: the vault's first files survive a power cut
+        // (not a simulated device's throwaway one).
+        if mkdir(path, 0o700) == 0 {
+            if !ThrowawayDirectories.contains(fileAt: path + "/vault.json") { try FileIO.syncDirectory(of: path) }
+            return
+        }
         guard errno == EEXIST else {
             throw KeychainError(SecStatus.notAvailable, "cannot create \(path): \(String(cString: strerror(errno)))")
         }
