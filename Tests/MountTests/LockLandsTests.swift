@@ -67,6 +67,25 @@ import TestSupport
     }
 }
 
+extension LockLandsTests {
+    /// The test above can fail: with the CLI's lock a single attempt (a test device's switch), a stopped
+    /// daemon makes `device lock` fail and the device stays unlocked once it goes on.
+    @Test(.timeLimit(.minutes(3))) func withTheLockLandingSwitchedOffAStoppedDaemonStaysUnlocked() throws {
+        let m = try MountedVault()
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        try expectSuccess(m.cli(["add-generic-password", "-s", "svc", "-a", "acct", "-w", "stopped", m.vault]))
+        let daemon = try #require(m.daemonPID)
+        defer { kill(daemon, SIGCONT) }
+        kill(daemon, SIGSTOP)
+        let locked = Command.run(
+            MountedVault.binary, ["device", "lock", "--mount", m.mount],
+            environment: ["KEYCHAINFS_TEST_DISABLE_GUARDS": "lock-lands"], timeout: 60)
+        kill(daemon, SIGCONT)
+        #expect(!locked.succeeded, "\(locked)")
+        #expect(FS.read(m.path("genp/svc/acct/value")) == .success(Data("stopped".utf8)), "still unlocked")
+    }
+}
+
 /// A flag one thread sets and another waits on, with the flooder's end acknowledged.
 private final class FlooderSwitch: @unchecked Sendable {
     private let lock = NSLock()

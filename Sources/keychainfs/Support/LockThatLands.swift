@@ -15,8 +15,15 @@ enum LockThatLands {
     /// Between tries on a new connection.
     static let retryPause: useconds_t = 50_000
 
+    /// `KEYCHAINFS_TEST_DISABLE_GUARDS=lock-lands` (a test device's CLI only): one attempt, as before, so
+    /// that the tests of a lock that lands show they can fail.
+    static let testSwitch = "lock-lands"
+
     static func lock(_ vault: Vault) throws -> DaemonStatus {
         let client = ControlClient(vault: vault)
+        if TestSwitches.isOff(testSwitch, testDevice: (try? vault.config())?.testDevice ?? false) {
+            return try client.call(DeviceLock())
+        }
         let deadline = Date().addingTimeInterval(ControlClient.deviceSeconds)
         var continued = false
         while true {
