@@ -67,18 +67,10 @@ package struct ControlClient: Sendable {
         let watch = DaemonWatch(pid: daemon)
         // The greeting comes at once from a daemon that runs: a short wait, then a clear word on why not.
         let greetingDeadline = min(deadline, Date().addingTimeInterval(Self.greetingSeconds))
-        let greeting: ControlGreeting
-        do throws(KeychainError) {
-            guard
-                let frame = try Framing.read(
-                    from: fd, limit: Framing.maxRequestBytes, deadline: greetingDeadline, watch: watch.check)
-            else {
-                throw KeychainError(SecStatus.notAvailable, "the daemon closed the connection before greeting it")
-            }
-            greeting = try ControlGreeting(decoding: frame)
-        } catch {
-            throw error.status == SecStatus.notAvailable ? watch.failure(error) : error
-        }
+        let greeting = try ControlGreeting(
+            decoding: try watch.readFrame(
+                fd, limit: Framing.maxRequestBytes, deadline: greetingDeadline,
+                closed: "the daemon closed the connection before greeting it"))
         var request = request
         request.challenge = greeting.challenge
         try Framing.write(request.encoded, to: fd, limit: Framing.maxRequestBytes, deadline: deadline)
@@ -90,17 +82,9 @@ package struct ControlClient: Sendable {
         }
         let replyDeadline =
             request.command.usesWorker ? deadline : min(deadline, Date().addingTimeInterval(Self.deviceSeconds))
-        do throws(KeychainError) {
-            guard
-                let answer = try Framing.read(
-                    from: fd, limit: Framing.maxReplyBytes, deadline: replyDeadline, watch: watch.check)
-            else {
-                throw KeychainError(SecStatus.notAvailable, "the daemon closed the connection")
-            }
-            return try ControlResponse(decoding: answer)
-        } catch {
-            throw error.status == SecStatus.notAvailable ? watch.failure(error) : error
-        }
+        return try ControlResponse(
+            decoding: try watch.readFrame(
+                fd, limit: Framing.maxReplyBytes, deadline: replyDeadline, closed: "the daemon closed the connection"))
     }
 
     /// How long a daemon has to greet a new connection: it does so before any work.
@@ -144,6 +128,18 @@ final class DaemonWatch: Sendable {
         }
         guard Date().timeIntervalSince(since) >= Self.stoppedSeconds else { return nil }
         return KeychainError(SecStatus.notAvailable, "the keychainfs daemon \(words)")
+    }
+
+    /// One frame from the daemon, the wait watched; a transport failure says what is known of the daemon.
+    func readFrame(_ fd: Int32, limit: Int, deadline: Date, closed: String) throws(KeychainError) -> KeychainValue {
+        do throws(KeychainError) {
+            guard let frame = try Framing.read(from: fd, limit: limit, deadline: deadline, watch: check) else {
+                throw KeychainError(SecStatus.notAvailable, closed)
+            }
+            return frame
+        } catch {
+            throw error.status == SecStatus.notAvailable ? failure(error) : error
+        }
     }
 
     /// `error` (a transport failure) with what is known of the daemon's state.

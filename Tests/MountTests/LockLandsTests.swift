@@ -46,11 +46,16 @@ import TestSupport
 
     /// A daemon stopped by any process of the user: `device lock` continues it and locks; other commands
     /// end within seconds, saying the daemon is stopped, instead of waiting a minute for a reply.
-    @Test(.timeLimit(.minutes(3))) func aStoppedDaemonIsContinuedToLockAndNamedByOtherCommands() throws {
+    /// A vault with a passcode and the item `stopped`, and its daemon's pid (continue it when done).
+    static func vaultToStop() throws -> (MountedVault, daemon: Int32) {
         let m = try MountedVault()
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
         try expectSuccess(m.cli(["add-generic-password", "-s", "svc", "-a", "acct", "-w", "stopped", m.vault]))
-        let daemon = try #require(m.daemonPID)
+        return (m, try #require(m.daemonPID))
+    }
+
+    @Test(.timeLimit(.minutes(3))) func aStoppedDaemonIsContinuedToLockAndNamedByOtherCommands() throws {
+        let (m, daemon) = try Self.vaultToStop()
         defer { kill(daemon, SIGCONT) }
 
         kill(daemon, SIGSTOP)
@@ -71,10 +76,7 @@ extension LockLandsTests {
     /// The test above can fail: with the CLI's lock a single attempt (a test device's switch), a stopped
     /// daemon makes `device lock` fail and the device stays unlocked once it goes on.
     @Test(.timeLimit(.minutes(3))) func withTheLockLandingSwitchedOffAStoppedDaemonStaysUnlocked() throws {
-        let m = try MountedVault()
-        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
-        try expectSuccess(m.cli(["add-generic-password", "-s", "svc", "-a", "acct", "-w", "stopped", m.vault]))
-        let daemon = try #require(m.daemonPID)
+        let (m, daemon) = try Self.vaultToStop()
         defer { kill(daemon, SIGCONT) }
         kill(daemon, SIGSTOP)
         let locked = Command.run(
