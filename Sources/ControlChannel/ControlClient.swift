@@ -67,10 +67,19 @@ package struct ControlClient: Sendable {
         let watch = DaemonWatch(pid: daemon)
         // The greeting comes at once from a daemon that runs: a short wait, then a clear word on why not.
         let greetingDeadline = min(deadline, Date().addingTimeInterval(Self.greetingSeconds))
-        let greeting = try ControlGreeting(
-            decoding: try watch.readFrame(
+        let greetingFrame: KeychainValue
+        do throws(KeychainError) {
+            greetingFrame = try watch.readFrame(
                 fd, limit: Framing.maxRequestBytes, deadline: greetingDeadline,
-                closed: "the daemon closed the connection before greeting it"))
+                closed: "the daemon closed the connection before greeting it")
+        } catch  where error.message.hasSuffix("runs but is not answering") {
+            // A daemon of a release before protocol 2 waits for the request and never greets.
+            throw KeychainError(
+                SecStatus.notAvailable,
+                "\(error.message) (no greeting within \(Int(Self.greetingSeconds)) s: a daemon of a keychainfs release before control protocol \(controlProtocolVersion) never greets; restart it with this release)"
+            )
+        }
+        let greeting = try ControlGreeting(decoding: greetingFrame)
         var request = request
         request.challenge = greeting.challenge
         try Framing.write(request.encoded, to: fd, limit: Framing.maxRequestBytes, deadline: deadline)
