@@ -1,4 +1,5 @@
 import Foundation
+import KeychainEngine
 
 /// The filesystem's protections of the lock (docs/spec.md §4: no read after `device lock` by any path) that a test
 /// may switch off, to show that the tests of those protections can fail. Honoured only for a vault made
@@ -21,7 +22,7 @@ package struct LockGuards: Sendable, Equatable {
     package var mountWatchdog = true
 
     /// `KEYCHAINFS_TEST_DISABLE_GUARDS=wipe-writers,invalidate-kernel-cache,control-access,mount-watchdog,one-version-per-read`
-    package static let environmentVariable = "KEYCHAINFS_TEST_DISABLE_GUARDS"
+    package static let environmentVariable = TestSwitches.environmentVariable
 
     package init() {}
 
@@ -30,12 +31,12 @@ package struct LockGuards: Sendable, Equatable {
         -> LockGuards
     {
         var guards = LockGuards()
-        guard testDevice, let disabled = environment[environmentVariable]?.split(separator: ",") else { return guards }
-        if disabled.contains("wipe-writers") { guards.wipeWriters = false }
-        if disabled.contains("invalidate-kernel-cache") { guards.invalidateKernelCache = false }
-        if disabled.contains("control-access") { guards.controlAccess = false }
-        if disabled.contains("mount-watchdog") { guards.mountWatchdog = false }
-        if disabled.contains("one-version-per-read") { guards.oneVersionPerRead = false }
+        func on(_ name: String) -> Bool { !TestSwitches.isOff(name, testDevice: testDevice, environment: environment) }
+        guards.wipeWriters = on("wipe-writers")
+        guards.invalidateKernelCache = on("invalidate-kernel-cache")
+        guards.controlAccess = on("control-access")
+        guards.mountWatchdog = on("mount-watchdog")
+        guards.oneVersionPerRead = on("one-version-per-read")
         return guards
     }
 }

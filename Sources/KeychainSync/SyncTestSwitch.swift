@@ -16,10 +16,6 @@ package enum SyncTestSwitch {
     package static func disables(
         _ name: String, _ vault: Vault, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> Bool {
-        guard
-            environment["KEYCHAINFS_TEST_DISABLE_GUARDS"]?.split(separator: ",").contains(where: { $0 == name })
-                ?? false
-        else { return false }
-        return (try? vault.config())?.testDevice ?? false
+        TestSwitches.isOff(name, testDevice: (try? vault.config())?.testDevice ?? false, environment: environment)
     }
 }

@@ -63,7 +63,9 @@ import TestSupport
         let status = m.device("status")
         let took = Date().timeIntervalSince(started)
         #expect(!status.succeeded && status.stderr.contains("stopped by a signal"), "\(status)")
-        #expect(took < ControlClient.deviceSeconds, "the status waited \(took) s for a stopped daemon")
+        // A hang guard with wide headroom (the wait ends about 2 s after the daemon is seen stopped), and
+        // below the minute the CLI waited before.
+        #expect(took < 45, "the status waited \(took) s for a stopped daemon")
 
         let locked = m.device("lock")
         #expect(locked.succeeded && locked.stderr.contains("continued it to lock"), "\(locked)")

@@ -64,6 +64,14 @@ enum LockThatLands {
         }
     }
 
+    /// Writes `1` to the fusectl file `path`: opened for writing only, never created, never through a link.
+    private static func writeAbort(_ path: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return write(fd, "1", 1) == 1
+    }
+
     /// The last resort: the mount's FUSE connection aborted (the kernel answers every request the daemon
     /// would have, ENOTCONN), so the daemon can serve no read of its own any more.
     private static func abortMount(_ vault: Vault, after error: KeychainError) -> CLIError {
@@ -72,9 +80,7 @@ enum LockThatLands {
             return CLIError("device lock failed: \(error.message)")
         }
         let abort = "/sys/fs/fuse/connections/\(connection)/abort"
-        let aborted =
-            FileManager.default.isWritableFile(atPath: abort)
-            && (try? Data("1".utf8).write(to: URL(fileURLWithPath: abort))) != nil
+        let aborted = writeAbort(abort)
         let what =
             aborted
             ? "aborted the mount's FUSE connection (\(abort)): the daemon serves nothing more, but values the kernel cached from a --kernel-cache read stay readable from the page cache until \(mount.mountpoint) is unmounted and no file of it is open (root: echo 1 > /proc/sys/vm/drop_caches)"

@@ -30,6 +30,14 @@ struct PowerCutReplay {
     /// Counts of the changes applied and of the syncs seen: a state is new only when its count moved.
     private var changes = 0
     private var syncs = 0
+    /// Records the model could not apply (a write to a file it never saw made, a rename of a name it does
+    /// not hold): the replay fails on any, rather than rebuild a disk poorer than the log says.
+    private var unmodelled: [String] = []
+
+    struct Unmodelled: Error, CustomStringConvertible {
+        let records: [String]
+        var description: String { "the replay could not apply \(records.count) records: \(records.prefix(8))" }
+    }
 
     /// `root`: the vault's directory as the log names it; `baseline`: its files before the log began.
     init(root: String, baseline: [String: Data]) {
@@ -46,7 +54,7 @@ struct PowerCutReplay {
     /// Calls `check` with each distinct state of each crash point of `log`; returns the crash points seen.
     static func crashPoints(
         log: Data, root: String, baseline: [String: Data], _ check: (State) throws -> Void
-    ) rethrows -> Int {
+    ) throws -> Int {
         var disk = PowerCutReplay(root: root, baseline: baseline)
         var acknowledged: [Int] = []
         var seen = Set<[Int]>()
@@ -70,6 +78,7 @@ struct PowerCutReplay {
             disk.apply(op, arguments, payload)
         }
         try crash()
+        if !disk.unmodelled.isEmpty { throw Unmodelled(records: disk.unmodelled) }
         return points
     }
 
@@ -118,7 +127,9 @@ struct PowerCutReplay {
             let (directory, name) = split(path)
             names[directory, default: [:]][name] = .directory(path)
         case "trunc":
-            guard let inode = inode(path), let size = Int(arguments[1]) else { return }
+            guard let inode = inode(path), let size = Int(arguments[1]) else {
+                return unmodelled.append("trunc \(path)")
+            }
             var content = data[inode]!
             if content.count > size {
                 content.removeSubrange(size...)
@@ -127,7 +138,9 @@ struct PowerCutReplay {
             }
             data[inode] = content
         case "write":
-            guard let inode = inode(path), let offset = Int(arguments[1]) else { return }
+            guard let inode = inode(path), let offset = Int(arguments[1]) else {
+                return unmodelled.append("write \(path)")
+            }
             var content = data[inode]!
             if content.count < offset + payload.count {
                 content.append(Data(count: offset + payload.count - content.count))
@@ -142,7 +155,7 @@ struct PowerCutReplay {
             }
         case "rename", "link":
             let (directory, name) = split(path)
-            guard let node = names[directory]?[name] else { return }
+            guard let node = names[directory]?[name] else { return unmodelled.append("\(op) \(path)") }
             let (toDirectory, toName) = split(arguments[1])
             names[toDirectory, default: [:]][toName] = node
             if op == "rename" { names[directory]![name] = nil }
@@ -150,7 +163,7 @@ struct PowerCutReplay {
             let (directory, name) = split(path)
             names[directory]?[name] = nil
         default:
-            break
+            unmodelled.append(op)
         }
     }
 
