@@ -1,7 +1,7 @@
 # keychainfs: the README's two commands are scripts/demo.sh and scripts/test.sh; make wraps them (and bench/run).
 PREFIX ?= /usr/local
 
-.PHONY: demo test format bench build release install install-files clean deb deb-check fuzz soak
+.PHONY: demo test format bench build release install install-files clean deb deb-check fuzz soak check-ecosystem
 
 demo:
 	scripts/demo.sh
@@ -36,6 +36,13 @@ soak:
 
 build:
 	swift build
+
+# A server package beside ours (Examples/ServerApp: swift-nio, swift-system, Security, KeychainTesting) built
+# from clean and run: its graph resolves (scripts/test.sh checks that much), it compiles and reads a secret.
+check-ecosystem:
+	rm -rf Examples/ServerApp/.build
+	swift build --package-path Examples/ServerApp
+	swift run --skip-build --package-path Examples/ServerApp ServerApp
 
 HELPERS = git-credential-keychainfs docker-credential-keychainfs
 

@@ -13,7 +13,7 @@ let package = Package(
         .executable(name: "docker-credential-keychainfs", targets: ["docker-credential-keychainfs"]),
         // The engine with its model, for the engine benchmarks (bench/engine), a package of their own that
         // measures engine calls as a client links them. Not an API: its surface may change in any release.
-        .library(name: "KeychainEngine", targets: ["KeychainEngine", "KeychainModel"]),
+        .library(name: "KeychainFSEngine", targets: ["KeychainFSEngine", "KeychainFSModel"]),
         // Apple's SecItem API for Swift on Linux: `import Security` (and `import LocalAuthentication`).
         .library(name: "Security", targets: ["Security", "LocalAuthentication"]),
         // A simulated device per test, driven from Swift (docs/test-kit.md): for test targets.
@@ -31,23 +31,23 @@ let package = Package(
     ],
     targets: [
         // System libraries (found with pkg-config).
-        .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
-        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
-        .systemLibrary(name: "CSystem"),
+        .systemLibrary(name: "KeychainFSCFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
+        .systemLibrary(name: "KeychainFSCSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "KeychainFSCSystem"),
         // How every program keychainfs starts is started (posix_spawn: its descriptors, signals, deadline).
-        .target(name: "ChildProcesses", dependencies: ["CSystem"], swiftSettings: strict),
+        .target(name: "KeychainFSChildProcesses", dependencies: ["KeychainFSCSystem"], swiftSettings: strict),
         // OpenSSL 3 libcrypto: what swift-crypto lacks for Apple's SecKey algorithms (RSA paddings, SHA-224, 16-byte-IV GCM).
-        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "KeychainFSCOpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // sd-bus from libsystemd: the D-Bus library of the Secret Service (docs/secret-service.md).
-        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "KeychainFSCSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         // Crypto core: guarded key memory, AEAD, KDF, keyed hashes.
-        .target(name: "SodiumCrypto", dependencies: ["CSodium"], swiftSettings: strict),
+        .target(name: "KeychainFSSodium", dependencies: ["KeychainFSCSodium"], swiftSettings: strict),
 
         // The model: the versioned item schema, values, errors (OSStatus), parsed queries, what certificates
         // and keys say of themselves. No I/O.
         .target(
-            name: "KeychainModel",
+            name: "KeychainFSModel",
             dependencies: [
                 .product(name: "SwiftASN1", package: "swift-asn1"), .product(name: "Crypto", package: "swift-crypto"),
             ], swiftSettings: strict),
@@ -55,9 +55,9 @@ let package = Package(
         // The store: the SQLite item table, sealing, the keybag, device state, the vault directory.
         // Only the engine and sync import it.
         .target(
-            name: "KeychainStore",
+            name: "KeychainFSStore",
             dependencies: [
-                "KeychainModel", "SodiumCrypto", .product(name: "GRDB", package: "GRDB.swift"),
+                "KeychainFSModel", "KeychainFSSodium", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
@@ -65,9 +65,9 @@ let package = Package(
         // The engine: every keychain rule. SecItem operations, read and write policy, authentication,
         // access rules, audit, backup. Every entrance reaches secrets and the device through it.
         .target(
-            name: "KeychainEngine",
+            name: "KeychainFSEngine",
             dependencies: [
-                "KeychainModel", "KeychainStore", "ItemNaming", "SodiumCrypto",
+                "KeychainFSModel", "KeychainFSStore", "KeychainFSItemNaming", "KeychainFSSodium",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -77,131 +77,148 @@ let package = Package(
 
         // Sync over git: records, the merge driver, the untrusted clone. On the engine's item calls.
         .target(
-            name: "KeychainSync",
+            name: "KeychainFSSync",
             dependencies: [
-                "ChildProcesses", "KeychainEngine", "KeychainStore", "KeychainModel", "SodiumCrypto",
+                "KeychainFSChildProcesses", "KeychainFSEngine", "KeychainFSStore", "KeychainFSModel",
+                "KeychainFSSodium",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
 
         // An item's name for people and paths: the mount's directories, audit lines and prompts all use it.
-        .target(name: "ItemNaming", dependencies: ["KeychainModel"], swiftSettings: strict),
+        .target(name: "KeychainFSItemNaming", dependencies: ["KeychainFSModel"], swiftSettings: strict),
 
         // The control socket: framing, requests, client and server.
         .target(
-            name: "ControlChannel", dependencies: ["KeychainModel", "CSystem", "KeychainEngine", "KeychainSync"],
+            name: "KeychainFSControlChannel",
+            dependencies: ["KeychainFSModel", "KeychainFSCSystem", "KeychainFSEngine", "KeychainFSSync"],
             swiftSettings: strict),
 
         // SecItem calls on a vault: through its daemon, or in-process when none runs.
         .target(
-            name: "KeychainClient",
-            dependencies: ["KeychainSync", "KeychainModel", "KeychainEngine", "ControlChannel"], swiftSettings: strict),
+            name: "KeychainFSClient",
+            dependencies: ["KeychainFSSync", "KeychainFSModel", "KeychainFSEngine", "KeychainFSControlChannel"],
+            swiftSettings: strict),
 
-        // Apple's SecItem API (source-compatible) over KeychainClient; LAContext and friends.
+        // Apple's SecItem API (source-compatible) over KeychainFSClient; LAContext and friends.
         .target(
             name: "Security",
             dependencies: [
-                "KeychainModel", "KeychainEngine", "KeychainClient", "COpenSSL", "ImportExport",
+                "KeychainFSModel", "KeychainFSEngine", "KeychainFSClient", "KeychainFSCOpenSSL",
+                "KeychainFSImportExport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
         .target(
             name: "LocalAuthentication",
-            dependencies: ["KeychainModel", "Security", "KeychainClient", "KeychainEngine", "ControlChannel"],
+            dependencies: [
+                "KeychainFSModel", "Security", "KeychainFSClient", "KeychainFSEngine", "KeychainFSControlChannel",
+            ],
             swiftSettings: strict),
 
         // The keychain test kit: SimulatedDevice, its controls and the task-local binding of calls to it.
         .target(
             name: "KeychainTesting",
-            dependencies: ["KeychainModel", "Security", "LocalAuthentication", "KeychainClient", "KeychainEngine"],
+            dependencies: [
+                "KeychainFSModel", "Security", "LocalAuthentication", "KeychainFSClient", "KeychainFSEngine",
+            ],
             swiftSettings: strict),
         // The test kit's mount: a simulated device served in-process through the daemon's FUSE and control parts.
         .target(
             name: "KeychainTestingMount",
             dependencies: [
-                "KeychainTesting", "KeychainModel", "KeychainEngine", "KeychainFS", "KeychainDaemon",
+                "KeychainTesting", "KeychainFSModel", "KeychainFSEngine", "KeychainFSFuse", "KeychainFSDaemon",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
 
         // Key and certificate files through libcrypto: PKCS#12, encrypted PKCS#8 (security import/export, SecPKCS12Import).
         .target(
-            name: "ImportExport",
+            name: "KeychainFSImportExport",
             dependencies: [
-                "KeychainModel", "KeychainEngine", "COpenSSL", .product(name: "Crypto", package: "swift-crypto"),
+                "KeychainFSModel", "KeychainFSEngine", "KeychainFSCOpenSSL",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
 
         // The FUSE frontend: paths and errnos translated into keychain calls.
         .target(
-            name: "KeychainFS",
+            name: "KeychainFSFuse",
             dependencies: [
-                "ChildProcesses",
-                "KeychainModel", "ItemNaming", "CFuse", "KeychainEngine", "SodiumCrypto",
+                "KeychainFSChildProcesses",
+                "KeychainFSModel", "KeychainFSItemNaming", "KeychainFSCFuse", "KeychainFSEngine", "KeychainFSSodium",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
 
         // The freedesktop Secret Service (D-Bus API 0.2) on the engine, through sd-bus (docs/secret-service.md).
         .target(
-            name: "SecretService",
+            name: "KeychainFSSecretService",
             dependencies: [
-                "CSystemd", "COpenSSL", "KeychainModel", "KeychainEngine", "ItemNaming", "ChildProcesses",
+                "KeychainFSCSystemd", "KeychainFSCOpenSSL", "KeychainFSModel", "KeychainFSEngine",
+                "KeychainFSItemNaming", "KeychainFSChildProcesses",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
 
         // The daemon: one per mounted vault; wires engine, FUSE session, control socket, signals.
         .target(
-            name: "KeychainDaemon",
+            name: "KeychainFSDaemon",
             dependencies: [
-                "ItemNaming", "KeychainSync", "KeychainModel", "CSystem", "KeychainEngine", "KeychainFS",
-                "ControlChannel", "SecretService",
+                "KeychainFSItemNaming", "KeychainFSSync", "KeychainFSModel", "KeychainFSCSystem", "KeychainFSEngine",
+                "KeychainFSFuse",
+                "KeychainFSControlChannel", "KeychainFSSecretService",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
 
         // `kc://` references, `{{ }}` templates and env files of `keychainfs run` / `inject`: pure parsers.
-        .target(name: "SecretReferences", dependencies: ["KeychainModel", "KeychainEngine"], swiftSettings: strict),
+        .target(
+            name: "KeychainFSSecretReferences", dependencies: ["KeychainFSModel", "KeychainFSEngine"],
+            swiftSettings: strict),
 
         // The command line: a thin client.
         .executableTarget(
             name: "keychainfs",
             dependencies: [
-                "ChildProcesses", "KeychainModel", "ItemNaming", "KeychainSync",
-                "CSystem", "KeychainEngine", "KeychainDaemon", "KeychainFS", "ControlChannel", "KeychainClient",
-                "SecretReferences", "SodiumCrypto",
-                "ImportExport", "SecretService",
+                "KeychainFSChildProcesses", "KeychainFSModel", "KeychainFSItemNaming", "KeychainFSSync",
+                "KeychainFSCSystem", "KeychainFSEngine", "KeychainFSDaemon", "KeychainFSFuse",
+                "KeychainFSControlChannel", "KeychainFSClient",
+                "KeychainFSSecretReferences", "KeychainFSSodium",
+                "KeychainFSImportExport", "KeychainFSSecretService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
 
         // git's and Docker's credential-helper protocols on internet passwords, as their macOS helpers keep them.
         .target(
-            name: "CredentialHelpers", dependencies: ["KeychainModel", "CSystem", "KeychainEngine", "KeychainClient"],
+            name: "KeychainFSCredentialHelpers",
+            dependencies: ["KeychainFSModel", "KeychainFSCSystem", "KeychainFSEngine", "KeychainFSClient"],
             swiftSettings: strict),
         .executableTarget(
-            name: "git-credential-keychainfs", dependencies: ["CredentialHelpers"], path: "Sources/GitCredentialHelper",
+            name: "git-credential-keychainfs", dependencies: ["KeychainFSCredentialHelpers"],
+            path: "Sources/GitCredentialHelper",
             swiftSettings: strict),
         .executableTarget(
-            name: "docker-credential-keychainfs", dependencies: ["CredentialHelpers"],
+            name: "docker-credential-keychainfs", dependencies: ["KeychainFSCredentialHelpers"],
             path: "Sources/DockerCredentialHelper",
             swiftSettings: strict),
 
         // Test helpers shared by the test targets (real certificates made with openssl).
         .target(
-            name: "TestSupport",
+            name: "KeychainFSTestSupport",
             dependencies: [
-                "ChildProcesses",
-                "CSystem", "KeychainModel", "ControlChannel", "KeychainEngine",
+                "KeychainFSChildProcesses",
+                "KeychainFSCSystem", "KeychainFSModel", "KeychainFSControlChannel", "KeychainFSEngine",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
             name: "KeychainEngineTests",
             dependencies: [
-                "KeychainSync", "KeychainStore", "KeychainModel",
-                "KeychainEngine", "SodiumCrypto", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "KeychainFSSync", "KeychainFSStore", "KeychainFSModel",
+                "KeychainFSEngine", "KeychainFSSodium", "KeychainFSTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ], swiftSettings: strict),
         // iOS-style client code in a process of its own, for the lock tests.
@@ -227,65 +244,76 @@ let package = Package(
         .testTarget(
             name: "SecurityAPITests",
             dependencies: [
-                "Security", "LocalAuthentication", "TestSupport", "security-probe", "security-compat",
+                "Security", "LocalAuthentication", "KeychainFSTestSupport", "security-probe", "security-compat",
                 "security-compat-swift5", "keychainfs",
                 "la-probe", "seckey-probe", "seckey-probe-swift5",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "TestSupport"],
+            name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "KeychainFSTestSupport"],
             swiftSettings: [.swiftLanguageMode(.v5), .define("SWIFT5_MODE")]),
         .testTarget(
             name: "KeychainTestingTests",
             dependencies: [
-                "KeychainTesting", "KeychainTestingMount", "Security", "LocalAuthentication", "TestSupport",
+                "KeychainTesting", "KeychainTestingMount", "Security", "LocalAuthentication", "KeychainFSTestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "WorkflowParserTests",
-            dependencies: ["KeychainModel", "SecretReferences", "KeychainEngine", "TestSupport"],
+            dependencies: [
+                "KeychainFSModel", "KeychainFSSecretReferences", "KeychainFSEngine", "KeychainFSTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
-            name: "KeychainFSTests", dependencies: ["KeychainModel", "ItemNaming", "KeychainFS", "KeychainEngine"],
+            name: "KeychainFSTests",
+            dependencies: ["KeychainFSModel", "KeychainFSItemNaming", "KeychainFSFuse", "KeychainFSEngine"],
             swiftSettings: strict),
         .testTarget(
             name: "CredentialHelperTests",
             dependencies: [
-                "CredentialHelpers", "CSystem", "Security", "TestSupport", "keychainfs", "git-credential-keychainfs",
+                "KeychainFSCredentialHelpers", "KeychainFSCSystem", "Security", "KeychainFSTestSupport", "keychainfs",
+                "git-credential-keychainfs",
                 "docker-credential-keychainfs",
             ], exclude: ["git-http-server.py"], swiftSettings: strict),
         .testTarget(
             name: "SyncTests",
             dependencies: [
-                "KeychainSync", "KeychainModel", "keychainfs", "KeychainClient", "KeychainEngine", "TestSupport",
+                "KeychainFSSync", "KeychainFSModel", "keychainfs", "KeychainFSClient", "KeychainFSEngine",
+                "KeychainFSTestSupport",
             ], swiftSettings: strict),
         // Fuzzing (SPEC §8): one target per parser of outside bytes (fuzz/Harness), libFuzzer's driver or a replayer
         // (fuzz/Driver; fuzz/build.sh builds it with the sanitizers), and the committed corpora replayed as tests.
         .target(
-            name: "FuzzHarness",
+            name: "KeychainFSFuzzHarness",
             dependencies: [
-                "SecretService", "KeychainSync", "KeychainModel", "ItemNaming", "KeychainStore", "ControlChannel",
-                "KeychainEngine", "KeychainFS", "SodiumCrypto", "SecretReferences", "ImportExport",
+                "KeychainFSSecretService", "KeychainFSSync", "KeychainFSModel", "KeychainFSItemNaming",
+                "KeychainFSStore", "KeychainFSControlChannel",
+                "KeychainFSEngine", "KeychainFSFuse", "KeychainFSSodium", "KeychainFSSecretReferences",
+                "KeychainFSImportExport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "fuzz/Harness", swiftSettings: strict),
         .executableTarget(
-            name: "keychainfs-fuzz", dependencies: ["FuzzHarness"], path: "fuzz/Driver", swiftSettings: strict),
-        .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzHarness"], swiftSettings: strict),
+            name: "keychainfs-fuzz", dependencies: ["KeychainFSFuzzHarness"], path: "fuzz/Driver", swiftSettings: strict
+        ),
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["KeychainFSFuzzHarness"], swiftSettings: strict),
         // The Secret Service through the clients Debian ships (each test on a dbus-daemon of its own; Clients/ are Python scripts).
         .testTarget(
             name: "SecretServiceTests",
-            dependencies: ["keychainfs", "security-probe", "SecretService", "KeychainEngine", "TestSupport"],
+            dependencies: [
+                "keychainfs", "security-probe", "KeychainFSSecretService", "KeychainFSEngine", "KeychainFSTestSupport",
+            ],
             exclude: ["Clients"],
             swiftSettings: strict),
         .testTarget(
             name: "MountTests",
             dependencies: [
-                "KeychainFS", "ChildProcesses", "KeychainModel", "keychainfs", "CSystem", "ControlChannel",
-                "KeychainClient",
-                "KeychainEngine",
-                "KeychainTesting", "TestSupport",
+                "KeychainFSFuse", "KeychainFSChildProcesses", "KeychainFSModel", "keychainfs", "KeychainFSCSystem",
+                "KeychainFSControlChannel",
+                "KeychainFSClient",
+                "KeychainFSEngine",
+                "KeychainTesting", "KeychainFSTestSupport",
             ],
             swiftSettings: strict),
     ]

@@ -69,7 +69,7 @@ def json_status(vault):
 
 
 def encode(value):
-    """keychainfs's ValueCodec (Sources/KeychainModel/Values/ValueCodec.swift), for the control socket."""
+    """keychainfs's ValueCodec (Sources/KeychainFSModel/Values/ValueCodec.swift), for the control socket."""
     import struct
     if isinstance(value, str):
         raw = value.encode(); return b"\x01" + struct.pack(">I", len(raw)) + raw

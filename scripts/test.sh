@@ -8,7 +8,7 @@ scripts/install-deps.sh
 # The layout first (seconds): a file the formatter would change fails here, before the long build.
 scripts/format.sh --check
 swift build --build-tests
-# The run's own directory: the tests make their vaults, mounts and device keys under $TMPDIR (TestSupport's
+# The run's own directory: the tests make their vaults, mounts and device keys under $TMPDIR (KeychainFSTestSupport's
 # TestDirectory, the fuzzers' tempfile), so the clean-up below touches only mounts under it, never another
 # user's or another test run's. 0711: the throwaway users of AllowRootTests reach their homes inside it.
 run_dir=$(mktemp -d /tmp/kcfs-run.XXXXXX)
@@ -49,6 +49,9 @@ else
   # package would, and tests its token store on the kit.
   swift build --package-path Examples/TokenStore --build-tests
   swift test --package-path Examples/TokenStore --skip-build
+  # A server package (Examples/ServerApp: swift-nio and swift-system beside our Security and KeychainTesting)
+  # resolves: no target name of ours collides with theirs (issue 42). `make check-ecosystem` builds and runs it.
+  swift package --package-path Examples/ServerApp show-dependencies > /dev/null
   # Bounded fuzzing (docs/spec.md §8; about 1.5 min): swift test replayed every committed fuzz corpus (FuzzCorpusTests);
   # now 20,000 random filesystem operations against a model, and 8 processes × 1,500 operations with a ninth
   # locking and unlocking, on real mounts. A failure prints the seed that replays it. `make fuzz` / `make soak`

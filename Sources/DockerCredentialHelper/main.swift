@@ -1,4 +1,4 @@
-import CredentialHelpers
+import KeychainFSCredentialHelpers
 import Foundation
 
 // docker-credential-keychainfs <store|get|erase|list|version>: Docker runs it for `"credsStore": "keychainfs"`.

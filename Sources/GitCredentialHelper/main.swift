@@ -1,4 +1,4 @@
-import CredentialHelpers
+import KeychainFSCredentialHelpers
 import Foundation
 
 // git-credential-keychainfs <get|store|erase>: git runs it for `credential.helper keychainfs`.

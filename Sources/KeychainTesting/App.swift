@@ -1,5 +1,5 @@
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// An app installed on a simulated device: its bundle id and its entitlements' keychain access groups
 /// (`keychain-access-groups`, then app groups, as iOS orders them). The first group is where its new

@@ -1,5 +1,5 @@
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 extension SimulatedDevice {
     /// Deletes `app` as iOS does and leaves the rest: the items in its access groups are removed, except

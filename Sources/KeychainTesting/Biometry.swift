@@ -1,5 +1,5 @@
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 extension SimulatedDevice {
     /// The device's Face ID, driven as `keychainfs device biometry …` drives it.

@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 extension SimulatedDevice {
     /// The device's time: it stands still until the test advances it. Auto-lock, lockout delays, prompt

@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// The test's controls: each is the engine's own device command (what `keychainfs device …` runs on a
 /// daemon), in force when it returns.

@@ -1,5 +1,5 @@
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Synchronization
 
 extension SimulatedDevice {

@@ -1,5 +1,5 @@
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 extension SimulatedDevice {
     /// How iOS starts the app, as its keychain sees it: each state puts the device where the keychain

@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 extension SimulatedDevice {
     /// The device's authentication prompts (Face ID or passcode sheets raised by protected items and

@@ -1,7 +1,7 @@
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 import Synchronization
 
 /// A throwaway iOS-like device for one test: a test vault (the minimal passcode derivation, marked so

@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// A device's private directory: made 0700 by mkdtemp, removed with the device. It goes where making and
 /// deleting small files costs least: `$KEYCHAINTESTING_DIRECTORY` if set, else `/dev/shm` when it is a

@@ -1,8 +1,8 @@
 import Foundation
-import KeychainDaemon
-import KeychainEngine
-import KeychainFS
-import KeychainModel
+import KeychainFSDaemon
+import KeychainFSEngine
+import KeychainFSFuse
+import KeychainFSModel
 import KeychainTesting
 import Logging
 import Synchronization

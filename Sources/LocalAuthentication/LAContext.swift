@@ -1,8 +1,8 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 import Security
 
 /// Authentication policies (Apple's raw values).

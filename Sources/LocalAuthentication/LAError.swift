@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// LocalAuthentication's error domain.
 public let LAErrorDomain = "com.apple.LocalAuthentication"

@@ -1,4 +1,4 @@
-import COpenSSL
+import KeychainFSCOpenSSL
 import Foundation
 
 /// AES-GCM with any IV length and a 16-byte tag, by libcrypto: Apple's ECIES and RSA-AESGCM use a

@@ -1,7 +1,7 @@
 import CoreFoundation
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 // CFTypeRef is AnyObject in both modules, yet two typealiases of it are ambiguous in a file that imports
 // both: re-export CoreFoundation's one declaration instead.
 @_exported import typealias CoreFoundation.CFTypeRef
@@ -27,7 +27,7 @@ public typealias CFAllocator = CoreFoundation.CFAllocator
 public typealias CFIndex = CoreFoundation.CFIndex
 public typealias CFOptionFlags = CoreFoundation.CFOptionFlags
 public typealias CFTypeID = CoreFoundation.CFTypeID
-public typealias OSStatus = KeychainModel.OSStatus
+public typealias OSStatus = KeychainFSModel.OSStatus
 
 // Values CoreFoundation also declares are disfavoured: a file that imports CoreFoundation gets its
 // value; a file that does not (the usual case) gets these.

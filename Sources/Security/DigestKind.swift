@@ -1,4 +1,4 @@
-import COpenSSL
+import KeychainFSCOpenSSL
 import Foundation
 
 /// The hash functions of Apple's SecKey algorithms, computed by libcrypto (SHA-224 included).

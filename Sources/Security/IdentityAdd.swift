@@ -1,7 +1,7 @@
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 
 /// `SecItemAdd([kSecValueRef: identity])`: as on iOS, the identity's certificate and private key are
 /// added, each with the attributes of the call its class has, in one engine transaction

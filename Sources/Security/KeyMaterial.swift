@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// What computes with a key: an EC key (swift-crypto), an RSA key (libcrypto), or a Secure Enclave key
 /// (a blob only the engine can use; its public half is here).

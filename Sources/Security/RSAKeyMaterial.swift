@@ -1,4 +1,4 @@
-import COpenSSL
+import KeychainFSCOpenSSL
 import Foundation
 
 /// An RSA key held by libcrypto, in Apple's external representation (PKCS#1 RSAPublicKey /

@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 // Apple's CF types are Hashable and Equatable in Swift with CFEqual / CFHash semantics: two refs are equal
 // when they stand for the same thing, not only when they are the same object. Wrappers rely on it to

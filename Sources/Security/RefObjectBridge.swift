@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// Ref objects (SecKey, SecCertificate, SecIdentity) ↔ what the engine works with. The engine has no
 /// objects: for kSecReturnRef it describes the item (attributes, class, persistent reference, data) and

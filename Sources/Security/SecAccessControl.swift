@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// Access-control flags with Apple's bit values.
 public struct SecAccessControlCreateFlags: OptionSet, Sendable {

@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 // Every errSec… code of SecBase.h, from the engine's one table (SecStatus).
 

@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// A certificate (Apple's `SecCertificate`): its DER and, when it came from the keychain (kSecReturnRef),
 /// the item it is, so that it can be passed back as kSecValueRef.

@@ -1,7 +1,7 @@
 import Foundation
-import ImportExport
-import KeychainEngine
-import KeychainModel
+import KeychainFSImportExport
+import KeychainFSEngine
+import KeychainFSModel
 
 // SecImportExport.h: PKCS#12 as iOS reads it. Values from the engine's one table (SecConstantTable).
 public nonisolated(unsafe) let kSecImportExportPassphrase: CFString = secConstant("kSecImportExportPassphrase")

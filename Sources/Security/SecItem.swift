@@ -1,7 +1,7 @@
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 import Synchronization
 
 /// Adds an item (Apple's `SecItemAdd`).

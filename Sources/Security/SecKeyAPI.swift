@@ -1,5 +1,5 @@
 import Foundation
-import KeychainModel
+import KeychainFSModel
 
 // Apple's SecKey operation functions (SecKey.h): nil or false with a CFError whose code is the OSStatus.
 

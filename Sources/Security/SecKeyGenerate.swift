@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// A new key pair's private key (Apple's `SecKeyCreateRandomKey`). `parameters`: kSecAttrKeyType (EC or
 /// RSA) and kSecAttrKeySizeInBits (EC 256/384/521; RSA 512…8192, Apple's rule), optionally

@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// A key (Apple's `SecKey`): its keychain attributes, its bytes in Apple's external representation
 /// (unless it is not extractable), and what computes with them: swift-crypto for EC keys, libcrypto for

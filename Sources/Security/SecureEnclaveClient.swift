@@ -1,7 +1,7 @@
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 
 /// Secure Enclave keys' operations, sent where the vault's engine runs (the daemon over the control
 /// socket, or this process for an in-process vault): the private key never reaches this module.

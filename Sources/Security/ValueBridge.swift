@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// Converts between the Foundation objects of a CFDictionary and the engine's ``KeychainValue``s.
 /// Dictionaries built in Swift keep native values (`Bool`, `Int`, `Data`, `String`) inside NSDictionary

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Docker's credential-helper protocol as the docker CLI speaks it (issue 17): JSON on stdin for
 /// `store`, a server URL for `get` and `erase`, errors on stdout with exit 1.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// `git clone` over HTTP with basic authentication, the password from the helper (issue 17): a
 /// git-http-backend behind a small server on 127.0.0.1 that the test starts and always stops.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Debian's git drives `git-credential-keychainfs` (issue 17): `credential.helper keychainfs` in a
 /// throwaway HOME, `git credential fill / approve / reject`, against an in-process vault.

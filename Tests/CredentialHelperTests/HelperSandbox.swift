@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import KeychainFSTestSupport
 
 /// A throwaway HOME (git config), a vault path, and the built helpers on PATH: each test gets its own,
 /// so the machine's git configuration and the default vault are never touched.

@@ -1,14 +1,14 @@
-import CSystem
+import KeychainFSCSystem
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Items made by each helper are the items macOS's helpers make: they appear in the mount as
 /// inet/<host>/<account>;… and through `security find-internet-password` (issue 17).
 @Suite struct ItemsInTheMountTests {
     func xattr(_ path: String, _ name: String) -> String? {
         var buffer = [UInt8](repeating: 0, count: 256)
-        let length = CSystem.getxattr(path, name, &buffer, buffer.count)
+        let length = KeychainFSCSystem.getxattr(path, name, &buffer, buffer.count)
         return length < 0 ? nil : String(decoding: buffer[0..<length], as: UTF8.self)
     }
 

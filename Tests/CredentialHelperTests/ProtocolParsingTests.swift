@@ -1,4 +1,4 @@
-import CredentialHelpers
+import KeychainFSCredentialHelpers
 import Foundation
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import Security
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The SecItem queries git's osxkeychain helper makes, through the `Security` module as that helper
 /// would make them on a Mac: kSecAttrAuthenticationTypeDefault, and kSecMatchItemList to read and

@@ -1,5 +1,5 @@
 import Foundation
-import FuzzHarness
+import KeychainFSFuzzHarness
 import Testing
 
 /// Every committed input of every fuzz target (seeds, and each crash the fuzzers found, kept as a

@@ -1,7 +1,7 @@
 import Foundation
-@testable import KeychainEngine
-import KeychainModel
-import KeychainStore
+@testable import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSStore
 import Testing
 
 /// Issue 27: `access.toml` was stat'ed twice on every FUSE request. It is now looked at only when the

@@ -1,7 +1,7 @@
 import Foundation
-@testable import KeychainEngine
-import KeychainModel
-import KeychainStore
+@testable import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSStore
 import Testing
 
 /// `.applicationPassword` beyond the table's cells (docs/authentication-table.md, rule 8): adds, updates,

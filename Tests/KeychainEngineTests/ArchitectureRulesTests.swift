@@ -1,5 +1,5 @@
 import Foundation
-import KeychainModel
+import KeychainFSModel
 import Testing
 
 /// The rules of the source tree that docs/architecture.md states, checked on the tree itself: a change
@@ -42,7 +42,7 @@ import Testing
             codes.contains("svce") && codes.contains("genp") && codes.contains("u_AuthCtx"),
             "the codes are read from the schema")
         var found: [String] = []
-        for file in Self.swiftFiles(under: "Sources") where !file.path.hasPrefix("Sources/KeychainModel/Schema/") {
+        for file in Self.swiftFiles(under: "Sources") where !file.path.hasPrefix("Sources/KeychainFSModel/Schema/") {
             for (number, line) in file.lines.enumerated() {
                 let code = line.drop { $0 == " " }
                 if code.hasPrefix("//") || line.contains("// not a schema code") { continue }
@@ -67,11 +67,11 @@ import Testing
     }
 
     @Test func onlyTheEngineAndSyncImportTheStore() {
-        let allowed = ["Sources/KeychainStore/", "Sources/KeychainEngine/", "Sources/KeychainSync/"]
+        let allowed = ["Sources/KeychainFSStore/", "Sources/KeychainFSEngine/", "Sources/KeychainFSSync/"]
         let importers = Self.swiftFiles(under: "Sources").filter { file in
             !allowed.contains { file.path.hasPrefix($0) }
                 && file.lines.contains {
-                    $0.hasPrefix("import KeychainStore") || $0.hasPrefix("@testable import KeychainStore")
+                    $0.hasPrefix("import KeychainFSStore") || $0.hasPrefix("@testable import KeychainFSStore")
                 }
         }.map(\.path)
         #expect(importers.isEmpty, "\(importers)")
@@ -104,12 +104,12 @@ import Testing
     /// Every other target shares what it must with `package` access, so nothing outside this repository
     /// can come to depend on it.
     static let publicTargets: Set<String> = [
-        "Security", "LocalAuthentication", "KeychainTesting", "KeychainEngine", "KeychainModel",
+        "Security", "LocalAuthentication", "KeychainTesting", "KeychainFSEngine", "KeychainFSModel",
         // The kit's mount (device.mount(), device.environment): a product of its own, so only it links libfuse.
         "KeychainTestingMount",
         // The store's types the engine's face names (Vault, VaultLock, DeviceState, OutsideFile): bench/engine
         // opens vaults through them.
-        "KeychainStore",
+        "KeychainFSStore",
     ]
 
     static func publicDeclarations(in lines: [Substring]) -> [Int] {
@@ -128,5 +128,25 @@ import Testing
             Self.publicDeclarations(in: [
                 "    public func f() {}", "  @inlinable public var x = 1", "package let y = 2",
             ]) == [0, 1])
+    }
+
+    /// The modules a user's package imports by name; every other library target carries the prefix, so that
+    /// no package beside ours declares the same name (issue 42: swift-system's `CSystem` refused the graph of
+    /// every swift-nio package that depended on us).
+    static let productModules: Set<String> = [
+        "Security", "LocalAuthentication", "KeychainTesting", "KeychainTestingMount",
+    ]
+
+    static func unprefixedTargets(inManifest manifest: String) -> [String] {
+        manifest.matches(of: /\.(?:target|systemLibrary)\(\s*name: "([^"]+)"/).map { String($0.output.1) }
+            .filter { !$0.hasPrefix("KeychainFS") && !productModules.contains($0) }
+    }
+
+    @Test func everyLibraryTargetButTheProductsCarriesThePrefix() throws {
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(Self.unprefixedTargets(inManifest: manifest).isEmpty)
+        #expect(
+            Self.unprefixedTargets(inManifest: #".systemLibrary(name: "CSystem"), .target(name: "KeychainFSModel")"#)
+                == ["CSystem"])
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-@testable import KeychainEngine
-import KeychainModel
-import KeychainStore
+@testable import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSStore
 import Testing
 
 /// The audit log fails closed (issue 22, 17): a line is written whole or not at all, and a line that

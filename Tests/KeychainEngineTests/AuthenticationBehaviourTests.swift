@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
 
 /// The rules of docs/authentication-table.md that are not one cell: lockout and its release, UI Fail and

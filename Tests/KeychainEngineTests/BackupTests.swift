@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
 
 /// `keychainfs backup` / `restore`: every item but ThisDeviceOnly ones, to a vault on another device key.

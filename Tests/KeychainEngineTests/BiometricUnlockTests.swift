@@ -1,7 +1,7 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
-import KeychainStore
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSStore
 import Testing
 
 /// `device unlock --biometry` opens a locked device after a passcode unlock, as Face ID does on iOS, and

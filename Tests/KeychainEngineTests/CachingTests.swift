@@ -1,9 +1,9 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Synchronization
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The caches behind the filesystem's fast paths: never stale, never a way around the lock or the
 /// access groups.

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
 
 /// Flipped and truncated bytes in every vault file (docs/spec.md §8, issue 12): the open is refused with a message

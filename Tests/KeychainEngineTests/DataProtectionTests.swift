@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
 
 /// Accessibility classes against the device-lock simulator (docs/spec.md §3).

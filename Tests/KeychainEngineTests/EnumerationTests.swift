@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
 
 /// `Keychain.enumerateAttributes`, the filesystem's listings: what SecItemCopyMatching returns, one item at a

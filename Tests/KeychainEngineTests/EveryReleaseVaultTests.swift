@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import KeychainEngine
-import KeychainModel
-import KeychainStore
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSStore
 import Testing
 
 /// A vault written by every earlier release opens, migrates and reads (docs/spec.md §8), and the schema's

@@ -1,8 +1,8 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// inet, keys, cert and idnt (docs/reference/keychain-semantics.md §2.4–§2.6, §8; issue 3).
 @Suite struct ItemClassesTests {

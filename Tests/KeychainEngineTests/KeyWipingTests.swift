@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import KeychainEngine
-import KeychainModel
-import KeychainStore
+@testable import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSStore
 
 /// Key material is wiped the moment its class becomes unavailable (docs/spec.md §3), checked on the key objects.
 @Suite struct KeyWipingTests {

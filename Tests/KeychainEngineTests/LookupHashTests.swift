@@ -1,8 +1,8 @@
 import Foundation
-@testable import KeychainEngine
-import KeychainModel
-import KeychainStore
-import SodiumCrypto
+@testable import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSStore
+import KeychainFSSodium
 import Testing
 
 /// Issue 27: the lookup columns are hashed in one libsodium call, without the incremental state. The

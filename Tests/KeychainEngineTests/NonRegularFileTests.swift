@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
 
 /// Issue 22 (18): a FIFO (or a device) at a path the daemon opens is a clear error, never a hang: the

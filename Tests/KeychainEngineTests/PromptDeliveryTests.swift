@@ -1,9 +1,9 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Synchronization
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// A prompt's answer reaches its caller without a Dispatch worker: on 2 cores, tests waiting in SecItem
 /// calls can hold every worker of Dispatch's global queue, and an answer queued there came minutes late

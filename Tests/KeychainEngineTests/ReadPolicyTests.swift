@@ -1,8 +1,8 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The one read policy (``Keychain/read(_:of:caller:options:)``) that the filesystem's files and the
 /// Security module follow: the lock, withheld secrets, the identity join.

@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The genp rules of docs/reference/keychain-semantics.md §4–§6, the seeds' pitfalls among them.
 @Suite struct SecItemRulesTests {

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
-import KeychainEngine
-import KeychainModel
-import KeychainSync
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSSync
 import Testing
 
 /// The simulated Secure Enclave in the engine (docs/spec.md §10): keys bound to the device key and their class.

@@ -1,5 +1,5 @@
 import Foundation
-import KeychainModel
+import KeychainFSModel
 import Testing
 
 /// Inode numbers and shortened file names are FNV-1a of bytes: they must not change between releases,

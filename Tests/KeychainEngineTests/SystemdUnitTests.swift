@@ -1,6 +1,6 @@
-@testable import KeychainEngine
-import KeychainModel
-import KeychainStore
+@testable import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSStore
 import Testing
 
 /// Issue 22 (15): a `unit` rule names a unit of the system manager, a `user-unit` rule one of the

@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// A throwaway vault in a temporary directory (a test device: fast Argon2id, no lockout delays).
 final class TestVault {

@@ -1,5 +1,5 @@
 import Foundation
-import KeychainModel
+import KeychainFSModel
 import Testing
 
 /// The codec of sealed attributes and control frames: strings decode from their bytes (ASCII without a

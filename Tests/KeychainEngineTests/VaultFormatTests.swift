@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import KeychainEngine
-import KeychainModel
-import KeychainStore
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSStore
 import Testing
 
 /// The vault records its format; a newer one is refused, an older one migrated (docs/spec.md §8).

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
 
 /// What is on disk: no plaintext, no splicing, no reading without the device key.

@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Synchronization
 import Testing
 

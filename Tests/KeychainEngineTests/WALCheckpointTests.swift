@@ -1,7 +1,7 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
-import KeychainStore
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSStore
 import Testing
 
 /// The item database's WAL is checkpointed from a connection of its own, off the request path (issue 27):

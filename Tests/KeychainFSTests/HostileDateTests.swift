@@ -1,9 +1,9 @@
 import Foundation
-import ItemNaming
-import KeychainEngine
-import KeychainModel
+import KeychainFSItemNaming
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-@testable import KeychainFS
+@testable import KeychainFSFuse
 
 /// Dates that reach ICU's parser (xattr values, date qualifiers in names): a malformed one is refused, never a
 /// crash. The xattr fuzz target found `2026-1-2T1:42:30.-5757…Z`, on which ICU traps (SIGFPE) and the daemon died

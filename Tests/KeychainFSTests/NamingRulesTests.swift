@@ -1,8 +1,8 @@
-import ItemNaming
-import KeychainEngine
-import KeychainModel
+import KeychainFSItemNaming
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-@testable import KeychainFS
+@testable import KeychainFSFuse
 
 /// The naming rules on their own (docs/spec.md §4 "Layout"): reversible, canonical, schema-driven.
 @Suite struct NamingRulesTests {

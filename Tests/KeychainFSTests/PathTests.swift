@@ -1,6 +1,6 @@
 import Testing
 
-@testable import KeychainFS
+@testable import KeychainFSFuse
 
 /// A request's path is built from its inode's names (``NodeTable``) without splitting the joined bytes again;
 /// whichever way a path is made, it is the same path (its components and the bytes the path cache keys on).

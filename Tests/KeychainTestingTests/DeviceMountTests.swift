@@ -2,7 +2,7 @@ import Foundation
 import KeychainTesting
 import KeychainTestingMount
 import Security
-import TestSupport
+import KeychainFSTestSupport
 import Testing
 
 /// `device.mount()` and `device.environment` (KeychainTestingMount): the device's own engine over a real

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// `keychainfs access` as a user meets it: `list` prints one line per rule whatever access.toml's names hold,
 /// and `grant --exe` refuses a `#!` script, which the kernel never runs as itself (issue 38, 17 and 20).

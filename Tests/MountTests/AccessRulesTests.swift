@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Per-application access (docs/spec.md §12): access.toml rules decide what each process sees, through the mount
 /// and through the API, with no cache answering one caller with another's result.

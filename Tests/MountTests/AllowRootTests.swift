@@ -1,8 +1,8 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainEngine
+import KeychainFSEngine
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// `mount --allow-root` (docs/spec.md §1, §4 "Mount behaviour"): a user's mount that root (a system service, say
 /// through systemd's `LoadCredential=`) may read, and nobody else. Run with a real non-root mounting user

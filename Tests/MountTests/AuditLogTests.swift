@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The audit log (docs/spec.md §8): a line per open of a secret through the mount, per SecItem call through the
 /// daemon and per device command; never a value; it follows rotation on SIGHUP.

@@ -1,10 +1,10 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Face ID through the mount (docs/spec.md §4 gatekeeper path, §11; docs/authentication-table.md): the prompt
 /// is raised at OPEN for the opening process and answered from a script with `keychainfs device prompt`.

@@ -1,9 +1,9 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// `keychainfs backup` / `restore` through running daemons, the device key outside the vault by default,
 /// and a vault of the release of 2026-11-23 (key inside) mounting with one warning (issue 12).

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Bad input gets the errno of the SPEC's table and changes nothing (issue 2 "Writes").
 @Suite struct BadInputTests {

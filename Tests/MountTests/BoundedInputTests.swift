@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Issue 22 (11's class): what the CLI reads from a user's file or standard input is read with a limit and
 /// refused beyond it at once: `security import` at 16 MiB, passcodes on standard input at 64 KiB.

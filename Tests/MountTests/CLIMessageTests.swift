@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// What the CLI prints when it refuses input: one clear sentence, never a raw Foundation error, and no usage
 /// block when the command line itself was right (issue 38, 19).

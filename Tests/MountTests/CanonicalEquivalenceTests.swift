@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Names equal as Swift Strings but not as bytes are different items, and every listing shows both
 /// (issue 16, defect 5: the class directory listed one of two canonically equivalent services).

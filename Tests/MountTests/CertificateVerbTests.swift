@@ -1,10 +1,10 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// `security find-certificate` and `find-identity` against real certificates (openssl req -x509),
 /// checked against what openssl itself prints of the same certificate.

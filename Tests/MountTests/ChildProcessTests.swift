@@ -1,4 +1,4 @@
-import ChildProcesses
+import KeychainFSChildProcesses
 import Foundation
 import Testing
 

@@ -1,8 +1,8 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainEngine
-import KeychainModel
-import KeychainSync
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSSync
 import Testing
 
 /// The typed control calls (docs/architecture.md): every command has one, and what a client sends is what

@@ -1,9 +1,9 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Issue 22, defects 13, 19, 5 and 1: over the control socket the caller is the process that sends each
 /// request, a flood of connections never delays the device, a dead client's prompt leaves the queue, and

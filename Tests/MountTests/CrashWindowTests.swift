@@ -1,9 +1,9 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// kill -9 inside the crash windows of device commands, renames and deletes (issue 12): each window is hit on
 /// purpose by a named crash point (KEYCHAINFS_CRASH_AT), the test checks the point was reached, and after a

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Creating an item through the mount (docs/spec.md §4, §7; docs/filesystem.md "Creating items and what
 /// survives"): `mkdir` makes an item in the making, held by the daemon only; the `close` that writes its

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// After any death of the daemon the mount goes away and a remount works (issue 22, defect 16). A
 /// `kill -9` while a daemon thread waits in the kernel to invalidate a dentry behind a `mkdir` lock left

@@ -1,9 +1,9 @@
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// A connection that has been calling in-process (no daemon) asks the socket only when the vault's lock
 /// is taken (issue 27): a daemon that starts later must still get its next call, and its lock state rule.

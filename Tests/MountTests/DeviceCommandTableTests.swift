@@ -1,11 +1,11 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 import KeychainTesting
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The table of device commands (lock, unlock, reboot, passcode, biometry, prompts, auto-lock, lockout),
 /// run step by step against the test kit's simulated device and against a mounted daemon's device: every

@@ -1,10 +1,10 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Issue 22, defects 2 and 21, and its table (docs/entry-points.md): every entry point that reaches a
 /// secret, an item, a prompt or the device refuses a process that no rule of access.toml matches on a

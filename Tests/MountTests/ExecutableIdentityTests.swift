@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Issue 22 (14): an `exe` rule names a file as the daemon sees it (device and inode), not the path a
 /// caller's namespace shows; a caller in another mount or user namespace, one started with the loader

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// `security export -o` and `inject -o` write only over a regular file or a missing name (a symlink is
 /// replaced, not followed): a FIFO or a device node at the name is refused and left as it was (issue 38, 13:

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Issue 22 (22): scripts/test.sh detaches only its own mounts. Tests/Scripts/test-sh-leaves-other-mounts.sh
 /// runs test.sh on this test alone with KEYCHAINFS_TEST_FOREIGN_MOUNT naming a directory outside the run: the

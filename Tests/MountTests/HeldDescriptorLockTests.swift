@@ -1,8 +1,8 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
 import Synchronization
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// No read of a secret after `device lock` returns through a descriptor opened before it, in any access
 /// mode, nor its length through the kernel's attribute cache (issue 16, defects 1 and 9). The last two
@@ -155,7 +155,7 @@ import TestSupport
     }
 }
 
-/// The daemon's test-only switch (KeychainFS.LockGuards.environmentVariable; MountTests does not link KeychainFS).
+/// The daemon's test-only switch (KeychainFSFuse.LockGuards.environmentVariable; MountTests does not link KeychainFS).
 enum LockGuardsName {
     static let variable = "KEYCHAINFS_TEST_DISABLE_GUARDS"
 }

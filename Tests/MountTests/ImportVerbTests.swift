@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// `security import` of PEM files made by `openssl req` (docs/spec.md §13): a bad file adds nothing, a second
 /// import is a duplicate (45), a certificate and its key make an identity under idnt/.

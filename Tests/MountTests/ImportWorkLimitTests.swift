@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Issue 22 (4): `security import` caps the key-derivation work a file asks for (1,000,000 iterations; scrypt
 /// within 32 MiB and N·r·p ≤ 2^22) and says so (errSecParam, exit 206), before deriving anything; a

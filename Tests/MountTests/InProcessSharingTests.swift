@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Several processes using one vault without a daemon (each call opens it in-process and holds its lock for
 /// that call): their calls wait for each other instead of failing with errSecNotAvailable.

@@ -1,9 +1,9 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// inet, keys, cert and idnt through the mount (issue 3).
 @Suite struct ItemClassesThroughMountTests {

@@ -1,10 +1,10 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// `mount --kernel-cache` (docs/spec.md §4 "Two read paths"): what it refuses. Its lock guarantees are tested
 /// with the gatekeeper path's in ``ReadPathLockTests``.

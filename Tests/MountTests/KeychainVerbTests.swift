@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// dump-keychain, lock-keychain and unlock-keychain (docs/spec.md §13) as macOS's `security` prints and exits.
 @Suite struct KeychainVerbTests {

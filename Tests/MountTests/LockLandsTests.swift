@@ -1,8 +1,8 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainEngine
+import KeychainFSEngine
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The fourth probe's items 6 and 7: `device lock` is in force when it exits 0, under a flood of the
 /// user's idle connections and with its daemon stopped by a signal; and a CLI command never waits out a

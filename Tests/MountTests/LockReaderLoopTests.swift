@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// No read of a secret after `device lock` returns, by any path, under load (docs/spec.md §4): a reader looping
 /// flat out in another process across 25 lock/unlock cycles, and a mapping made before the lock. The

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The device lock seen through `cat`: docs/spec.md §3 through the mount (issue 2 "Lock through the mount").
 @Suite struct LockThroughMountTests {

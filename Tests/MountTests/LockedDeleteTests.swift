@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Deleting a WhenUnlocked item while locked succeeds (docs/spec.md §2: Delete needs no key), through rmdir, rm -r
 /// and `security delete-generic-password`; its attributes and value stay unreadable (issue 16, defect 6).

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The side entrances of a held descriptor against the lock (issue 22, defect 12), on both read paths:
 /// MAP_SHARED and MAP_PRIVATE mappings made while unlocked, `splice` and `sendfile` from the descriptor, a

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// mount-helpers/: with-keychain and the mount(8) helper.
 @Suite struct MountHelperTests {

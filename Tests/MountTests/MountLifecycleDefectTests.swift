@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Issue 16 #4, #10 and #19: mounting on a host with many mounts, dead mounts, and what the CLI says.
 @Suite struct MountLifecycleDefectTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Two `keychainfs mount` of different vaults on one empty mount point at once: one mounts, the other is
 /// refused as a second mount made after it is; they never stack (issue 38, 20).

@@ -1,7 +1,7 @@
 import Foundation
-import KeychainFS
+import KeychainFSFuse
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The one reader of the mount table (/proc/self/mountinfo): fields after the optional ones, escapes undone.
 @Suite struct MountTableTests {

@@ -1,9 +1,9 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Names, qualifiers, renames and inodes (docs/spec.md §4 "Layout").
 @Suite struct NamingTests {

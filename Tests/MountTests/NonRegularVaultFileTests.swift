@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Issue 22 (18), through the CLI and the daemon: a FIFO at a name in the vault (daemon.log, vault.json,
 /// the keybag, access.toml) is a clear error, never a hang of `mount` or of the daemon. Every command runs

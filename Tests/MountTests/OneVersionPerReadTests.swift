@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The fourth probe's item 8: a read held across a rewrite and a device change never returns two versions
 /// mixed. It continues the version it began (its copy), or, once a lock wiped that copy and the item holds

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The daemon's memory per open `value` (issue 22, defect 20): each open kept its own plaintext copy, so
 /// 3,000 descriptors of a 1 MiB value took the daemon to 3.1 GB. Readers of one version share one copy,

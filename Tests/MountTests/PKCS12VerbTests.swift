@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// `security import` of PKCS#12 files and encrypted keys, and `security export` (docs/spec.md §13), against files made
 /// and read by openssl and Python's cryptography: what one writes the other reads.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// `device passcode remove` deletes the WhenPasscodeSetThisDeviceOnly items, and the mount forgets their
 /// names as it does after any delete: the same name added again (through the CLI or the API) is there at

@@ -1,9 +1,9 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Issue 16 #11 and #18: passcode attempts are evaluated one at a time, so the lockout holds against
 /// parallel bursts; passcode changes do not interleave; malformed device arguments are refused.

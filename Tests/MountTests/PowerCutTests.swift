@@ -1,8 +1,8 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Every change acknowledged to its caller survives a power cut, and no item reads as a secret that was
 /// never written (issue 38, 11; docs/filesystem.md "Creating items and what survives").

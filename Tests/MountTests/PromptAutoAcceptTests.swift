@@ -1,10 +1,10 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// `keychainfs device prompt auto accept` on a mounted daemon: the engine's prompt queue answers each
 /// prompt the way it can be satisfied (the kit's `prompts.automatic = .accept` is the same mode).

@@ -1,9 +1,9 @@
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Issue 22 (7, the rest of its class): `device prompts` prints what callers chose (their executable's path,
 /// the item's name, a prompt's reason) escaped, so a caller cannot write to the operator's terminal.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Both read paths of docs/spec.md §4 against every event after which a secret must not be read: `device lock`,
 /// `reboot` (a ck item), an update, a delete and `passcode remove` (an akpu item). A reader loops flat out

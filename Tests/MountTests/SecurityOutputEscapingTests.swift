@@ -1,9 +1,9 @@
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Issue 22 (7): the `security` verbs print every outside string (secrets, attributes, certificate names)
 /// as macOS's security tool does: `0xHEX  "octal-escaped"` when a byte is not printable ASCII, so nothing

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The macOS `security` verbs (docs/spec.md §5, issue 3): same flags, output shapes and exit codes.
 @Suite struct SecurityVerbTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Renames of paths whose item moved or went away behind the kernel's cached dentry (issue 16, defect 3):
 /// libfuse's high-level path locking waited for itself on `rename(old, old)`, in D state for good.

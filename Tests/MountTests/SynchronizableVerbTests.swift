@@ -1,9 +1,9 @@
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Issue 22 (8): the `security` verbs see every item, synchronizable ones included (macOS's
 /// kSecAttrSynchronizableAny).

@@ -1,9 +1,9 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// What the vault keeps on disk, and how mounts come and go (docs/spec.md §4 "Mount behaviour", §8).
 @Suite struct VaultAndLifecycleTests {

@@ -1,9 +1,9 @@
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Issue 16 #2 and #7: the vault never writes or reads through a symlink planted at any name it uses
 /// (final or temporary), and every vault file is private.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// `keychainfs run` and `inject` (docs/spec.md §13) through a running daemon, so the device lock applies.
 @Suite struct WorkflowTests {

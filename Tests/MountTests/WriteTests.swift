@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Writing `value` (docs/spec.md §4): buffered per open file, committed atomically at close.
 @Suite struct WriteTests {

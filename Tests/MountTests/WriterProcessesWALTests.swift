@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Writers in turn leave the WAL bounded (issue 38, 21: 10,000 `add-generic-password` runs with no daemon
 /// left a 222 MB `items.sqlite-wal` beside an 8.3 MB database). docs/filesystem.md states the bound: the

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// D-Bus activation (mount-helpers/keychainfs.secrets.service.in, installed by `make install` and the
 /// package): a bus whose services directory holds the file starts `keychainfs secret-service` for the

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Per-application access on the bus: the caller is the D-Bus peer's process, access.toml and --strict
 /// apply as on the control socket, a refused call is AccessDenied and has its audit line.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import SecretService
+@testable import KeychainFSSecretService
 
 /// The bus codec without a bus: every shape the service sends reads back as itself through sd-bus, and the
 /// fuzz target's round trip really runs (its connection starts, its inputs make values).

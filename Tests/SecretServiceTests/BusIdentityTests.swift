@@ -1,8 +1,8 @@
 import Foundation
-import KeychainEngine
-import SecretService
+import KeychainFSEngine
+import KeychainFSSecretService
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The fourth probe's attacks on the bus: an identity lent through an exec on an inherited connection
 /// (attack 1), and org.freedesktop.secrets taken over by a process the rules refuse (attack 2). Each with

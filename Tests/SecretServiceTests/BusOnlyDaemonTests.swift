@@ -1,8 +1,8 @@
 import Foundation
-import KeychainEngine
-import SecretService
+import KeychainFSEngine
+import KeychainFSSecretService
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// `keychainfs secret-service VAULT` (no mount) obeys what a mount's service obeys: under --strict a process
 /// no rule of access.toml matches is AccessDenied and audited, a matched one is served; SIGTERM stops it and

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import KeychainEngine
-import SecretService
-import TestSupport
+import KeychainFSEngine
+import KeychainFSSecretService
+import KeychainFSTestSupport
 
 /// Starting the service: --private-bus on a machine with no session bus (and nothing left running after
 /// unmount); another owner of org.freedesktop.secrets is named, and --replace takes the name over.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The clients Debian ships, against a vault served with --secret-service: each stores, finds and deletes
 /// its own items and reads what the others and the mount wrote (one vault, two faces).

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Hostile clients get clear D-Bus errors, memory stays bounded, and nothing stored is lost or changed.
 @Suite struct HostileClientTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The Secret Service's lock is the device's: after `device lock` every client is refused the secret
 /// (secret-tool fails silently, secretstorage raises LockedException, keyring KeyringLocked), the

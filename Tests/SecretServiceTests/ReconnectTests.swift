@@ -1,8 +1,8 @@
 import Foundation
-import KeychainEngine
-import SecretService
+import KeychainFSEngine
+import KeychainFSSecretService
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The session bus going away under a running mount: the mount goes on serving files, the daemon's log
 /// says what happened, and the service comes back on the same address (a private bus is started again).

@@ -1,7 +1,7 @@
 import Foundation
 import Security
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Hostile numbers (issue 16, defect 15) and identity add by reference (issue 15), in this file's
 /// language mode.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// What real keychain wrappers reach for (issue 15): `security-compat`, built from the same files in Swift 6
 /// and Swift 5 modes, run as an app would be, from a directory with its Info.plist (its bundle id), against

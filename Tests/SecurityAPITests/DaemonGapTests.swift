@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Issue 16 #12: a client process that has used a daemon keeps using one through a restart (the vault
 /// is never captured in-process), and an in-process client never keeps the vault from a daemon.

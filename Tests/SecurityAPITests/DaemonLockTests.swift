@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The same client code in another process, against a mounted vault whose device another process
 /// locks: WhenUnlocked items give errSecInteractionNotAllowed, AfterFirstUnlock items still read.

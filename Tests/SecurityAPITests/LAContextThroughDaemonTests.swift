@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// LAContext and Face ID-protected items in another process (`la-probe`), answered from a script with
 /// `keychainfs device prompt` (docs/spec.md §11; docs/authentication-table.md).

@@ -1,7 +1,7 @@
 import Foundation
 import Security
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// `SecPKCS12Import` as iOS code calls it, on files made by `openssl pkcs12` (OpenSSL 3's default encryption
 /// and `-legacy`): Apple's dictionaries, nothing added, then `SecItemAdd([kSecValueRef: identity])`.

@@ -1,7 +1,7 @@
 import Foundation
 import Security
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Keys made with SecKeyCreateRandomKey, in this process only (not permanent).
 enum TestKeys {

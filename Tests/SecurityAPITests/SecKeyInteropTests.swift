@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 @testable import Security
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Interop with implementations that are not ours: the `openssl` command (signatures and RSA
 /// ciphertexts, both ways), Python's `cryptography` building Apple's ECIES and ECDH-X9.63 (both ways),

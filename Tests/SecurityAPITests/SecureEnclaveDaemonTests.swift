@@ -1,10 +1,10 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Crypto
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Seed 002 and Secure Enclave keys through a mounted vault's daemon, from iOS-style code in another
 /// process (`seckey-probe`, built in Swift 6 and Swift 5 modes).

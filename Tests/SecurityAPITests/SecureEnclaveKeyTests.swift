@@ -1,7 +1,7 @@
 import Foundation
 import Security
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Secure Enclave keys through the Security API in-process (the engine runs in this process when no
 /// daemon serves the vault): signing, ECIES decryption and key exchange go to the enclave; export fails.

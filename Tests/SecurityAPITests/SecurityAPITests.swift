@@ -2,7 +2,7 @@ import Foundation
 import Security
 import LocalAuthentication
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 #if SWIFT5_MODE
     private let mode = "swift5"

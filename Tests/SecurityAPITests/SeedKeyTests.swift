@@ -1,7 +1,7 @@
 import Foundation
 import Security
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Seed 002 end to end in this file's language mode (Swift 6 and Swift 5 targets share the file),
 /// against the process's in-process vault.

@@ -1,8 +1,8 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
-@testable import KeychainSync
-import TestSupport
+import KeychainFSEngine
+import KeychainFSModel
+@testable import KeychainFSSync
+import KeychainFSTestSupport
 
 /// A member's vault driven through the engine, as a hostile member's own program would drive it: its
 /// records, sealed and signed with its own keys, and what its keys make of a file.

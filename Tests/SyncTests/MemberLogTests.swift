@@ -1,7 +1,7 @@
 import Foundation
-@testable import KeychainSync
+@testable import KeychainFSSync
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The membership log's rules and bounds, on logs made in memory (issue 26).
 @Suite("membership log: the chain, its rules, its bounds")

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// A member's name is printed one a line (`sync members`, notes, audit): it holds no character any reader
 /// takes for a line's end, U+2028 and U+2029 included (issue 38, 17).

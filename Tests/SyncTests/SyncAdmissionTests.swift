@@ -1,8 +1,8 @@
 import Foundation
-import KeychainModel
-import KeychainSync
+import KeychainFSModel
+import KeychainFSSync
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Invite and join admit the joiner's identity (issue 26): the code authenticates both sides.
 @Suite("sync admission: invitation codes and join requests", .serialized)

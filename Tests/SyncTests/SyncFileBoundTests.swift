@@ -1,7 +1,7 @@
 import Foundation
-import KeychainSync
+import KeychainFSSync
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// A host's file is read by its size first: one beyond its bound is refused, named, before a byte of it
 /// is read (a host's 2 GiB file took the daemon to 1.5 GB: issue 38, 12).

@@ -1,9 +1,9 @@
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Vaults and a local bare repository in a scratch directory, driven through the CLI (as users do) and
 /// through KeychainConnection for items.

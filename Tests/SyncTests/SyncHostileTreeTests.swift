@@ -1,9 +1,9 @@
 import Foundation
-import KeychainEngine
-import KeychainSync
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSSync
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// The repository is untrusted input: what a hostile host pushes into the tree changes nothing in how a
 /// clone merges, and is never followed out of the clone.

@@ -1,9 +1,9 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
-import KeychainSync
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSSync
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// A circle of three vaults: A founds it, B and C join, A removes C (issue 26).
 @Suite("sync members: remove, rotate, leave, signed records", .serialized)

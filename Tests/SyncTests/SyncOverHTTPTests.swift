@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Sync through `git http-backend` on 127.0.0.1: a real remote, not a path (issue 26).
 @Suite("sync over HTTP", .serialized)

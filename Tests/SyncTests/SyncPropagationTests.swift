@@ -1,8 +1,8 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 @Suite("sync across vaults through git", .serialized)
 struct SyncPropagationTests {

@@ -1,9 +1,9 @@
 import Foundation
-import KeychainEngine
-import KeychainSync
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSSync
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 @Suite("sync refusals and damaged repositories", .serialized)
 struct SyncRefusalTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// A host that moves the branch backwards or rewrites it (issue 26): every vault reports it and applies
 /// nothing of it; deleted items stay deleted.

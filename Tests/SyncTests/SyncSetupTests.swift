@@ -1,9 +1,9 @@
 import Foundation
-import KeychainEngine
-import KeychainSync
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSSync
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// `sync init` and `sync join` against remotes that are not as expected: a failed one leaves the vault as
 /// it was, and join does not depend on what the remote's HEAD names.

@@ -1,8 +1,8 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 @Suite("sync through a mounted vault's daemon", .serialized)
 struct SyncThroughDaemonTests {

@@ -1,4 +1,4 @@
-import ChildProcesses
+import KeychainFSChildProcesses
 import Foundation
 
 /// The outcome of a finished command.

@@ -1,7 +1,7 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// A throwaway vault (a test device) mounted by the real `keychainfs` binary. ``close()`` (also run at
 /// deinit) always leaves no mount behind: `keychainfs unmount`, then a forced detach and SIGKILL.

@@ -1,7 +1,7 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
-import SecretReferences
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSSecretReferences
 import Testing
 
 /// Issue 22 (9): the texts of run, inject and access.toml end their lines at `\n` or `\r\n` only.

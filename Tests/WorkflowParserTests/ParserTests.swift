@@ -1,7 +1,7 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
-import SecretReferences
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSSecretReferences
 import Testing
 
 /// The pure parsers of run, inject and access.toml (the fuzz targets' entry points).

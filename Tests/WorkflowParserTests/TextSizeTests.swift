@@ -1,9 +1,9 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
-import SecretReferences
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSSecretReferences
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// Issue 22 (11): templates and env files are parsed in linear time up to a documented size, and refused
 /// beyond it before parsing.

@@ -14,7 +14,7 @@
 //                sealed; one UPDATE by rowid; select and update in one write transaction
 //   delete       3 hashes, one DELETE on the UNIQUE index in one write transaction (the row it deletes is
 //                added first, untimed, as bench/engine's delete does)
-// Boxes are libsodium's XChaCha20-Poly1305 (IETF), as SodiumCrypto's AEAD; statements are prepared once.
+// Boxes are libsodium's XChaCha20-Poly1305 (IETF), as KeychainFSSodium's AEAD; statements are prepared once.
 #include <sodium.h>
 #include <sqlite3.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-import FuzzHarness
+import KeychainFSFuzzHarness
 import Foundation
 
 #if FUZZING

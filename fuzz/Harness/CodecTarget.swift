@@ -1,7 +1,7 @@
 import Foundation
-@testable import ControlChannel
-import KeychainEngine
-import KeychainModel
+@testable import KeychainFSControlChannel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// ValueCodec: decoding never crashes, and whatever decodes re-encodes to bytes that decode to the same
 /// encoding (compared as bytes: a date may be NaN, which is not equal to itself).

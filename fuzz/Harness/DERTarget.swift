@@ -1,7 +1,7 @@
 import Foundation
-@testable import KeychainEngine
-import KeychainModel
-import KeychainStore
+@testable import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSStore
 
 /// Certificate DER (what `cert/.../value` and kSecValueData of a certificate take) and key representations
 /// (x963 EC keys, PKCS#1 RSA keys), parsed as the engine derives attributes from them.

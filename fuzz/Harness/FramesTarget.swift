@@ -1,7 +1,7 @@
 import Foundation
-@testable import ControlChannel
-import KeychainEngine
-import KeychainModel
+@testable import KeychainFSControlChannel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// Control frames as the daemon reads them: the input is sent down a real socket pair and read frame by
 /// frame until the stream ends or a frame is refused (a refused frame ends the connection in the daemon).

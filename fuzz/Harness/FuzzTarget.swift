@@ -1,5 +1,5 @@
 import Foundation
-import KeychainSync
+import KeychainFSSync
 
 /// One libFuzzer target per parser that takes bytes from outside (docs/spec.md §8 "Fuzzing"). A target never
 /// crashes on any input; beyond that, each checks the properties its parser promises (round trips,

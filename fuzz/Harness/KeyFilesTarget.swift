@@ -1,7 +1,7 @@
 import Foundation
-import ImportExport
-import KeychainEngine
-import KeychainModel
+import KeychainFSImportExport
+import KeychainFSEngine
+import KeychainFSModel
 
 /// The files `security import` and `SecPKCS12Import` take: PKCS#12 (through libcrypto), PEM with
 /// certificates and (encrypted) private keys, DER certificates. Seeds use the passphrase "fuzz". Each either

@@ -1,7 +1,7 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
-import KeychainSync
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSSync
 
 /// The circle's files (issue 26) as every vault reads them from the repository: the membership log (parsed
 /// and verified from its genesis entry), a log entry, the epoch keyring, a join request, a signed item

@@ -1,8 +1,8 @@
 import Foundation
-import ItemNaming
-import KeychainEngine
-import KeychainModel
-@testable import KeychainFS
+import KeychainFSItemNaming
+import KeychainFSEngine
+import KeychainFSModel
+@testable import KeychainFSFuse
 
 /// Path names (docs/spec.md §4 "Layout"): escaping is reversible and only the canonical spelling is accepted, so a
 /// name that parses is exactly the name its attributes print (every listed name resolves, every name that

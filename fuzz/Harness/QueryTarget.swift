@@ -1,7 +1,7 @@
 import Foundation
-@testable import ControlChannel
-import KeychainEngine
-import KeychainModel
+@testable import KeychainFSControlChannel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// Query dictionaries as the daemon decodes them (a ValueCodec request frame), through the engine's
 /// public SecItem calls on a real in-process vault, as the daemon's handler makes them. Every outcome

@@ -1,5 +1,5 @@
 import Foundation
-import SecretService
+import KeychainFSSecretService
 
 /// What the Secret Service reads from the bus and from kSecAttrGeneric (docs/secret-service.md): object
 /// paths, argument trees, attribute records, encrypted secrets. Never a crash; values read back as written.

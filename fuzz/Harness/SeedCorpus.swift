@@ -1,11 +1,11 @@
 import Foundation
-@testable import ControlChannel
+@testable import KeychainFSControlChannel
 import Crypto
-@testable import KeychainEngine
-@testable import KeychainSync
-import KeychainModel
-import KeychainStore
-import SodiumCrypto
+@testable import KeychainFSEngine
+@testable import KeychainFSSync
+import KeychainFSModel
+import KeychainFSStore
+import KeychainFSSodium
 
 /// Writes the committed seed corpora: valid inputs of every target, made with the code that produces them
 /// (frames by the encoder, rows by the sealer, certificates by openssl), so the fuzzer starts past the

@@ -1,7 +1,7 @@
 import Foundation
-import KeychainEngine
-import KeychainSync
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSSync
+import KeychainFSModel
 
 /// The sync repository's files (docs/spec.md §14) as the merge driver and `sync` read them: a record, the padded
 /// plaintext of an item file, an invitation file, an invitation code. Bad bytes are a typed error, never a

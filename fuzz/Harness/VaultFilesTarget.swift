@@ -1,8 +1,8 @@
 import Foundation
-@testable import KeychainEngine
-import KeychainModel
-import KeychainStore
-import SodiumCrypto
+@testable import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSStore
+import KeychainFSSodium
 
 /// The vault's own files, as a copied, damaged or planted vault would hand them to the daemon: the keybag
 /// (JSON with sealed keys), vault.json, and one row as stored. The first byte picks the file. They are read

@@ -1,7 +1,7 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
-import SecretReferences
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSSecretReferences
 
 /// The texts users hand to `run`, `inject` and the daemon (docs/spec.md §12, §13): `kc://` references, templates,
 /// env files and `access.toml`. Bad text is a typed error naming its line, never a crash; rules that parse

@@ -1,8 +1,8 @@
 import Foundation
-import ItemNaming
-import KeychainEngine
-import KeychainModel
-@testable import KeychainFS
+import KeychainFSItemNaming
+import KeychainFSEngine
+import KeychainFSModel
+@testable import KeychainFSFuse
 
 /// xattr values per attribute kind (docs/spec.md §4 "Attributes as xattrs"): the first byte picks an attribute of
 /// some class, the rest is what setfattr wrote. A value that parses prints as bytes that parse to it again.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// `keychainfs access list | grant | revoke`: edits the vault's `access.toml` (docs/spec.md §12). A running daemon
 /// re-reads it on its next request, so a change applies at once, without a remount.

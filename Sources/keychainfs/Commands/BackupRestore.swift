@@ -1,9 +1,9 @@
-import ControlChannel
+import KeychainFSControlChannel
 import ArgumentParser
 import Foundation
-import KeychainEngine
-import KeychainModel
-import SodiumCrypto
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSSodium
 
 /// `keychainfs backup FILE`: every item but the ThisDeviceOnly ones, sealed under a backup password.
 struct Backup: ParsableCommand {

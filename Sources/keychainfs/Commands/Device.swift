@@ -1,9 +1,9 @@
-import ControlChannel
+import KeychainFSControlChannel
 import ArgumentParser
 import Foundation
-import KeychainEngine
-import KeychainModel
-import SodiumCrypto
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSSodium
 
 struct Device: ParsableCommand {
     static let configuration = CommandConfiguration(

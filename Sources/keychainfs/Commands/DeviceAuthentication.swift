@@ -1,8 +1,8 @@
 import ArgumentParser
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// `keychainfs device biometry …`: enrol, remove or show the simulated Face ID (docs/spec.md §11).
 struct Biometry: ParsableCommand {

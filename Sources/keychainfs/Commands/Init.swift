@@ -1,6 +1,6 @@
 import ArgumentParser
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 struct Init: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,11 +1,11 @@
 import ArgumentParser
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainDaemon
-import KeychainEngine
-import KeychainModel
+import KeychainFSDaemon
+import KeychainFSEngine
+import KeychainFSModel
 import Logging
-import SecretService
+import KeychainFSSecretService
 
 struct Mount: ParsableCommand {
     static let configuration = CommandConfiguration(

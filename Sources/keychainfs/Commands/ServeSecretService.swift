@@ -1,12 +1,12 @@
 import ArgumentParser
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainClient
-import KeychainDaemon
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSDaemon
+import KeychainFSEngine
+import KeychainFSModel
 import Logging
-import SecretService
+import KeychainFSSecretService
 
 /// `keychainfs secret-service [VAULT]`: the Secret Service and the control socket without a mount, in the
 /// foreground: what the session bus starts on demand (dist/org.freedesktop.secrets.service), and what a

@@ -1,8 +1,8 @@
-import ControlChannel
+import KeychainFSControlChannel
 import ArgumentParser
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,10 +1,10 @@
 import ArgumentParser
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainSync
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSSync
+import KeychainFSModel
 
 /// `keychainfs sync …` (docs/spec.md §14): synchronizable items replicated through a git repository. Each verb
 /// goes to the vault's daemon when one serves it, else runs in this process.

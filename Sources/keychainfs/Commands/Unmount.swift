@@ -1,9 +1,9 @@
 import ArgumentParser
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainEngine
-import KeychainModel
-import KeychainFS
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSFuse
 
 struct Unmount: ParsableCommand {
     static let configuration = CommandConfiguration(

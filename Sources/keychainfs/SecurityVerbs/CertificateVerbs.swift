@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 
 /// `security find-certificate` and `find-identity`, with macOS's flags, output and exit codes (44: none
 /// found). Through the vault's daemon when one serves it, so the lock applies (36 while locked).

@@ -1,5 +1,5 @@
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 extension Dictionary where Key == String, Value == KeychainValue {
     /// The query with kSecAttrSynchronizable: kSecAttrSynchronizableAny (unless it names sync itself): the

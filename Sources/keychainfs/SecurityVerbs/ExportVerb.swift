@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import ImportExport
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSImportExport
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 
 /// `security export`: certificates, keys and identities of a vault as PEM, DER or PKCS#12, with macOS's
 /// flags. Secrets are read through the vault's daemon when one serves it (the lock and access rules apply)

@@ -1,8 +1,8 @@
 import Foundation
-import ImportExport
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSImportExport
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 
 /// What `security export -t TYPE` takes from a vault: certificates (DER), private and public keys (in the
 /// keychain's forms) and identities (a certificate with its private key), read with SecItemCopyMatching.

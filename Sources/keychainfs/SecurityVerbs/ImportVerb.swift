@@ -1,10 +1,10 @@
 import ArgumentParser
 import Crypto
 import Foundation
-import ImportExport
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSImportExport
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 
 /// `security import`: certificates and private keys from PEM, DER or PKCS#12 files (encrypted PEM keys and
 /// PKCS#12 with `-P`). A file is read whole before anything is added, and a failed add removes what this

@@ -1,9 +1,9 @@
 import ArgumentParser
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 
 /// A verb that acts on the device lock of a served vault (macOS locks a keychain file; here the vault's
 /// daemon holds the lock state).

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// The attribute flags shared by the password verbs, as macOS `security` spells them.
 struct PasswordAttributes: ParsableArguments {

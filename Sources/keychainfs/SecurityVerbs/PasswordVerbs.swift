@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 
 /// add-, find- and delete- for one password class, shared by the generic and internet verbs.
 enum PasswordVerbs {

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
 
 /// What macOS `security` prints and how it exits, so that scripts written for a Mac run unchanged.
 enum SecurityOutput {

@@ -1,5 +1,5 @@
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 extension Accessibility {
     /// Accepts the raw value (`ck`) or the constant name (`kSecAttrAccessibleAfterFirstUnlock`).

@@ -1,9 +1,9 @@
-import ChildProcesses
-import ControlChannel
-import KeychainFS
+import KeychainFSChildProcesses
+import KeychainFSControlChannel
+import KeychainFSFuse
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// Starts the daemon as a detached child (its own session, output to the vault's log) and returns
 /// once the mount serves requests, or fails with the daemon's own words.

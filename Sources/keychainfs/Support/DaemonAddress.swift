@@ -1,9 +1,9 @@
 import ArgumentParser
-import ControlChannel
-import KeychainFS
+import KeychainFSControlChannel
+import KeychainFSFuse
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// Which running daemon a command talks to: `--mount`, `--vault`, or $KEYCHAIN_MOUNT / $KEYCHAIN_VAULT.
 struct DaemonAddress: ParsableArguments {

@@ -1,8 +1,8 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainEngine
-import KeychainFS
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSFuse
+import KeychainFSModel
 
 /// `device lock`, which either is in force when it returns or says that it is not (docs/device.md, "When a
 /// lock cannot reach its daemon"). A connection closed under it (a flood of the user's connections, a

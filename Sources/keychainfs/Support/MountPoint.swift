@@ -1,5 +1,5 @@
 import Foundation
-import KeychainFS
+import KeychainFSFuse
 
 /// Checks and makes the directory a vault is mounted on.
 enum MountPoint {

@@ -1,5 +1,5 @@
 import Foundation
-import SodiumCrypto
+import KeychainFSSodium
 
 /// Passcodes come from a no-echo prompt on the terminal or, with `--passcode-stdin`, one per line on
 /// standard input. Never from argv, where any user could read them in /proc.

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import KeychainEngine
-import KeychainModel
-import SecretReferences
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSSecretReferences
 
 /// `keychainfs inject`: renders `{{ kc://… }}` references of a template into a file made 0600 atomically
 /// (docs/spec.md §13), or onto standard output.

@@ -1,11 +1,11 @@
 import ArgumentParser
 import Foundation
-import KeychainClient
-import ItemNaming
-import KeychainEngine
-import KeychainModel
-import KeychainFS
-import SecretReferences
+import KeychainFSClient
+import KeychainFSItemNaming
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSFuse
+import KeychainFSSecretReferences
 
 /// Resolves `kc://` references through a vault's daemon (so its lock applies) or in-process.
 struct ReferenceResolver {

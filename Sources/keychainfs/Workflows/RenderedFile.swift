@@ -1,6 +1,6 @@
-import CSystem
+import KeychainFSCSystem
 import Foundation
-import KeychainEngine
+import KeychainFSEngine
 
 /// A file `keychainfs inject` writes: created 0600 under a temporary name in the target's directory, filled,
 /// synced, then renamed over the target, so readers see the old file or the whole new one, never a part.

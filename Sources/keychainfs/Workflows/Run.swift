@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import KeychainEngine
-import KeychainModel
-import SecretReferences
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSSecretReferences
 
 /// `keychainfs run`: a command with secrets in its environment (docs/spec.md §13). Every reference is resolved
 /// before the command starts; then this process becomes the command (execvp), so its terminal, process

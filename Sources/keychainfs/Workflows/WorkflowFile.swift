@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import SecretReferences
+import KeychainFSSecretReferences
 
 /// The text of a template or env file: read up to the size limit (docs/workflows.md: 1 MiB) and refused beyond it,
 /// before any parsing and without reading the rest; only a regular file (`--env-file /dev/zero` or a FIFO ends at once).

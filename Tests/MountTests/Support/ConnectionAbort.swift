@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import KeychainFSTestSupport
 
 /// The way out of a wedged FUSE request: `/sys/fs/fuse/connections/N/abort` (fusectl, mounted here if
 /// needed) fails every request in flight, so a test that finds a call hanging frees it and fails, and CI

@@ -1,7 +1,7 @@
 import Foundation
-import KeychainModel
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 /// EntryPointTests' probes of docs/entry-points.md's Secret Service rows: the strict vault served on a
 /// private bus, raw calls through jeepney (Tests/SecretServiceTests/Clients/hostile_client.py), the

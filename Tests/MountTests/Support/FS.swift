@@ -1,4 +1,4 @@
-import CSystem
+import KeychainFSCSystem
 import Foundation
 
 /// Thin POSIX wrappers that report errno, so tests can check exact error codes.
@@ -86,7 +86,7 @@ enum FS {
 
     static func getxattr(_ path: String, _ name: String) -> Result<Data, Errno> {
         var buffer = [UInt8](repeating: 0, count: 65536)
-        let n = CSystem.getxattr(path, name, &buffer, buffer.count)
+        let n = KeychainFSCSystem.getxattr(path, name, &buffer, buffer.count)
         return n < 0 ? .failure(Errno(errno)) : .success(Data(buffer[0..<n]))
     }
 
@@ -96,14 +96,16 @@ enum FS {
     }
 
     static func setxattr(_ path: String, _ name: String, _ value: String) -> Int32 {
-        errnoOf(CSystem.setxattr(path, name, value, value.utf8.count, 0))
+        errnoOf(KeychainFSCSystem.setxattr(path, name, value, value.utf8.count, 0))
     }
 
-    static func removexattr(_ path: String, _ name: String) -> Int32 { errnoOf(CSystem.removexattr(path, name)) }
+    static func removexattr(_ path: String, _ name: String) -> Int32 {
+        errnoOf(KeychainFSCSystem.removexattr(path, name))
+    }
 
     static func listxattr(_ path: String) -> [String] {
         var buffer = [CChar](repeating: 0, count: 65536)
-        let n = CSystem.listxattr(path, &buffer, buffer.count)
+        let n = KeychainFSCSystem.listxattr(path, &buffer, buffer.count)
         guard n > 0 else { return [] }
         return buffer[0..<n].split(separator: 0).map {
             String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import KeychainFSTestSupport
 
 extension MountedVault {
     /// One lock cycle of the lock tests: locks (passcode 1234), stays locked `lockedFor` µs, unlocks, then

@@ -1,8 +1,8 @@
-import ControlChannel
+import KeychainFSControlChannel
 import Foundation
-import KeychainModel
+import KeychainFSModel
 import Testing
-import TestSupport
+import KeychainFSTestSupport
 
 extension MountedVault {
     /// Makes `genp/<service>/<account>` (the service directory, then the item) through the mount and

@@ -1,6 +1,6 @@
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 /// The control socket spoken by hand, as a hostile or foreign client would: frames written and read
 /// here, not through ControlClient, so tests can hold connections open, trickle, or never read.

@@ -1,8 +1,8 @@
 import Foundation
-import KeychainClient
-import KeychainEngine
-import KeychainModel
-import TestSupport
+import KeychainFSClient
+import KeychainFSEngine
+import KeychainFSModel
+import KeychainFSTestSupport
 
 /// A vault with no daemon, used in turn by this process (a connection) and by the `security` verbs of
 /// the built CLI: each opens it in-process for one call.

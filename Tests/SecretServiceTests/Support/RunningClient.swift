@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import KeychainFSTestSupport
 
 /// A client script left running while the test acts (a signal watcher, a client that vanishes mid-prompt):
 /// started with Command.start (posix_spawn, as every program is), its output read line by line, killed

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import KeychainFSTestSupport
 
 /// A D-Bus session bus of the test's own: `dbus-daemon --session --nofork --print-address`, its address read
 /// within a deadline, killed (and waited for) when the test ends.

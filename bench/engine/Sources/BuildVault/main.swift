@@ -3,8 +3,8 @@
 // that size), added through the engine's own SecItemAdd, not through a mount, so that bench/run can
 // measure a mount of 1,000,000 items without spending an hour creating them. Prints items per second.
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4 || arguments.count == 5, let services = Int(arguments[2]), let accounts = Int(arguments[3]),

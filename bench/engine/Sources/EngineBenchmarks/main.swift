@@ -4,8 +4,8 @@
 // with `--columns name,median,p99,iterations` and sets each call against bench/tools/enginefloor.c's.
 import Benchmark
 import Foundation
-import KeychainEngine
-import KeychainModel
+import KeychainFSEngine
+import KeychainFSModel
 import Security
 import Synchronization
 

@@ -1,0 +1,134 @@
+import KeychainFSModel
+import Foundation
+import KeychainFSSodium
+
+/// A vault directory (docs/spec.md §1): the item database, the keybag and the config. The device key lives
+/// outside it (``DeviceKeyLocation``), so the directory alone is unreadable; vaults of format 1 kept it inside.
+public struct Vault: Sendable {
+    /// Persistent settings chosen at `init`.
+    public struct Config: Codable, Sendable {
+        /// The vault format (``VaultFormat``).
+        public var format = VaultFormat.current
+        /// Where the device key lives; nil: inside the vault (`device.key`), as format 1 made it.
+        public var deviceKeyPath: String?
+        public var testDevice: Bool
+
+        package init(format: Int = VaultFormat.current, deviceKeyPath: String?, testDevice: Bool) {
+            self.format = format; self.deviceKeyPath = deviceKeyPath; self.testDevice = testDevice
+        }
+    }
+
+    /// Absolute path of the vault directory.
+    public let directory: String
+
+    public init(directory: String) {
+        self.directory = URL(fileURLWithPath: directory).standardizedFileURL.path
+    }
+
+    public var configPath: String { directory + "/vault.json" }
+    public var keybagPath: String { directory + "/keybag" }
+    public var databasePath: String { directory + "/items.sqlite" }
+    public var defaultDeviceKeyPath: String { directory + "/device.key" }
+    /// The daemon's log (no secrets are ever logged).
+    public var logPath: String { directory + "/daemon.log" }
+
+    /// Opens (creating 0600) the daemon's log for appending: never through a symlink, never blocking on a
+    /// FIFO, a regular file only (issue 22, 18). The caller closes the descriptor.
+    public func openLog() throws(KeychainError) -> Int32 {
+        try FileIO.openRegular(logPath, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o600)
+    }
+    /// The lock file that makes one engine per vault (``VaultLock``).
+    public var lockPath: String { directory + "/daemon.lock" }
+
+    /// Whether `directory` holds a vault (a symlink at `vault.json` counts: it is never followed or replaced).
+    public var exists: Bool {
+        var st = stat()
+        return lstat(configPath, &st) == 0
+    }
+
+    /// Creates a new vault: directory (0700), device key (0600, in the user's state directory unless
+    /// `deviceKeyPath` chooses), keybag, database.
+    /// The device starts without a passcode. Every file is made fresh (O_EXCL) and private (0600).
+    /// `simulatedDevice` (KeychainTesting's, implies `testDevice`) marks the keybag with the minimal
+    /// passcode derivation, which only an engine on a virtual clock opens.
+    public static func create(
+        at directory: String, deviceKeyPath: String? = nil, testDevice: Bool = false,
+        simulatedDevice: Bool = false
+    ) throws(KeychainError) -> Vault {
+        let testDevice = testDevice || simulatedDevice
+        let vault = Vault(directory: directory)
+        guard !vault.exists else { throw .param("a vault already exists at \(vault.directory)") }
+        // A simulated device's files, in its own fresh directory, skip fsync (ThrowawayDirectories).
+        if simulatedDevice, let deviceKeyPath {
+            ThrowawayDirectories.add(throwawayDirectories(directory, deviceKeyPath))
+        }
+        try VaultDirectory.makePrivate(vault.directory)
+        let keyPath: String
+        if let deviceKeyPath {
+            keyPath = URL(fileURLWithPath: deviceKeyPath).standardizedFileURL.path
+        } else {
+            keyPath = try DeviceKeyLocation.newDefaultPath()
+        }
+        try DeviceKey.create(at: keyPath)
+        let deviceKey = try DeviceKey.load(from: keyPath)
+        defer { deviceKey.wipe() }
+        try Keybag.create(
+            at: vault.keybagPath, deviceKey: deviceKey,
+            hardness: simulatedDevice ? .simulated : testDevice ? .interactive : .moderate, testDevice: testDevice)
+        // SQLite gives -wal and -shm the database file's mode: make it 0600 before SQLite sees it.
+        try FileIO.createExclusively(vault.databasePath, mode: 0o600)
+        _ = try ItemStore(path: vault.databasePath)
+        try vault.save(Config(deviceKeyPath: keyPath, testDevice: testDevice))
+        return vault
+    }
+
+    /// Refuses a vault others could tamper with (a directory not ours or writable by others, a symlink
+    /// where SQLite would follow one) and makes a missing database file 0600 before SQLite creates it.
+    public func checkPrivate() throws(KeychainError) {
+        try VaultDirectory.checkPrivate(directory)
+        for path in [databasePath, databasePath + "-wal", databasePath + "-shm", databasePath + "-journal"] {
+            try VaultDirectory.checkRegularFile(path)
+        }
+        var st = stat()
+        if lstat(databasePath, &st) != 0, errno == ENOENT { try FileIO.createExclusively(databasePath, mode: 0o600) }
+    }
+
+    /// Reads the vault's config.
+    public func config() throws(KeychainError) -> Config {
+        guard let data = try FileIO.read(configPath) else {
+            throw KeychainError(
+                SecStatus.notAvailable,
+                "\(directory) is not a keychainfs vault (no vault.json); create one with 'keychainfs init'")
+        }
+        let config: Config
+        do { config = try JSONDecoder().decode(Config.self, from: data) } catch {
+            throw KeychainError(
+                SecStatus.decode, "\(configPath) is damaged or truncated (not a vault config): restore it from a backup"
+            )
+        }
+        try VaultFormat.check(config.format, at: configPath)
+        return config
+    }
+
+    /// Whether the device key in force is the one inside the vault directory (a format-1 default): then a
+    /// copy of the directory opens anywhere, and `keychainfs move-device-key` should move it out.
+    public func deviceKeyIsInside(override: String? = nil) throws(KeychainError) -> Bool {
+        guard override == nil else { return false }
+        return try config().deviceKeyPath == nil
+    }
+
+    /// The device key path in force: an explicit override, the config's, or the default.
+    public func deviceKeyPath(override: String? = nil) throws(KeychainError) -> String {
+        if let override { return override }
+        return try config().deviceKeyPath ?? defaultDeviceKeyPath
+    }
+
+    package func save(_ config: Config) throws(KeychainError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        guard let data = try? encoder.encode(config) else {
+            throw KeychainError(SecStatus.internalError, "cannot encode the vault config")
+        }
+        try FileIO.writeAtomically(data, to: configPath, mode: 0o600)
+    }
+}
