@@ -14,6 +14,11 @@ final class ConnectionTable: Sendable {
     private struct Entry { let fd: Int32; let uid: UInt32; let pid: Int32; var stage: Stage; var evicted = false }
     private struct State { var entries: [UInt64: Entry] = [:]; var nextID: UInt64 = 1 }
     private let state = Mutex(State())
+    /// Whether the connections closed to make room are the flooder's first; off only by a test device's
+    /// ``ControlServer/evictionSwitch`` (then the oldest waiting connection goes, whoever holds it).
+    private let evictsFloodersFirst: Bool
+
+    init(evictsFloodersFirst: Bool = true) { self.evictsFloodersFirst = evictsFloodersFirst }
 
     /// Registers `fd` of process `pid` of `uid`: at most `waiting` of the uid's connections wait and at most
     /// `total` are open. The connections closed to make room are those of the process holding the most
@@ -28,7 +33,7 @@ final class ConnectionTable: Sendable {
             for entry in waitingEntries.values { held[entry.pid, default: 0] += 1 }
             let byClaim = waitingEntries.sorted { a, b in
                 let (heldA, heldB) = (held[a.value.pid]!, held[b.value.pid]!)
-                return heldA != heldB ? heldA > heldB : a.key < b.key
+                return heldA != heldB && evictsFloodersFirst ? heldA > heldB : a.key < b.key
             }.map(\.key)
             var evict = Array(byClaim.prefix(max(0, waitingEntries.count + 1 - waiting)))
             let over = mine.count + 1 - evict.count - total

@@ -32,13 +32,23 @@ package final class ControlServer: Sendable {
     package static let maxConnectionsPerUser = 160
     /// Item, key and vault requests handled at once.
     package static let workers = 32
+    /// The test switch (``TestSwitches``) under which a full table closes its oldest waiting connection
+    /// whoever holds it, as before issue 38 (6): a flood then closes a `device lock` that has not sent yet.
+    package static let evictionSwitch = "flooder-eviction"
+
+    /// Whether a daemon of a vault that is (`testDevice`) or is not a test device closes a flooder's
+    /// connections first.
+    package static func evictsFloodersFirst(testDevice: Bool) -> Bool {
+        !TestSwitches.isOff(evictionSwitch, testDevice: testDevice)
+    }
+
     /// Seconds a peer has to send its request, and again to read the reply.
     package static let requestSeconds: TimeInterval = 10
 
     package let socketPath: String
     private let listener: Int32
     private let handler: PeerHandler
-    private let connections = ConnectionTable()
+    private let connections: ConnectionTable
     private let workerSlots = DispatchSemaphore(value: ControlServer.workers)
     /// One attachment (a restored backup) is read at a time.
     private let attachmentSlot = DispatchSemaphore(value: 1)
@@ -57,9 +67,10 @@ package final class ControlServer: Sendable {
     /// while a prompt of that request was waiting.
     package init(
         socketPath: String, peerHandler: @escaping PeerHandler, bindsConnections: Bool = true,
-        requesterGone: @escaping @Sendable (UInt64) -> Void = { _ in }
+        evictsFloodersFirst: Bool = true, requesterGone: @escaping @Sendable (UInt64) -> Void = { _ in }
     ) throws(KeychainError) {
         self.socketPath = socketPath
+        connections = ConnectionTable(evictsFloodersFirst: evictsFloodersFirst)
         self.bindsConnections = bindsConnections
         self.handler = peerHandler
         hangups = HangupWatcher(onHangup: requesterGone)

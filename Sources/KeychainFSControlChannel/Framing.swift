@@ -69,12 +69,17 @@ package enum Framing {
         }
         guard let payload = try readExactly(length, from: fd, deadline: deadline, senders: &senders, watch: watch)
         else {
-            throw KeychainError(SecStatus.param, "truncated control frame")
+            throw Self.closedMidFrame
         }
         do { return try ValueCodec.decode(payload) } catch {
             throw KeychainError(SecStatus.param, "malformed control frame: \(error.reason)")
         }
     }
+
+    /// The peer closed the connection inside a frame: a transport failure (a daemon that exits between a
+    /// reply's header and its payload), errSecNotAvailable as any other, not a malformed request (-50).
+    static let closedMidFrame = KeychainError(
+        SecStatus.notAvailable, "the connection closed in the middle of a control frame (truncated)")
 
     /// Reads `count` bytes, growing the buffer only as they arrive.
     private static func readExactly(
@@ -90,7 +95,7 @@ package enum Framing {
             let n = receive(fd, into: &chunk, count: min(chunk.count, count - data.count), senders: &senders)
             if n == 0 {
                 if data.isEmpty { return nil }
-                throw KeychainError(SecStatus.param, "truncated control frame")
+                throw Self.closedMidFrame
             }
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }

@@ -128,7 +128,10 @@ package enum Daemon {
                 }, accessPolicy: policy, audit: audit, enforcesAccess: guards.controlAccess)
             let server = try ControlServer(
                 socketPath: ControlSocket.path(for: configuration.vault), peerHandler: handler.handle,
-                bindsConnections: bindsConnections, requesterGone: { keychain.prompts.cancel(requester: $0) })
+                bindsConnections: bindsConnections,
+                evictsFloodersFirst: ControlServer.evictsFloodersFirst(
+                    testDevice: try configuration.vault.config().testDevice),
+                requesterGone: { keychain.prompts.cancel(requester: $0) })
             ProcessHardening.trimMemoryPeriodically()
             if let interval = configuration.syncInterval {
                 SyncCommands.syncPeriodically(keychain, every: interval, log: log)

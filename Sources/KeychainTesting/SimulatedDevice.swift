@@ -26,6 +26,9 @@ public final class SimulatedDevice: Sendable {
     public let directory: String
     /// Test-only: `run` binds the whole process, unchecked, as if there were no task-local binding.
     let taskBindingDisabledForTesting = Atomic<Bool>(false)
+    /// Counted among the devices alive (``UnboundCalls``): set once init succeeded, so a failed init's deinit
+    /// takes nothing back.
+    private let countedAlive = Atomic<Bool>(false)
     /// What another module of the kit attached to the device (KeychainTestingMount's mount), ended when
     /// the device goes away, before its directory is removed.
     package let attachment = Mutex<(any DeviceAttachment)?>(nil)
@@ -48,9 +51,12 @@ public final class SimulatedDevice: Sendable {
             TemporaryDirectory.remove(directory)
             throw error
         }
+        UnboundCalls.kitDeviceMade()
+        countedAlive.store(true, ordering: .sequentiallyConsistent)
     }
 
     deinit {
+        if countedAlive.load(ordering: .sequentiallyConsistent) { UnboundCalls.kitDeviceGone() }
         attachment.withLock { $0.take() }?.detach()
         Vault.forgetThrowaway(directory + "/vault", deviceKeyPath: directory + "/device.key")
         TemporaryDirectory.remove(directory)

@@ -2,7 +2,8 @@
     import XCTest
 
     /// XCTest's way in: subclass it and each test method runs on a new device of its own (``device``), bound
-    /// as `run { … }` binds it, `async` test methods included. Override ``makeDevice()`` for another
+    /// as `run { … }` binds it, `async` test methods included, and bound to the whole process for the test's
+    /// duration (``SimulatedDevice/makeCurrent(as:)``), so calls from a DispatchQueue or a Thread reach it too. Override ``makeDevice()`` for another
     /// passcode, biometry or app; `setUp` already runs inside the binding.
     ///
     ///     final class TokenTests: SimulatedDeviceTestCase {
@@ -31,6 +32,16 @@
                 return
             }
             defer { device = nil }
+            // Code under test that hops to a DispatchQueue or a Thread loses the task's binding: the process
+            // is bound for the test's duration too, so such a call reaches this device (XCTest runs one test
+            // at a time), never the user's keychain.
+            do {
+                try device.makeCurrent(as: app)
+            } catch {
+                XCTFail("the simulated device could not be bound to the process: \(error)")
+                return
+            }
+            defer { device.resignCurrent() }
             device.run(as: app) { super.invokeTest() }
         }
     }

@@ -168,11 +168,10 @@ open class LAContext: NSObject, SecAuthenticationContextProviding, @unchecked Se
         return policy
     }
 
-    /// The device bound to this task (the test kit), else the default vault's daemon or in-process engine.
+    /// The device bound to this task (the test kit), else the unbound route (``UnboundCalls``).
     private func connection() throws(KeychainError) -> KeychainConnection {
         if let bound = KeychainBinding.current { return bound.connection }
-        return try KeychainConnection(
-            vault: ClientEnvironment.defaultVault(), caller: ClientEnvironment.caller(), createIfMissing: true)
+        return try UnboundCalls.connection()
     }
 
     private func send<Call: EvaluationReplyCall>(_ call: Call) throws(KeychainError) -> Answer {

@@ -2,7 +2,6 @@ import Foundation
 import KeychainFSClient
 import KeychainFSEngine
 import KeychainFSModel
-import Synchronization
 
 /// Adds an item (Apple's `SecItemAdd`).
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
@@ -47,31 +46,20 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     }
 }
 
-/// Where SecItem calls go: the engine a test bound to this task or process (``KeychainBinding``), else the vault named by `KEYCHAIN_VAULT` (default
-/// `$XDG_DATA_HOME/keychainfs/default`, made on first use without a passcode), through its daemon if one
-/// serves it, else in this process; access groups from `KEYCHAIN_ACCESS_GROUPS`. Connections are
-/// kept per vault and access groups; each call chooses daemon or in-process (``KeychainConnection``),
-/// and a process that has used a daemon keeps using one.
+/// Where SecItem calls go: the engine a test bound to this task or process (``KeychainBinding``), else
+/// ``UnboundCalls``: the vault named by `KEYCHAIN_VAULT` (default `$XDG_DATA_HOME/keychainfs/default`, made on
+/// first use without a passcode; never while a test kit device lives in the process, unless made for tests),
+/// through its daemon if one serves it, else in this process; access groups from `KEYCHAIN_ACCESS_GROUPS`.
+/// Each call chooses daemon or in-process (``KeychainConnection``), and a process that has used a daemon
+/// keeps using one.
 enum SecItemSession {
-    private static let connections = Mutex<[String: KeychainConnection]>([:])
-
     static func call(_ body: (KeychainConnection) throws(KeychainError) -> Void) -> OSStatus {
         if let bound = KeychainBinding.current { return status(of: body, bound.connection) }
-        let vault = ClientEnvironment.defaultVault()
-        let caller = ClientEnvironment.caller()
-        let key = vault.directory + "\u{0}" + caller.accessGroups.joined(separator: ",")
-        let connection: KeychainConnection
         do {
-            connection = try connections.withLock { table throws(KeychainError) -> KeychainConnection in
-                if let existing = table[key] { return existing }
-                let made = try KeychainConnection(vault: vault, caller: caller, createIfMissing: true)
-                table[key] = made
-                return made
-            }
+            return status(of: body, try UnboundCalls.connection())
         } catch {
             return error.status
         }
-        return status(of: body, connection)
     }
 
     private static func status(

@@ -90,6 +90,78 @@ extension LockLandsTests {
     }
 }
 
+extension LockLandsTests {
+    /// Item 6 without timing: a lock's connection, greeted but not yet sent (a CLI between connect and
+    /// write), then another process of the user fills the waiting table; the lock goes out after the flood.
+    /// The flooder's connections are closed to make room, never the lock's, so it lands; with the eviction
+    /// order switched off (a test device's switch) the lock's, the oldest, is closed and the device stays unlocked.
+    @Test(.timeLimit(.minutes(3)), arguments: [false, true])
+    func aFloodFromAnotherProcessNeverClosesAWaitingLock(evictionSwitchedOff: Bool) throws {
+        let m = try MountedVault(
+            mountEnvironment: evictionSwitchedOff
+                ? ["KEYCHAINFS_TEST_DISABLE_GUARDS": ControlServer.evictionSwitch] : [:])
+        defer { m.close() }
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        try expectSuccess(m.cli(["add-generic-password", "-s", "svc", "-a", "acct", "-w", "flooded", m.vault]))
+        let socket = ControlSocket.path(for: Vault(directory: m.vault))
+        let lock = try #require(RawControl(path: socket))
+        defer { lock.close() }
+        let challenge = try #require(lock.greeting(), "greeted: admitted before the flood")
+        // The flooder holds twice the waiting limit, each connection greeted (admitted) or closed (evicted).
+        let flooder = try #require(
+            Command.start(
+                "/usr/bin/python3",
+                [
+                    "-c",
+                    """
+                    import socket, sys, time
+                    held = []
+                    for _ in range(\(ControlServer.maxWaitingPerUser * 2)):
+                        s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[1])
+                        try: s.recv(4)
+                        except OSError: pass
+                        held.append(s)
+                    print("flooded", flush=True)
+                    time.sleep(60)
+                    """,
+                    socket,
+                ]))
+        defer {
+            kill(flooder.pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(flooder.pid, &status, 0)
+            close(flooder.stdout)
+        }
+        #expect(Self.firstLine(of: flooder.stdout, within: 60) == "flooded")
+        let sent = lock.send(RawControl.frame(ControlCommand.deviceLock.rawValue, [:], challenge: challenge))
+        let reply = sent ? lock.reply() : nil
+        let read = FS.read(m.path("genp/svc/acct/value"))
+        if evictionSwitchedOff {
+            #expect(reply == nil, "the oldest waiting connection, the lock's, was closed by the flood")
+            #expect(read == .success(Data("flooded".utf8)), "the device stayed unlocked")
+        } else {
+            #expect(reply?.status == 0, "the lock's connection outlived the flood: \(String(describing: reply))")
+            #expect(read == .failure(Errno(EACCES)), "the lock is in force")
+        }
+    }
+
+    /// The first line `fd` gives within `seconds` (a hang guard), without its newline.
+    static func firstLine(of fd: Int32, within seconds: Double) -> String? {
+        let deadline = Date().addingTimeInterval(seconds)
+        var bytes: [UInt8] = []
+        while Date() < deadline {
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 100) >= 0 else { return nil }
+            guard ready.revents != 0 else { continue }
+            var byte: UInt8 = 0
+            guard read(fd, &byte, 1) == 1 else { return nil }
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+        return nil
+    }
+}
+
 /// A flag one thread sets and another waits on, with the flooder's end acknowledged.
 private final class FlooderSwitch: @unchecked Sendable {
     private let lock = NSLock()

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainFSEngine
 
 /// The one vault that in-process `Security` tests use, named through `KEYCHAIN_VAULT` before their first
 /// SecItem call. It lives here, not in each test target, because the Swift 5 and Swift 6 twins of the
@@ -13,6 +14,9 @@ public enum InProcessVault {
         let path = TestDirectory.root + "/kcfs-security-\(getpid())"
         // setenv may move `environ` under a Process.run() copying it in another test: hold them apart.
         ProcessEnvironment.lock.withLock { _ = setenv("KEYCHAIN_VAULT", path, 1) }
+        // Made for tests, so that the calls reach it while the kit's devices live in this process too
+        // (UnboundCalls refuses unbound calls to any other vault then).
+        _ = try? Vault.create(at: path, testDevice: true)
         atexit { try? FileManager.default.removeItem(atPath: TestDirectory.root + "/kcfs-security-\(getpid())") }
         return path
     }()
