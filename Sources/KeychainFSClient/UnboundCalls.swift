@@ -32,7 +32,8 @@ package enum UnboundCalls {
             table throws(KeychainError) -> (connection: KeychainConnection, madeForTests: Bool) in
             if let existing = table[key] { return existing }
             if kitAlive, !isMadeForTests(vault) { throw refusal(of: vault) }
-            let made = (try KeychainConnection(vault: vault, caller: caller, createIfMissing: true), isMadeForTests(vault))
+            let connection = try KeychainConnection(vault: vault, caller: caller, createIfMissing: true)
+            let made = (connection: connection, madeForTests: isMadeForTests(vault))
             table[key] = made
             return made
         }

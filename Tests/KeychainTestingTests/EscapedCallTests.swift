@@ -67,7 +67,8 @@ final class EscapedCallXCTests: SimulatedDeviceTestCase {
                 _ = done.wait(timeout: .now() + 60)
             }
             report.append("escaped: \(status.withLock { $0 } ?? 0)")
-            report.append("default vault while the device lived: \(FileManager.default.fileExists(atPath: defaultVault) ? "yes" : "no")")
+            let made = FileManager.default.fileExists(atPath: defaultVault)
+            report.append("default vault while the device lived: \(made ? "yes" : "no")")
         }
         report.append("unbound after the device: \(TokenCode.save("unbound"))")
         try report.joined(separator: "\n").write(
@@ -85,7 +86,9 @@ final class EscapedCallXCTests: SimulatedDeviceTestCase {
         let deadPID = try #require(Int32(gone.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         let dead = base + "/keychaintesting-\(deadPID)-abcdef"
         let alive = base + "/keychaintesting-\(getpid())-abcdef"  // this process: never swept
-        for path in [dead, alive] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
+        for path in [dead, alive] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        }
         defer { for path in [dead, alive] { try? FileManager.default.removeItem(atPath: path) } }
         let note = TestDirectory.root + "/kit-leak-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: note) }
