@@ -14,8 +14,10 @@ let package = Package(
         // The engine with its model, for the engine benchmarks (bench/engine), a package of their own that
         // measures engine calls as a client links them. Not an API: its surface may change in any release.
         .library(name: "KeychainFSEngine", targets: ["KeychainFSEngine", "KeychainFSModel"]),
-        // Apple's SecItem API for Swift on Linux: `import Security` (and `import LocalAuthentication`).
-        .library(name: "Security", targets: ["Security", "LocalAuthentication"]),
+        // Apple's SecItem API for Swift on Linux: `import Security`, and `import LocalAuthentication`. One
+        // module per product, so that a user's package can alias each (docs/swift-api.md).
+        .library(name: "Security", targets: ["Security"]),
+        .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         // A simulated device per test, driven from Swift (docs/test-kit.md): for test targets.
         .library(name: "KeychainTesting", targets: ["KeychainTesting"]),
         // `device.mount()` and `device.environment`: the kit's device over FUSE and its control socket, for
@@ -109,10 +111,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
+        // Neither depends on the other, nor does the kit on either: a product whose module another product's
+        // module depends on directly loses its alias in a user's package (docs/swift-api.md).
         .target(
             name: "LocalAuthentication",
             dependencies: [
-                "KeychainFSModel", "Security", "KeychainFSClient", "KeychainFSEngine", "KeychainFSControlChannel",
+                "KeychainFSModel", "KeychainFSClient", "KeychainFSEngine", "KeychainFSControlChannel",
             ],
             swiftSettings: strict),
 
@@ -120,7 +124,7 @@ let package = Package(
         .target(
             name: "KeychainTesting",
             dependencies: [
-                "KeychainFSModel", "Security", "LocalAuthentication", "KeychainFSClient", "KeychainFSEngine",
+                "KeychainFSModel", "KeychainFSClient", "KeychainFSEngine",
             ],
             swiftSettings: strict),
         // The test kit's mount: a simulated device served in-process through the daemon's FUSE and control parts.

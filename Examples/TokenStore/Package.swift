@@ -12,7 +12,11 @@ let package = Package(
     dependencies: [.package(name: "keychainfs", path: "../..")],
     targets: [
         .target(
-            name: "TokenStore", dependencies: [.product(name: "Security", package: "keychainfs", condition: linux)]),
+            name: "TokenStore",
+            dependencies: [
+                .product(name: "Security", package: "keychainfs", condition: linux),
+                .product(name: "LocalAuthentication", package: "keychainfs", condition: linux),
+            ]),
         .testTarget(
             name: "TokenStoreTests",
             dependencies: [

@@ -3,7 +3,6 @@ import Foundation
 import KeychainFSClient
 import KeychainFSEngine
 import KeychainFSModel
-import Security
 
 /// Authentication policies (Apple's raw values).
 public enum LAPolicy: Int, Sendable {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import KeychainFSClient
 import KeychainFSEngine
 import KeychainFSModel
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainFSClient
 import KeychainFSEngine
 import KeychainFSModel
 

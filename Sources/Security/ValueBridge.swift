@@ -1,4 +1,5 @@
 import Foundation
+import KeychainFSClient
 import KeychainFSEngine
 import KeychainFSModel
 
@@ -222,22 +223,5 @@ enum ValueBridge {
                 flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(UInt64(bitPattern: flags))))
         }
         return objects
-    }
-}
-
-/// Implemented by LocalAuthentication's LAContext, so kSecUseAuthenticationContext can be honoured
-/// without Security depending on LocalAuthentication.
-public protocol SecAuthenticationContextProviding: AnyObject, Sendable {
-    /// LAContext.interactionNotAllowed: fail instead of prompting.
-    var interactionNotAllowed: Bool { get }
-    /// What the engine reads of the context: its evaluation, reuse duration and credential
-    /// (``AuthenticationOptions/ContextKey``).
-    var authenticationContext: KeychainDictionary { get }
-}
-
-extension SecAuthenticationContextProviding {
-    /// A context that only says whether it may prompt.
-    public var authenticationContext: KeychainDictionary {
-        [AuthenticationOptions.ContextKey.interactionNotAllowed: .bool(interactionNotAllowed)]
     }
 }
