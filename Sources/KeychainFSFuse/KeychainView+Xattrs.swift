@@ -103,15 +103,25 @@ extension KeychainView {
         var attributes = current.attributes
         change(&attributes)
         let path = names.contains(attribute.code) ? namePath(item.schema, attributes) : current.path
-        if path != current.path, (try? resolve(FSPath(bytes: [0x2F] + path))) != nil {
-            throw FSError(EEXIST, "an item has that name")
-        }
+        if path != current.path { try requireFree(path) }
         try making.update(item.persistentRef) { made in
             made.attributes = attributes
             made.path = path
         }
         paths.clear()
         if names.contains(attribute.code) { making.entryChanged(item.persistentRef) }
+    }
+
+    /// Refuses `path` (`<class>/<group>/<item>`) unless nothing is there: an item found is EEXIST, and a
+    /// lookup that fails for any reason but ENOENT (a long name's listing, a locked class) refuses too
+    /// rather than letting an item in the making move onto one it could not see.
+    private func requireFree(_ path: [UInt8]) throws(FSError) {
+        let found: Result<FSNode, FSError> = Result { () throws(FSError) in try resolve(FSPath(bytes: [0x2F] + path)) }
+        switch found {
+        case .success: throw FSError(EEXIST, "an item has that name")
+        case .failure(let error) where error.errno == ENOENT: return
+        case .failure(let error): throw error
+        }
     }
 
     /// Removing a primary-key attribute sets its default (docs/spec.md §4); an optional one disappears.
