@@ -68,6 +68,10 @@ public let errSecDecode: OSStatus = SecStatus.decode
 public let errSecInternal: OSStatus = SecStatus.internalError
 public let errSecServiceNotAvailable: OSStatus = SecStatus.serviceNotAvailable
 public let errSecVerifyFailed: OSStatus = SecStatus.verifyFailed
+public let errSecHostNameMismatch: OSStatus = SecStatus.hostNameMismatch
+public let errSecCertificateExpired: OSStatus = SecStatus.certificateExpired
+public let errSecCertificateNotValidYet: OSStatus = SecStatus.certificateNotValidYet
+public let errSecNotTrusted: OSStatus = SecStatus.notTrusted
 
 /// Apple's message for an OSStatus (`SecCopyErrorMessageString(errSecItemNotFound, nil)`).
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {

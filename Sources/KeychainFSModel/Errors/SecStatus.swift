@@ -69,6 +69,10 @@ public enum SecStatus {
     public static let internalError: OSStatus = -26276
     public static let serviceNotAvailable: OSStatus = -67585
     public static let verifyFailed: OSStatus = -67808
+    public static let hostNameMismatch: OSStatus = -67602
+    public static let certificateExpired: OSStatus = -67818
+    public static let certificateNotValidYet: OSStatus = -67819
+    public static let notTrusted: OSStatus = -67843
 
     /// (code, constant name, Apple's message) for every status above.
     public static let table: [(code: OSStatus, name: String, message: String)] = [
@@ -166,6 +170,10 @@ public enum SecStatus {
         (internalError, "errSecInternal", "An internal error occurred."),
         (serviceNotAvailable, "errSecServiceNotAvailable", "The required service is not available."),
         (verifyFailed, "errSecVerifyFailed", "A cryptographic verification failure has occurred."),
+        (hostNameMismatch, "errSecHostNameMismatch", "A host name mismatch has occurred."),
+        (certificateExpired, "errSecCertificateExpired", "An expired certificate was detected."),
+        (certificateNotValidYet, "errSecCertificateNotValidYet", "The certificate is not yet valid."),
+        (notTrusted, "errSecNotTrusted", "The certificate was not trusted."),
     ]
 
     /// The constant name of `status` (`"errSecItemNotFound"`), or its number.
