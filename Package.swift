@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     ],
     targets: [
         // System libraries (found with pkg-config).
@@ -109,6 +110,8 @@ let package = Package(
                 "KeychainFSModel", "KeychainFSEngine", "KeychainFSClient", "KeychainFSCOpenSSL",
                 "KeychainFSImportExport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // SecTrust's chain building and policies (docs/swift-api.md, "Certificate trust").
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strict),
         // Neither depends on the other, nor does the kit on either: a product whose module another product's

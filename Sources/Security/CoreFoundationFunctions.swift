@@ -48,10 +48,14 @@ extension CoreFoundation.CFError: @retroactive Equatable, @retroactive Hashable 
 
 /// Conversions of CoreFoundation's values, which do not bridge to Swift on Linux.
 enum CFBridge {
-    /// A CFError with an OSStatus, in kCFErrorDomainOSStatus, with `message` as its description.
-    static func error(_ status: OSStatus, _ message: String) -> CoreFoundation.CFError {
+    /// A CFError with an OSStatus, in kCFErrorDomainOSStatus, with `message` as its description (under
+    /// `key`: SecTrust's errors carry it as their localized description, which CFErrorCopyDescription
+    /// returns as it is).
+    static func error(
+        _ status: OSStatus, _ message: String, key: CoreFoundation.CFString = kCFErrorDescriptionKey
+    ) -> CoreFoundation.CFError {
         let description = cfString(message)
-        var keys: [UnsafeRawPointer?] = [UnsafeRawPointer(Unmanaged.passUnretained(kCFErrorDescriptionKey).toOpaque())]
+        var keys: [UnsafeRawPointer?] = [UnsafeRawPointer(Unmanaged.passUnretained(key).toOpaque())]
         var values: [UnsafeRawPointer?] = [UnsafeRawPointer(Unmanaged.passUnretained(description).toOpaque())]
         return CFErrorCreateWithUserInfoKeysAndValues(
             nil, CoreFoundation.kCFErrorDomainOSStatus, CFIndex(status), &keys, &values, 1)

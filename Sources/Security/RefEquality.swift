@@ -51,3 +51,9 @@ extension SecIdentity: Hashable {
         hasher.combine(privateKey)
     }
 }
+
+extension SecPolicy: Hashable {
+    /// Equal kind, server flag and hostname, as SecPolicy's CFEqual compares policies.
+    public static func == (lhs: SecPolicy, rhs: SecPolicy) -> Bool { lhs.kind == rhs.kind }
+    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
+}

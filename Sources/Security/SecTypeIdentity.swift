@@ -11,6 +11,8 @@ extension SecKey: SecTypeIdentified { static let typeID: CFTypeID = 0x5EC0_0001 
 extension SecCertificate: SecTypeIdentified { static let typeID: CFTypeID = 0x5EC0_0002 }
 extension SecIdentity: SecTypeIdentified { static let typeID: CFTypeID = 0x5EC0_0003 }
 extension SecAccessControl: SecTypeIdentified { static let typeID: CFTypeID = 0x5EC0_0004 }
+extension SecTrust: SecTypeIdentified { static let typeID: CFTypeID = 0x5EC0_0005 }
+extension SecPolicy: SecTypeIdentified { static let typeID: CFTypeID = 0x5EC0_0006 }
 
 /// The type id of keys (Apple's `SecKeyGetTypeID`).
 public func SecKeyGetTypeID() -> CFTypeID { SecKey.typeID }
@@ -20,6 +22,10 @@ public func SecCertificateGetTypeID() -> CFTypeID { SecCertificate.typeID }
 public func SecIdentityGetTypeID() -> CFTypeID { SecIdentity.typeID }
 /// The type id of access-control objects (Apple's `SecAccessControlGetTypeID`).
 public func SecAccessControlGetTypeID() -> CFTypeID { SecAccessControl.typeID }
+/// The type id of trust objects (Apple's `SecTrustGetTypeID`).
+public func SecTrustGetTypeID() -> CFTypeID { SecTrust.typeID }
+/// The type id of policies (Apple's `SecPolicyGetTypeID`).
+public func SecPolicyGetTypeID() -> CFTypeID { SecPolicy.typeID }
 
 // `CFGetTypeID` on this module's objects, preferred over CoreFoundation's (which knows only its own
 // objects) in files that import CoreFoundation: a more specific parameter wins.
@@ -32,3 +38,7 @@ public func CFGetTypeID(_ cf: SecCertificate) -> CFTypeID { SecCertificate.typeI
 public func CFGetTypeID(_ cf: SecIdentity) -> CFTypeID { SecIdentity.typeID }
 /// The type id of an access-control object.
 public func CFGetTypeID(_ cf: SecAccessControl) -> CFTypeID { SecAccessControl.typeID }
+/// The type id of a trust object.
+public func CFGetTypeID(_ cf: SecTrust) -> CFTypeID { SecTrust.typeID }
+/// The type id of a policy.
+public func CFGetTypeID(_ cf: SecPolicy) -> CFTypeID { SecPolicy.typeID }
