@@ -18,6 +18,7 @@ let package = Package(
         // module per product, so that a user's package can alias each (docs/swift-api.md).
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
+        .library(name: "CryptoKit", targets: ["CryptoKit"]),
         // A simulated device per test, driven from Swift (docs/test-kit.md): for test targets.
         .library(name: "KeychainTesting", targets: ["KeychainTesting"]),
         // `device.mount()` and `device.environment`: the kit's device over FUSE and its control socket, for
@@ -120,6 +121,16 @@ let package = Package(
             name: "LocalAuthentication",
             dependencies: [
                 "KeychainFSModel", "KeychainFSClient", "KeychainFSEngine", "KeychainFSControlChannel",
+            ],
+            swiftSettings: strict),
+
+        // swift-crypto re-exported, plus SecureEnclave over the simulated Secure Enclave; it names SecAccessControl
+        // and LAContext through protocols of KeychainFSClient, so it depends on neither product either.
+        .target(
+            name: "CryptoKit",
+            dependencies: [
+                "KeychainFSModel", "KeychainFSClient", "KeychainFSEngine",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
 
@@ -260,6 +271,10 @@ let package = Package(
         .testTarget(
             name: "SecurityAPITestsSwift5", dependencies: ["Security", "LocalAuthentication", "KeychainFSTestSupport"],
             swiftSettings: [.swiftLanguageMode(.v5), .define("SWIFT5_MODE")]),
+        .testTarget(
+            name: "CryptoKitTests",
+            dependencies: ["CryptoKit", "Security", "LocalAuthentication", "KeychainTesting", "KeychainFSTestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "KeychainTestingTests",
             dependencies: [

@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // A server package as the Swift server ecosystem writes one: swift-nio (and so swift-system) and
-// swift-certificates beside keychainfs's `Security`, `LocalAuthentication` and `KeychainTesting` (issue 42).
+// swift-certificates beside keychainfs's `Security`, `LocalAuthentication`, `CryptoKit` and `KeychainTesting`.
 // No target name of ours may collide with theirs, and our `Security` is aliased as docs/swift-api.md
 // says, so that packages that test `#if canImport(Security)` (swift-certificates' X509) never see it.
 // `SERVERAPP_ALIAS=0` builds it without the alias (what the docs warn about). scripts/test.sh resolves
@@ -32,6 +32,7 @@ let package = Package(
             dependencies: [
                 keychainfs("Security", alias: "KeychainFSSecurity"),
                 keychainfs("LocalAuthentication", alias: "KeychainFSLocalAuthentication"),
+                keychainfs("CryptoKit", alias: "KeychainFSCryptoKit"),
                 keychainfs("KeychainTesting"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -135,4 +135,10 @@ struct SecureEnclaveKey: Sendable {
     /// kSecUseAuthenticationContext of the call that made or found the key: an evaluated LAContext is not
     /// asked again when the key signs, its application password opens the key's item.
     let authenticationContext: (any SecAuthenticationContextProviding)?
+
+    var reference: SecureEnclaveCalls.Key {
+        SecureEnclaveCalls.Key(
+            blob: blob, persistentRef: persistentRef, accessibility: accessibility,
+            authenticationContext: authenticationContext)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainFSClient
 import KeychainFSEngine
 import KeychainFSModel
 
@@ -25,7 +26,7 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable {
 /// Items take its protection class and keep its flags; reading the secret of an item with constraint
 /// flags (user presence, biometry, passcode) fails with errSecInteractionNotAllowed when the caller
 /// allows no UI, and otherwise counts as authenticated while the device is unlocked (docs/face-id.md).
-public final class SecAccessControl: @unchecked Sendable {
+public final class SecAccessControl: SecAccessControlProviding, @unchecked Sendable {
     public let protection: String
     public let flags: SecAccessControlCreateFlags
 
@@ -33,6 +34,9 @@ public final class SecAccessControl: @unchecked Sendable {
         self.protection = protection
         self.flags = flags
     }
+
+    package var protectionClass: String { protection }
+    package var flagBits: UInt64 { UInt64(flags.rawValue) }
 }
 
 /// Apple's `SecAccessControlCreateWithFlags`: nil (and errSecParam in `error`) for an unknown protection.

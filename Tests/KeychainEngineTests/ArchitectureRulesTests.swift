@@ -104,7 +104,10 @@ import Testing
     /// Every other target shares what it must with `package` access, so nothing outside this repository
     /// can come to depend on it.
     static let publicTargets: Set<String> = [
-        "Security", "LocalAuthentication", "KeychainTesting", "KeychainFSEngine", "KeychainFSModel",
+        "Security", "LocalAuthentication", "CryptoKit", "KeychainTesting", "KeychainFSEngine", "KeychainFSModel",
+        // The two protocols CryptoKit's SecureEnclave names SecAccessControl and LAContext by, so that it
+        // depends on neither product (an alias holds only for a product no other product's module imports).
+        "KeychainFSClient",
         // The kit's mount (device.mount(), device.environment): a product of its own, so only it links libfuse.
         "KeychainTestingMount",
         // The store's types the engine's face names (Vault, VaultLock, DeviceState, OutsideFile): bench/engine
@@ -134,7 +137,7 @@ import Testing
     /// no package beside ours declares the same name (issue 42: swift-system's `CSystem` refused the graph of
     /// every swift-nio package that depended on us).
     static let productModules: Set<String> = [
-        "Security", "LocalAuthentication", "KeychainTesting", "KeychainTestingMount",
+        "Security", "LocalAuthentication", "CryptoKit", "KeychainTesting", "KeychainTestingMount",
     ]
 
     static func unprefixedTargets(inManifest manifest: String) -> [String] {

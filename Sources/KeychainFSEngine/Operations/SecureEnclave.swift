@@ -5,41 +5,25 @@ import Foundation
 import KeychainFSSodium
 
 /// The simulated Secure Enclave (docs/spec.md §10): P-256 keys made and used only here, in the engine (the
-/// daemon, or the client process when it opens the vault in-process). A key leaves only as its blob:
-/// the public key (x9.63, 65 bytes) ‖ its private scalar sealed with a key derived from the device key
-/// and the class key of its accessibility. So the blob is useless without this vault's device key
-/// (a copied vault used with another `--device-key` cannot use it) and while its class is locked.
-public enum SecureEnclaveBlob {
-    /// kSecAttrTokenID's value for Secure Enclave keys.
-    public static let tokenID = "com.apple.setoken"
-    /// The bytes of the public key at the blob's start.
-    public static let publicKeySize = 65
-
-    /// The public key (x9.63) a blob starts with; nil for bytes that are no blob.
-    public static func publicKey(of blob: Data) -> Data? {
-        guard blob.count > publicKeySize, blob.first == 0x04 else { return nil }
-        return Data(blob.prefix(publicKeySize))
-    }
-
-    /// Whether an item's attributes are a Secure Enclave key's.
-    static func isEnclaveKey(_ attributes: [String: KeychainValue]) -> Bool {
-        attributes[Attributes.tokenID.code] == .string(tokenID)
-    }
-}
-
+/// daemon, or the client process when it opens the vault in-process). A key leaves only as its blob
+/// (``SecureEnclaveBlob``).
 extension Keychain {
     /// One Secure Enclave request (the control socket's `key.secure-enclave`): `operation` is
-    /// `generate` (with `accessibility`: returns a new blob), `sign` (`blob`, `digest`: the DER ECDSA
-    /// signature) or `exchange` (`blob`, `peer` x9.63 public key: the ECDH shared secret). `sign` and
-    /// `exchange` name the keychain item with `persistentRef` when the key is stored: the item must still
-    /// exist, belong to the caller's access groups and hold this blob, and its class must be available.
+    /// `generate` (with `accessibility`, and `accessControl` flags for a bound key: returns a new blob),
+    /// `sign` (`blob`, `digest`: the DER ECDSA signature) or `exchange` (`blob`, `peer` x9.63 public key: the
+    /// ECDH shared secret). `sign` and `exchange` name the keychain item with `persistentRef` when an item
+    /// key is stored: the item must still exist, belong to the caller's access groups and hold this blob,
+    /// and its class must be available. A bound key's own access control is judged as an item's would be.
     public func secureEnclave(_ request: KeychainDictionary, caller: Caller) throws(KeychainError) -> KeychainValue {
         try Self.requireGroups(caller)
         switch request["operation"]?.stringValue {
         case "generate":
             let accessibility = try enclaveAccessibility(request)
-            let key = P256.Signing.PrivateKey()
+            let key = P256.Signing.PrivateKey(compactRepresentable: request["compact"] != .bool(false))
             let publicKey = key.publicKey.x963Representation
+            if let flags = request["accessControl"]?.numberValue {
+                return .data(try boundKey(key, accessibility, flags))
+            }
             let sealed = try withEnclaveKey(accessibility) { wrapKey in
                 AEAD.seal(
                     key.rawRepresentation, key: wrapKey, associatedData: Self.enclaveBinding(publicKey, accessibility))
@@ -78,6 +62,7 @@ extension Keychain {
         guard let blob = request["blob"]?.dataValue, let publicKey = SecureEnclaveBlob.publicKey(of: blob) else {
             throw .param("not a Secure Enclave key blob")
         }
+        if let bound = BoundEnclaveKey(blob) { return try boundKey(bound, request, caller: caller) }
         var accessibility = try enclaveAccessibility(request)
         if let reference = request["persistentRef"]?.dataValue {
             // Reading the key item's data is where its access control is enforced (docs/spec.md §11: the lock,
@@ -99,12 +84,52 @@ extension Keychain {
             }
             accessibility = stored
         }
+        return try unseal(
+            Data(blob.dropFirst(SecureEnclaveBlob.publicKeySize)), accessibility,
+            binding: Self.enclaveBinding(publicKey, accessibility))
+    }
+
+    /// A new bound key's blob (CryptoKit's `SecureEnclave`): its access control sealed in with it.
+    private func boundKey(_ key: P256.Signing.PrivateKey, _ accessibility: Accessibility, _ flags: Int64)
+        throws(KeychainError) -> Data
+    {
+        guard flags & AccessConstraint.Bit.applicationPassword == 0 else {
+            throw .param("a Secure Enclave key outside the keychain cannot take an application password")
+        }
+        var bound = BoundEnclaveKey(
+            accessibility: accessibility, flags: flags, created: now(), publicKey: key.publicKey.x963Representation)
+        let binding = Self.boundBinding + bound.header
+        bound.sealed = try withEnclaveKey(accessibility) { wrapKey in
+            AEAD.seal(key.rawRepresentation, key: wrapKey, associatedData: binding)
+        }
+        return bound.blob
+    }
+
+    /// A bound key's private key once its class is available and its own access control allows the use:
+    /// opened before the prompt (a key of another vault fails without one) and again after it (the device
+    /// may have locked while it waited).
+    private func boundKey(_ bound: BoundEnclaveKey, _ request: KeychainDictionary, caller: Caller)
+        throws(KeychainError) -> P256.Signing.PrivateKey
+    {
+        guard request["persistentRef"] == nil else { throw .param("a bound Secure Enclave key is in no keychain item") }
+        let binding = Self.boundBinding + bound.header
+        _ = try unseal(bound.sealed, bound.accessibility, binding: binding)
+        let testDevice = protection.withLock { $0.record.testDevice }
+        if AccessConstraint(flags: bound.flags) != nil,
+            !TestSwitches.isOff(Self.boundKeyAccessSwitch, testDevice: testDevice)
+        {
+            let options = AuthenticationOptions(
+                useKeys: request, authenticationUI: request[QueryKey.useAuthenticationUI]?.stringValue)
+            try authorizeKeyUse(bound.policyAttributes, caller: caller, options: options)
+        }
+        return try unseal(bound.sealed, bound.accessibility, binding: binding)
+    }
+
+    private func unseal(_ sealed: Data, _ accessibility: Accessibility, binding: Data) throws(KeychainError)
+        -> P256.Signing.PrivateKey
+    {
         let scalar = try withEnclaveKey(accessibility) { wrapKey throws(KeychainError) -> Data in
-            let sealed = blob.dropFirst(SecureEnclaveBlob.publicKeySize)
-            do {
-                return try AEAD.open(
-                    Data(sealed), key: wrapKey, associatedData: Self.enclaveBinding(publicKey, accessibility))
-            } catch {
+            do { return try AEAD.open(sealed, key: wrapKey, associatedData: binding) } catch {
                 throw .param("the key was not made by this device's Secure Enclave")
             }
         }
@@ -132,6 +157,11 @@ extension Keychain {
             return try body(wrapKey)
         }
     }
+
+    /// Switches off the judging of a bound key's access control, so that a test shows it is what refuses.
+    public static let boundKeyAccessSwitch = "enclave-key-access"
+
+    private static let boundBinding = Data("secure-enclave-bound-key|".utf8)
 
     private static func enclaveBinding(_ publicKey: Data, _ accessibility: Accessibility) -> Data {
         Data("secure-enclave-key|\(accessibility.rawValue)|".utf8) + publicKey

@@ -1,8 +1,9 @@
 // A server's start as swift-nio code writes it, on the test kit's simulated device: the database password
 // is read from the keychain on an event loop (and refused once the device locks), the server's certificate,
 // made with swift-certificates, is stored with SecItemAdd and read back as a SecCertificate, and
-// LocalAuthentication answers for the device. Exits non-zero if any of it differs.
-import Crypto
+// LocalAuthentication answers for the device, and CryptoKit's Secure Enclave signs. Exits non-zero if any of
+// it differs.
+import CryptoKit
 import Foundation
 import KeychainTesting
 import LocalAuthentication
@@ -74,6 +75,11 @@ let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let device = try SimulatedDevice(passcode: "1234")
 let socketPath = FilePath(device.directory).appending("server.sock")
 let der = try serverCertificate()
+let enclaveSigned = try device.run { () throws -> Bool in
+    let key = try SecureEnclave.P256.Signing.PrivateKey()
+    let message = Data("hello from the enclave".utf8)
+    return key.publicKey.isValidSignature(try key.signature(for: message), for: message)
+}
 let answers = try device.run { () throws -> (String, [UInt8], Bool, OSStatus) in
     try storePassword("s3cret", account: "app")
     // The read runs on the event loop's thread, inside the device's binding (a task-local does not follow
@@ -91,4 +97,6 @@ print("read \(answers.0 == "s3cret" ? "the stored password" : "something else") 
 print("certificate: \(answers.1 == der ? "the same DER back" : "different bytes")")
 print("LAContext can evaluate the passcode policy: \(answers.2)")
 print("after lock: \(answers.3)")
-guard answers.0 == "s3cret", answers.1 == der, answers.2, answers.3 == errSecInteractionNotAllowed else { exit(1) }
+print("Secure Enclave signature: \(enclaveSigned ? "verified" : "invalid")")
+guard answers.0 == "s3cret", answers.1 == der, answers.2, answers.3 == errSecInteractionNotAllowed, enclaveSigned
+else { exit(1) }
