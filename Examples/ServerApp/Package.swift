@@ -1,10 +1,10 @@
 // swift-tools-version: 6.0
 // A server package as the Swift server ecosystem writes one: swift-nio (and so swift-system) and
 // swift-certificates beside keychainfs's `Security`, `LocalAuthentication`, `CryptoKit` and `KeychainTesting`.
-// No target name of ours may collide with theirs, and our `Security` is aliased as docs/swift-api.md
-// says, so that packages that test `#if canImport(Security)` (swift-certificates' X509) never see it.
-// `SERVERAPP_ALIAS=0` builds it without the alias (what the docs warn about). scripts/test.sh resolves
-// its graph; `make check-ecosystem` builds it from clean both ways and runs it.
+// No target name of ours may collide with theirs, and our modules are aliased as docs/swift-api.md
+// says, so that packages that test `#if canImport(Security)` never see them. `SERVERAPP_ALIAS=0` builds
+// it without the aliases. scripts/test.sh resolves its graph; `make check-ecosystem` builds it from clean
+// both ways and runs it.
 import Foundation
 import PackageDescription
 
