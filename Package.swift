@@ -14,7 +14,7 @@ let package = Package(
         // The engine with its model, for the engine benchmarks (bench/engine), a package of their own that
         // measures engine calls as a client links them. Not an API: its surface may change in any release.
         .library(name: "KeychainFSEngine", targets: ["KeychainFSEngine", "KeychainFSModel"]),
-        // Apple's SecItem API for Swift on Linux: `import Security`, and `import LocalAuthentication`. One
+        // Apple's SecItem API for Swift on Linux: `import Security`, `import LocalAuthentication`, `import CryptoKit`. One
         // module per product, so that a user's package can alias each (docs/swift-api.md).
         .library(name: "Security", targets: ["Security"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),

@@ -15,7 +15,7 @@ struct KeychainFSCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Init.self, Mount.self, Unmount.self, Status.self, Device.self, Sync.self, Backup.self, Restore.self,
-            MoveDeviceKey.self, ServeSecretService.self,
+            MoveDeviceKey.self, ServeSecretService.self, CIKeyring.self,
             Run.self, Inject.self, Access.self,
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
