@@ -73,9 +73,7 @@ let package = Package(
             dependencies: [
                 "KeychainFSModel", "KeychainFSStore", "KeychainFSItemNaming", "KeychainFSSodium",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
 
@@ -205,6 +203,7 @@ let package = Package(
                 "KeychainFSSecretReferences", "KeychainFSSodium",
                 "KeychainFSImportExport", "KeychainFSSecretService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
 
@@ -226,8 +225,7 @@ let package = Package(
         .target(
             name: "KeychainFSTestSupport",
             dependencies: [
-                "KeychainFSChildProcesses",
-                "KeychainFSCSystem", "KeychainFSModel", "KeychainFSControlChannel", "KeychainFSEngine",
+                "KeychainFSChildProcesses", "KeychainFSModel", "KeychainFSControlChannel", "KeychainFSEngine",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/TestSupport", swiftSettings: strict),
@@ -265,6 +263,7 @@ let package = Package(
                 "Security", "LocalAuthentication", "KeychainFSTestSupport", "security-probe", "security-compat",
                 "security-compat-swift5", "keychainfs",
                 "la-probe", "seckey-probe", "seckey-probe-swift5",
+                "KeychainFSControlChannel", "KeychainFSEngine", "KeychainFSModel",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
@@ -334,7 +333,7 @@ let package = Package(
                 "KeychainFSFuse", "KeychainFSChildProcesses", "KeychainFSModel", "keychainfs", "KeychainFSCSystem",
                 "KeychainFSControlChannel",
                 "KeychainFSClient",
-                "KeychainFSEngine",
+                "KeychainFSEngine", "KeychainFSSync",
                 "KeychainTesting", "KeychainFSTestSupport",
             ],
             swiftSettings: strict),
