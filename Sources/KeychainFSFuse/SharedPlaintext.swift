@@ -2,8 +2,8 @@ import Foundation
 import KeychainFSSodium
 import Synchronization
 
-/// One decrypted copy of a file's content, shared by every reader that opened the same version (issue
-/// 22, defect 20: each open kept its own copy, and 3,000 descriptors of a 1 MiB value took the daemon to
+/// One decrypted copy of a file's content, shared by every reader that opened the same version
+/// (docs/filesystem.md: each open kept its own copy, and 3,000 descriptors of a 1 MiB value took the daemon to
 /// 3.1 GB). Wiped on every device change and when its last reader lets go. Slices are copied out under
 /// the lock, so the bytes are never shared beyond this object and the wipe is in place.
 final class SharedPlaintext: Sendable {
