@@ -134,7 +134,7 @@ import Testing
     }
 
     /// The modules a user's package imports by name; every other library target carries the prefix, so that
-    /// no package beside ours declares the same name (issue 42: swift-system's `CSystem` refused the graph of
+    /// no package beside ours declares the same name (docs/swift-api.md; swift-system's `CSystem` refused the graph of
     /// every swift-nio package that depended on us).
     static let productModules: Set<String> = [
         "Security", "LocalAuthentication", "CryptoKit", "KeychainTesting", "KeychainTestingMount",

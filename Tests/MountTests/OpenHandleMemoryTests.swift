@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// The daemon's memory per open `value` (issue 22, defect 20): each open kept its own plaintext copy, so
+/// The daemon's memory per open `value` (docs/filesystem.md): each open kept its own plaintext copy, so
 /// 3,000 descriptors of a 1 MiB value took the daemon to 3.1 GB. Readers of one version share one copy,
 /// the memory comes back after they close, and a user's open files (and writers) on the mount are capped (ENFILE).
 @Suite(.serialized) struct OpenHandleMemoryTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// A host that moves the branch backwards or rewrites it (issue 26): every vault reports it and applies
+/// A host that moves the branch backwards or rewrites it (docs/sync.md, "Rollback"): every vault reports it and applies
 /// nothing of it; deleted items stay deleted.
 @Suite("sync against a host that rewinds, drops or rewrites history", .serialized)
 struct SyncRollbackTests {
