@@ -82,7 +82,7 @@ struct SharedPlaintexts {
     }
 }
 
-/// The decrypted bytes the daemon holds for open readers, bounded per user and in all (the fourth probe:
+/// The decrypted bytes the daemon holds for open readers, bounded per user and in all (measured:
 /// a 1 MiB value rewritten and reopened 1,000 times, each open holding its own version, took the daemon to
 /// 1.3 GB): an open or read that would need a copy beyond the bound is ENOMEM (docs/filesystem.md).
 final class PlaintextBudget: Sendable {

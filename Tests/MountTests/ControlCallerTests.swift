@@ -52,7 +52,7 @@ import KeychainFSTestSupport
                 "/usr/bin/python3", [file, socket, allowed, request.base64EncodedString(), String(daemon)], timeout: 30)
         }
 
-        /// The fourth probe's attack 4: stop the daemon, connect and write the request while it cannot greet,
+        /// Stop the daemon, connect and write the request while it cannot greet,
         /// exec the allowed binary, let the daemon go on; a child reads the reply.
         static let whileTheDaemonIsStopped = """
             os.kill(daemon, signal.SIGSTOP)
@@ -81,7 +81,7 @@ import KeychainFSTestSupport
             """
     }
 
-    /// The probe's attack: connect, hand the socket to a child, exec an allowed binary; the child asks.
+    /// The attack: connect, hand the socket to a child, exec an allowed binary; the child asks.
     @Test(.timeLimit(.minutes(3))) func aChildGivenTheSocketIsNotTheProcessThatConnected() throws {
         let f = try Fixture()
         let out = f.attack(
@@ -144,7 +144,7 @@ import KeychainFSTestSupport
         #expect(other.status != 0 && !other.stdout.contains("borrowed-secret"), "an unmatched program is refused")
     }
 
-    /// The fourth probe's attack 4: a daemon stopped by the user's other process accepts only after the
+    /// A daemon stopped by the user's other process accepts only after the
     /// attacker wrote its request and executed the allowed binary; the request cannot answer the greeting
     /// the daemon sends after stamping the process, so nothing is borrowed, however long the stop.
     @Test(.timeLimit(.minutes(3))) func aRequestWrittenWhileTheDaemonIsStoppedBorrowsNothing() throws {

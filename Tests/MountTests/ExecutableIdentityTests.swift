@@ -88,7 +88,7 @@ import KeychainFSTestSupport
         }
     }
 
-    /// The fourth probe's attack 5: a copy of an allowed binary, run once (its digest kept), then rewritten
+    /// A copy of an allowed binary, run once (its digest kept), then rewritten
     /// in place with other code of the same size and its modification time restored (`touch -r`).
     /// Returns what the rewritten program read of the value.
     static func rewriteInPlace(_ f: Fixture) throws -> CommandResult {

@@ -108,7 +108,7 @@ import KeychainFSTestSupport
     }
 }
 
-/// The fourth probe's item 10: one decrypted copy per held version. A 1 MiB value rewritten and reopened
+/// One decrypted copy per held version. A 1 MiB value rewritten and reopened
 /// again and again, each open holding another version, stops at the daemon's per-user bound of decrypted
 /// bytes (ENOMEM) instead of growing the daemon by a copy each time; closing gives the bytes back.
 @Suite(.serialized) struct HeldVersionMemoryTests {
