@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Creation and update through the mount against a floor that commits as durably (issue 38, 11), and the
+"""Creation and update through the mount against a floor that commits as durably (docs/spec.md §7), and the
 cost of the durability, in one run, interleaved (A B A B …):
 
 - keychainfs: `mkitems` (mkdir, write, close: one SecItemAdd) and rewrites of a value (open O_TRUNC, write,

@@ -214,7 +214,7 @@ class FSFuzzer:
             self.move(src, dst)
 
     def op_rename_stale(self):
-        """rename(old, old) of a path whose item moved or was deleted (issue 16 defect 3: this hung)."""
+        """rename(old, old) of a path whose item moved or was deleted (this once hung; docs/filesystem.md, "Renames")."""
         if not self.stale:
             return self.op_rename()
         old = self.rng.choice(self.stale[-20:])

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the test kit's parallel suite (200 tests, each on its own device, most of them locking, rebooting or
 # answering prompts) and ProcessBindingTests N times in a row (default 20), stopping at the first failure:
-# cross-talk between devices would show as a flaky run (issue 24). scripts/test.sh runs it. One test process
+# cross-talk between devices would show as a flaky run (docs/test-kit.md, "Isolation"). scripts/test.sh runs it. One test process
 # repeats the suites (Swift Testing's --repetitions): each run makes 200 new devices, and what one run left
 # behind would reach the next, without paying for a new process per run. Expects a build (scripts/test.sh,
 # or swift build --build-tests).

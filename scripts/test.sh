@@ -48,15 +48,15 @@ else
     swift package --package-path Examples/ServerApp show-dependencies' > "$examples_log" 2>&1 &
   examples_pid=$!
   swift test --skip-build
-  # The test kit's virtual-clock tests again, alone: each within one second of wall time (issue 24; in the
+  # The test kit's virtual-clock tests again, alone: each within one second of wall time (docs/test-kit.md; in the
   # parallel run above other suites share the cores, so there they only prove that nothing waited).
   KEYCHAINTESTING_WALL_LIMIT_MS=1000 swift test --skip-build --filter VirtualClockTests
-  # The test kit's parallel isolation suite, 20 runs in a row (issue 24's "done means"; 1-2 minutes).
+  # The test kit's parallel isolation suite, 20 runs in a row (docs/test-kit.md, "Isolation"; 1-2 minutes).
   scripts/kit-repeat.sh 20
-  # The example package (issue 24, Examples/TokenStore): depends on this repository by path, as a user's
+  # The example package (Examples/TokenStore, docs/test-kit.md): depends on this repository by path, as a user's
   # package would, and tests its token store on the kit. A server package (Examples/ServerApp: swift-nio and
   # swift-system beside our Security and KeychainTesting) resolves: no target name of ours collides with
-  # theirs (issue 42). `make check-ecosystem` builds and runs it.
+  # theirs (docs/swift-api.md, "Beside other packages"). `make check-ecosystem` builds and runs it.
   wait "$examples_pid" || { cat "$examples_log" >&2; echo "the example packages did not build or resolve" >&2; exit 1; }
   examples_pid=
   swift test --package-path Examples/TokenStore --skip-build
@@ -73,7 +73,7 @@ else
     make --no-print-directory deb DEB_CONFIG=debug
     scripts/deb-check.sh
   fi
-  # This script itself: a run detaches only its own mounts, never another run's (issue 22, 22). Its nested,
+  # This script itself: a run detaches only its own mounts, never another run's (ForeignMountTests). Its nested,
   # filtered run's output goes to a log, shown only if it fails.
   nested_log="$run_dir/test-sh-leaves-other-mounts.log"
   Tests/Scripts/test-sh-leaves-other-mounts.sh > "$nested_log" 2>&1 || { cat "$nested_log" >&2; exit 1; }

@@ -82,7 +82,7 @@ package final class KeychainConnection: Sendable {
         if let ownedEngine { return try call.perform(on: ownedEngine, caller: caller) }
         // No daemon serves a vault whose lock this process can take: a daemon holds it for as long as it
         // serves (KeychainFSDaemon's Daemon.run takes it before its socket exists, lets go after it closed).
-        // So the socket is asked only when the lock is held, or once a daemon was used (issue 27: the
+        // So the socket is asked only when the lock is held, or once a daemon was used (measured: the
         // connect was a tenth of an in-process call); a daemon that starts later takes the lock between
         // two calls, and the next call finds it held and goes through the route to the daemon.
         if !route.viaDaemon,
@@ -171,8 +171,8 @@ package enum ClientEnvironment {
     package static func defaultVault(_ environment: [String: String]) -> Vault { defaultVault { environment[$0] } }
 
     /// ``defaultVault(_:)`` of this process's environment, read variable by variable: every SecItem call
-    /// asks, and `ProcessInfo.environment` copies the whole environment into a dictionary each time (issue
-    /// 27: a third of what the `Security` module added to an engine call).
+    /// asks, and `ProcessInfo.environment` copies the whole environment into a dictionary each time
+    /// (measured: a third of what the `Security` module added to an engine call).
     package static func defaultVault() -> Vault {
         let path = defaultVaultPath(variable)
         // A relative path depends on the working directory: made afresh each time.

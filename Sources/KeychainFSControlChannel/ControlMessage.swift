@@ -100,7 +100,7 @@ package enum ControlCommand: String, Sendable, CaseIterable {
     case syncInvite = "sync.invite"
     case syncStatus = "sync.status"
     case syncMerge = "sync.merge"
-    /// The circle (issue 26): who is in, remove a member, a new epoch, leave.
+    /// The circle (docs/sync.md): who is in, remove a member, a new epoch, leave.
     case syncMembers = "sync.members"
     case syncRemove = "sync.remove"
     case syncRotate = "sync.rotate"

@@ -33,7 +33,7 @@ package final class ControlServer: Sendable {
     /// Item, key and vault requests handled at once.
     package static let workers = 32
     /// The test switch (``TestSwitches``) under which a full table closes its oldest waiting connection
-    /// whoever holds it, as before issue 38 (6): a flood then closes a `device lock` that has not sent yet.
+    /// whoever holds it, as it once did (docs/device.md): a flood then closes a `device lock` that has not sent yet.
     package static let evictionSwitch = "flooder-eviction"
 
     /// Whether a daemon of a vault that is (`testDevice`) or is not a test device closes a flooder's

@@ -22,7 +22,7 @@ struct ControlHandler: Sendable {
         do {
             caller = try authorize(request, peer)
             let result = try perform(request, peer: peer, caller: caller!)
-            // Fails closed (issue 22, 17): an answer whose audit line cannot be written is withheld.
+            // Fails closed (docs/security.md, "Audit log"): an answer whose audit line cannot be written is withheld.
             try record(request, peer, caller, SecStatus.success)
             return ControlResponse(result: result)
         } catch {

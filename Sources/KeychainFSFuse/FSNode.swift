@@ -81,7 +81,7 @@ struct FSPath {
     }
 
     /// The path of `components` (a node's names, as the kernel gave them), without splitting the joined
-    /// bytes again: every request on an inode builds its path (issue 27). Names that are empty or hold a `/`
+    /// bytes again: every request on an inode builds its path (measured). Names that are empty or hold a `/`
     /// (never from the kernel) take the splitting way, so that both ways give the same path.
     init(components: [[UInt8]]) {
         var bytes: [UInt8] = []

@@ -3,7 +3,7 @@ import KeychainFSModel
 import KeychainFSSodium
 import Synchronization
 
-/// Items made by `mkdir` whose value has not been written and closed yet (issue 38, 11; docs/filesystem.md
+/// Items made by `mkdir` whose value has not been written and closed yet (docs/filesystem.md
 /// "Creating items and what survives"). A creation through the mount is one SecItemAdd, at the close
 /// that commits the value: committed at MKDIR, an item whose value commit was lost (a power cut) read as
 /// an empty secret with success. Until then the item lives here only, in the daemon's memory: the mount

@@ -17,7 +17,7 @@ import Synchronization
 /// - an invalidation takes the noted stamps, invalidates those inodes, and only then removes each entry
 ///   whose stamp is unchanged: a READ noted meanwhile keeps its inode noted for the next invalidation.
 ///   (Removing at the start would let a page refilled after one device change survive the next lock:
-///   issue 22, defect 12.)
+///   docs/filesystem.md, "The kernel's cache and the lock".)
 /// A page being filled is locked by the kernel while its READ is in flight, and invalidation waits for
 /// locked pages and drops them. The device state flips first, then the noted inodes are taken: a READ
 /// noted before the take is dropped by this invalidation, one noted after it checks the lock after the
@@ -115,7 +115,7 @@ final class KernelCache: @unchecked Sendable {
     }
 
     /// Sends a dentry invalidation from a thread of its own, without waiting: the crash point of
-    /// `mkdir` uses it to leave a thread blocked on the directory lock the `mkdir` holds (issue 22, 16).
+    /// `mkdir` uses it to leave a thread blocked on the directory lock the `mkdir` holds (``MountWatchdog``).
     func invalidateEntryInBackground(parent: UInt64, name: [UInt8]) {
         Thread.detachNewThread { [self] in
             withSession { session in Self.invalidateEntry(session, parent: parent, name: name) }
@@ -188,7 +188,7 @@ enum FuseThread {
     }()
 
     /// The requests for which the kernel holds the locks of the directories they name, as bytes: marking
-    /// runs on every request, and a `Set<String>` made and hashed a `String` each time (issue 27).
+    /// runs on every request, and a `Set<String>` made and hashed a `String` each time (measured).
     private static let lockingOperations: [[UInt8]] = [
         "mkdir", "rmdir", "unlink", "rename", "create", "mknod", "lookup",
     ].map { Array($0.utf8) }

@@ -45,7 +45,7 @@ extension KeychainView {
         } else {
             // A value the page cache may hold is not decrypted here: its length answers the read policy (the
             // lock, the groups, withheld secrets) and a READ fetches it through the lock check. Decrypted
-            // only to be wiped, it was half of an OPEN's work (issue 27).
+            // only to be wiped, it was half of an OPEN's work (measured).
             if mayPageCache, mayServeFromPageCache(item),
                 try contentLength(of: item, file) <= Self.pageCachedBytes,
                 let id = try openFiles.insertPageCachedReader(handle)

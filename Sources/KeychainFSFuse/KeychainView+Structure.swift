@@ -46,7 +46,7 @@ extension KeychainView {
                 _ = try resolve(path)
                 throw FSError(EEXIST, "the item exists")
             } catch let error where error.errno == ENOENT {}
-            // Stored at the close that writes its value: one commit (issue 38, 11; ``ItemsInTheMaking``).
+            // Stored at the close that writes its value: one commit (``ItemsInTheMaking``).
             guard making.insert(schema, attributes: attributes, path: Array(path.bytes.dropFirst())) != nil else {
                 throw FSError(EEXIST, "the item exists")
             }

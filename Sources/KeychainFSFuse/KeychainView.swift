@@ -246,7 +246,7 @@ package final class KeychainView: Sendable {
     }
 
     /// Names are keys as bytes, never as Strings: Swift compares Strings by canonical equivalence, so NFC
-    /// "café" and NFD "café" would be one name, where the keychain has two items (defect 5).
+    /// "café" and NFD "café" would be one name, where the keychain has two items.
     func groupKey(_ schema: ItemClassSchema, _ name: String) -> [UInt8] {
         Array((schema.code + "/").utf8) + Array(name.utf8)
     }
@@ -292,7 +292,7 @@ package final class KeychainView: Sendable {
     func listItems(_ schema: ItemClassSchema, groupValue: KeychainValue) throws(FSError) -> [ListedItem] {
         let naming = naming(schema)
         // A class without value-describing qualifiers (genp, inet) names every item in full at once: no
-        // attributes are kept for a second naming (a tenth of a listing's work per item, issue 27).
+        // attributes are kept for a second naming (measured: a tenth of a listing's work per item).
         let mayDisambiguate = !naming.disambiguators.isEmpty
         var listed: [(plain: String, nameAttributes: [String: KeychainValue], ref: Data, modified: Date)] = []
         try keychainCall { () throws(KeychainError) in

@@ -39,7 +39,7 @@ final class LowLevelContext: Sendable {
     }
 
     /// ``path(_:)`` and what the path resolves to (checked as there): for a request that needs both, so that
-    /// the path is resolved once (issue 27: the gatekeeper OPEN resolved it three times).
+    /// the path is resolved once (measured: the gatekeeper OPEN resolved it three times).
     func resolved(_ inode: UInt64) throws(FSError) -> (path: FSPath, node: FSNode) {
         guard let path = nodes.path(inode) else {
             throw FSError(ENOENT, "the kernel named an inode it no longer holds")
@@ -93,7 +93,7 @@ final class LowLevelContext: Sendable {
     }
 
     /// The audit line of an open of a secret: who, which file, and how it ended (docs/spec.md §8). Throws (EIO)
-    /// when the line cannot be written: the open is then refused (issue 22, 17).
+    /// when the line cannot be written: the open is then refused (docs/security.md, "Audit log").
     func recordOpen(_ req: fuse_req_t?, _ path: FSPath, _ failure: FSError?, caller: Caller?) throws(FSError) {
         guard let audit = view.audit else { return }
         let context = fuse_req_ctx(req)!.pointee

@@ -102,7 +102,7 @@ extension LowLevelOperations {
     }
 
     /// RELEASE: the last close of an open value. A reader's commits nothing, so no caller is resolved for it
-    /// (issue 27: asking the access policy is a system call, on every close of the gatekeeper loop).
+    /// (measured: asking the access policy is a system call, on every close of the gatekeeper loop).
     static func release(_ req: fuse_req_t?, _: fuse_ino_t, _ info: UnsafeMutablePointer<fuse_file_info>?) {
         FuseThread.mark("release")
         if context(req).view.releaseReader(info!.pointee.fh) {

@@ -1,7 +1,7 @@
 import KeychainFSChildProcesses
 import Foundation
 
-/// Takes a mount down after its daemon dies, however it dies (issue 22, defect 16). `auto_unmount` acts
+/// Takes a mount down after its daemon dies, however it dies (docs/filesystem.md). `auto_unmount` acts
 /// when the daemon's descriptors close, but a daemon killed while one of its threads waits in the kernel
 /// for a directory lock (a dentry invalidation behind a `mkdir` that nobody will answer) never closes
 /// them: its threads are gone but that one, the process stays a zombie holding `/dev/fuse` and

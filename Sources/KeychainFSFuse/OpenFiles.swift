@@ -8,7 +8,7 @@ import Synchronization
 /// readers keep the version they started reading so a rewrite never shows them a mix, one copy per
 /// version shared by all of them (``SharedPlaintext``). A user holds at most ``maxHandlesPerUser`` open.
 final class OpenFiles: Sendable {
-    /// The most files one user may hold open on the mount: ENFILE beyond (issue 22, defect 20). A handle
+    /// The most files one user may hold open on the mount: ENFILE beyond (docs/filesystem.md). A handle
     /// costs a few hundred bytes (readers share their copy), a writer its buffer (at most 1 MiB).
     static let maxHandlesPerUser = 16_384
     /// The most writers one user may hold open on the mount (each may buffer a whole value): ENFILE beyond.

@@ -15,7 +15,7 @@ extension LowLevelOperations {
     }
 
     /// What ``openProtected(_:_:_:)`` resolved of an OPEN it left to the ordinary open, which uses it
-    /// instead of resolving the caller and the inode's path a second time (issue 27: both were done twice
+    /// instead of resolving the caller and the inode's path a second time (measured: both were done twice
     /// per OPEN, a sixth of the daemon's time in the gatekeeper loop).
     struct OrdinaryOpen {
         let caller: Caller?

@@ -2,8 +2,8 @@ import Foundation
 import KeychainFSSodium
 import Synchronization
 
-/// One decrypted copy of a file's content, shared by every reader that opened the same version (issue
-/// 22, defect 20: each open kept its own copy, and 3,000 descriptors of a 1 MiB value took the daemon to
+/// One decrypted copy of a file's content, shared by every reader that opened the same version
+/// (docs/filesystem.md: each open kept its own copy, and 3,000 descriptors of a 1 MiB value took the daemon to
 /// 3.1 GB). Wiped on every device change and when its last reader lets go. Slices are copied out under
 /// the lock, so the bytes are never shared beyond this object and the wipe is in place.
 final class SharedPlaintext: Sendable {
@@ -82,7 +82,7 @@ struct SharedPlaintexts {
     }
 }
 
-/// The decrypted bytes the daemon holds for open readers, bounded per user and in all (the fourth probe:
+/// The decrypted bytes the daemon holds for open readers, bounded per user and in all (measured:
 /// a 1 MiB value rewritten and reopened 1,000 times, each open holding its own version, took the daemon to
 /// 1.3 GB): an open or read that would need a copy beyond the bound is ENOMEM (docs/filesystem.md).
 final class PlaintextBudget: Sendable {

@@ -50,7 +50,7 @@ package struct ItemNaming: Sendable {
     }
 
     /// Worked out once per class: a naming is made for every path resolved (sorting them per naming was a
-    /// twentieth of a lookup of a new name, issue 27).
+    /// twentieth of a lookup of a new name).
     private static let partsByClass: [String: QualifierParts] = Dictionary(
         uniqueKeysWithValues: Schema.classes.map { schema in
             (

@@ -101,7 +101,7 @@ package final class SecretService: Sendable {
     }
 
     /// `KEYCHAINFS_TEST_DISABLE_GUARDS=bus-name`: for a test device only, the name is owned allowing
-    /// replacement and a private bus lets any connection ask for it, as before the fourth probe, so that
+    /// replacement and a private bus lets any connection ask for it, as it once could, so that
     /// the test of the takeover shows it can fail.
     package static let nameGuardSwitch = "bus-name"
 

@@ -85,7 +85,7 @@ package enum KeyDerivation {
     }
 
     /// ``keyedHash(_:key:outputBytes:)`` of two parts, the same bytes hashed in one libsodium call with
-    /// nothing allocated but the result: a lookup column's hash, a dozen of them per SecItem call (issue 27:
+    /// nothing allocated but the result: a lookup column's hash, a dozen of them per SecItem call (measured:
     /// the incremental state, its wiping and the parts' copies cost twice the hashing itself).
     package static func keyedHash(
         _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer, key: GuardedKey,

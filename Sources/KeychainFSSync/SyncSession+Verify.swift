@@ -60,8 +60,8 @@ extension SyncSession {
     /// reported, and this sync's push restores the newer history. A branch that forked from a commit this
     /// vault saw (rewound, then another member pushed on top) is merged like any other, every record
     /// checked as always (signatures, the version memory, a log that extends the trusted one), so the vault
-    /// pushes its newer records back on the host's history and the circle converges (the fourth probe's
-    /// item 14). A history that shares no commit with this vault's, or a log that does not extend the
+    /// pushes its newer records back on the host's history and the circle converges (docs/sync.md,
+    /// "Rollback"). A history that shares no commit with this vault's, or a log that does not extend the
     /// trusted one, is refused with an error: nothing applied.
     func fetchAndVerify(_ report: inout SyncReport) throws(KeychainError) -> Bool {
         try git.run(["fetch", "-q", "origin"])

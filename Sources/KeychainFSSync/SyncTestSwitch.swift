@@ -5,7 +5,7 @@ import Foundation
 
 /// `KEYCHAINFS_TEST_DISABLE_GUARDS=sync-untrusted-tree` (the lock guards' variable): for a test device
 /// only, a clone takes the remote's tree as it is (links and submodules included, core.symlinks left on),
-/// as before issue 26; `sync-signatures`: item files are not authenticated (``CircleKeys``). So that the
+/// as it once did; `sync-signatures`: item files are not authenticated (``CircleKeys``). So that the
 /// tests of those protections show they can fail.
 package enum SyncTestSwitch {
     package static let untrustedTree = "sync-untrusted-tree"

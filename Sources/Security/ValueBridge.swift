@@ -24,7 +24,7 @@ enum ValueBridge {
     }
 
     /// SecItemAdd's dictionary, converted in the same one pass that finds an identity in it (a pass of its
-    /// own through the dictionary's iterator was a tenth of an add, issue 27).
+    /// own through the dictionary's iterator measured: a tenth of an add).
     static func addition(_ dictionary: NSDictionary) throws(KeychainError) -> Addition {
         let converted = try convert(dictionary, forAdd: true, depth: 0, takingIdentity: true)
         return converted.identity.map { .identity($0) } ?? .item(converted.item)
@@ -86,7 +86,7 @@ enum ValueBridge {
     }
 
     /// The key-value pairs of `dictionary`, read in one pass over its storage: its iterator looks every
-    /// key up again (`object(forKey:)`, hashing the NSString: two thirds of a call's conversion, issue 27).
+    /// key up again (`object(forKey:)`, hashing the NSString: measured: two thirds of a call's conversion).
     private static func entries(_ dictionary: NSDictionary) -> [(key: Any, value: Any)] {
         var entries: [(key: Any, value: Any)] = []
         entries.reserveCapacity(dictionary.count)
@@ -109,7 +109,7 @@ enum ValueBridge {
             return try self.value(boxed.base, depth: depth)
         }
         // The common types first, each by a check of its type: a failed cast of a string to each integer
-        // type below costs a conformance lookup (a fifth of what the module added to a lookup, issue 27).
+        // type below costs a conformance lookup (measured: a fifth of what the module added to a lookup).
         let type = Swift.type(of: value)
         if type == String.self, let s = value as? String { return .string(s) }
         if type is NSString.Type, let s = value as? NSString { return .string(String(s)) }

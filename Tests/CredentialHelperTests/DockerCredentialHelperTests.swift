@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// Docker's credential-helper protocol as the docker CLI speaks it (issue 17): JSON on stdin for
+/// Docker's credential-helper protocol as the docker CLI speaks it (docs/credential-helpers.md): JSON on stdin for
 /// `store`, a server URL for `get` and `erase`, errors on stdout with exit 1.
 @Suite struct DockerCredentialHelperTests {
     func docker(_ s: HelperSandbox, _ action: String, _ input: String = "") -> CommandResult {
@@ -117,7 +117,7 @@ import KeychainFSTestSupport
             "a store refused while locked deleted nothing")
     }
 
-    /// Issue 22 (6): a store the keychain refuses (a secret over the 1 MiB value limit) leaves the stored
+    /// A store the keychain refuses (a secret over the 1 MiB value limit) leaves the stored
     /// login as it was; a store that succeeds replaces it in one update, whatever the username.
     @Test func aRefusedStoreKeepsTheStoredLogin() throws {
         let s = try HelperSandbox()
@@ -145,7 +145,7 @@ import KeychainFSTestSupport
         #expect(docker(s, "get", "other.example.com").stdout.contains(#""Username":"dave","Secret":"d""#))
     }
 
-    /// Issue 22 (11's class): the helpers read at most 8 MiB of standard input and say so beyond it.
+    /// The helpers read at most 8 MiB of standard input and say so beyond it.
     @Test func anOversizedInputIsRefused() throws {
         let s = try HelperSandbox()
         let huge = String(repeating: "x", count: (8 << 20) + 1)

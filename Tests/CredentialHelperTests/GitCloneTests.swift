@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// `git clone` over HTTP with basic authentication, the password from the helper (issue 17): a
+/// `git clone` over HTTP with basic authentication, the password from the helper: a
 /// git-http-backend behind a small server on 127.0.0.1 that the test starts and always stops.
 @Suite struct GitCloneTests {
     @Test func cloneWithThePasswordFromTheHelperAndEraseARejectedOne() throws {

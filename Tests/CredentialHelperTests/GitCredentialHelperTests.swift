@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// Debian's git drives `git-credential-keychainfs` (issue 17): `credential.helper keychainfs` in a
+/// Debian's git drives `git-credential-keychainfs` (docs/credential-helpers.md): `credential.helper keychainfs` in a
 /// throwaway HOME, `git credential fill / approve / reject`, against an in-process vault.
 @Suite struct GitCredentialHelperTests {
     @Test func storeThenGet() throws {
@@ -159,7 +159,7 @@ import KeychainFSTestSupport
         #expect(s.fill("https://example.com")?["password"] == "s3cret")
     }
 
-    /// Issue 22 (6), git's side: a store the keychain refuses (over the 1 MiB value limit) keeps the stored password.
+    /// Git's side: a store the keychain refuses (over the 1 MiB value limit) keeps the stored password.
     @Test func aRefusedStoreKeepsTheStoredPassword() throws {
         let s = try HelperSandbox()
         try s.tell("approve", "https://alice@example.com", password: "s3cret")

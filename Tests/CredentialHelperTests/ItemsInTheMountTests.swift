@@ -4,7 +4,7 @@ import Testing
 import KeychainFSTestSupport
 
 /// Items made by each helper are the items macOS's helpers make: they appear in the mount as
-/// inet/<host>/<account>;… and through `security find-internet-password` (issue 17).
+/// inet/<host>/<account>;… and through `security find-internet-password` (docs/credential-helpers.md).
 @Suite struct ItemsInTheMountTests {
     func xattr(_ path: String, _ name: String) -> String? {
         var buffer = [UInt8](repeating: 0, count: 256)

@@ -5,7 +5,7 @@ import KeychainFSTestSupport
 
 /// The SecItem queries git's osxkeychain helper makes, through the `Security` module as that helper
 /// would make them on a Mac: kSecAttrAuthenticationTypeDefault, and kSecMatchItemList to read and
-/// delete one item of a search (issue 17).
+/// delete one item of a search (docs/credential-helpers.md).
 @Suite struct SecurityQueriesTests {
     func copy(_ query: [String: Any]) -> (OSStatus, CFTypeRef?) {
         var result: CFTypeRef?

@@ -4,7 +4,7 @@ import KeychainFSModel
 import KeychainFSStore
 import Testing
 
-/// Issue 27: `access.toml` was stat'ed twice on every FUSE request. It is now looked at only when the
+/// `access.toml` was stat'ed twice on every FUSE request. It is now looked at only when the
 /// vault directory's watch heard it change (or a quiet second went by), and every change still applies
 /// to the very next call.
 @Suite struct AccessPolicyLookTests {
@@ -68,7 +68,7 @@ import Testing
         }
     }
 
-    /// Issue 27: a FUSE request asked for the rules up to three times, each a `read` of the watch. Within
+    /// A FUSE request asked for the rules up to three times, each a `read` of the watch. Within
     /// ``AccessPolicy/asOneRequest(_:)`` the watch is asked once, and a change made before the request
     /// still applies to it. Outside a request every question asks (the count shows the test can fail).
     @Test func aRequestAsksTheWatchOnceAndSeesWhatChangedBeforeIt() throws {

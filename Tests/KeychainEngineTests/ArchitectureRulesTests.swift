@@ -100,6 +100,37 @@ import Testing
         #expect(outside.isEmpty, "\(outside.joined(separator: "\n"))")
     }
 
+    /// A pointer into the issue tracker (an issue or defect by its number), which is not part of the repository.
+    static func pointsAtTheTracker(_ line: String) -> Bool { line.contains(/\b([Ii]ssues?|[Dd]efects?) #?[0-9]+/) }
+
+    /// No comment or page points at the issue tracker: it cites the docs section that states the rule, or
+    /// says the reason itself. Lines marked `// pointer check` are this rule's own.
+    @Test func noPointerToAnIssueTracker() throws {
+        var files = ["Sources", "Tests", "fuzz", "bench"].flatMap { Self.swiftFiles(under: $0) }
+        let docs = Self.root.appendingPathComponent("docs")
+        let pages =
+            (FileManager.default.enumerator(at: docs, includingPropertiesForKeys: nil)?.compactMap {
+                $0 as? URL
+            }.filter { $0.pathExtension == "md" }.map { String($0.path.dropFirst(Self.root.path.count + 1)) } ?? [])
+            + ["README.md", "BENCHMARKS.md", "RELIABILITY.md"]
+        for page in pages.sorted() {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(page), encoding: .utf8)
+            files.append((page, text.split(separator: "\n", omittingEmptySubsequences: false)))
+        }
+        #expect(pages.count > 20, "the docs' pages were found: \(pages)")
+        var pointers: [String] = []
+        for file in files {
+            for (number, line) in file.lines.enumerated()
+            where Self.pointsAtTheTracker(String(line)) && !line.contains("// pointer check") {
+                pointers.append("\(file.path):\(number + 1): \(line)")
+            }
+        }
+        #expect(pointers.isEmpty, "\(pointers.joined(separator: "\n"))")
+        #expect(Self.pointsAtTheTracker("// fixed in iss" + "ue 27"))  // pointer check
+        #expect(Self.pointsAtTheTracker("// see defe" + "cts 1 and 9"))  // pointer check
+        #expect(!Self.pointsAtTheTracker("// see docs/spec.md §11"))
+    }
+
     /// The targets whose declarations may be `public`: the products' (Package.swift says why each is one).
     /// Every other target shares what it must with `package` access, so nothing outside this repository
     /// can come to depend on it.
@@ -134,7 +165,7 @@ import Testing
     }
 
     /// The modules a user's package imports by name; every other library target carries the prefix, so that
-    /// no package beside ours declares the same name (issue 42: swift-system's `CSystem` refused the graph of
+    /// no package beside ours declares the same name (docs/swift-api.md; swift-system's `CSystem` refused the graph of
     /// every swift-nio package that depended on us).
     static let productModules: Set<String> = [
         "Security", "LocalAuthentication", "CryptoKit", "KeychainTesting", "KeychainTestingMount",

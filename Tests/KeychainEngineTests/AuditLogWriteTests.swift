@@ -4,7 +4,7 @@ import KeychainFSModel
 import KeychainFSStore
 import Testing
 
-/// The audit log fails closed (issue 22, 17): a line is written whole or not at all, and a line that
+/// The audit log fails closed (docs/security.md, "Audit log"): a line is written whole or not at all, and a line that
 /// cannot be written is an error its caller refuses on, reported once. On a real full filesystem: a small
 /// tmpfs (root only, as CI runs), where a line that crosses into a page tmpfs cannot allocate is a short write.
 @Suite(.serialized) struct AuditLogWriteTests {

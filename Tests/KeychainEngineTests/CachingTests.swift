@@ -48,7 +48,7 @@ import KeychainFSTestSupport
     }
 
     /// What a change drops is freed before the change returns when it is a few entries (what each write
-    /// drops): waking the reaper's thread at every write cost the writer more than freeing them (issue 27).
+    /// drops): waking the reaper's thread at every write cost the writer more than freeing them (measured).
     /// Thousands of entries (a lock of a mount that listed a big vault) are still freed off the caller's path.
     @Test func aFewDroppedEntriesAreFreedByTheChangeItself() async throws {
         final class Freed: Sendable { let count = Atomic(0) }
@@ -85,7 +85,7 @@ import KeychainFSTestSupport
             "the recent working set is whole")
     }
 
-    /// A lookup's rows are remembered by its filter for one generation (issue 27): the next lookup of the
+    /// A lookup's rows are remembered by its filter for one generation: the next lookup of the
     /// item reads no SQL. An add, an update, a delete and a lock each end that, and the lock and the caller's
     /// groups are checked on every lookup answered from it.
     @Test func theMatchesOfLookupsAreForgottenAtEveryChange() throws {
@@ -154,7 +154,7 @@ import KeychainFSTestSupport
             v.status { _ = try v.keychain.read(.data, of: Data("junk".utf8), caller: v.caller) } != SecStatus.success)
     }
 
-    /// Issue 27: an add keeps its new row in the row cache with the attributes it sealed, so the item's first
+    /// An add keeps its new row in the row cache with the attributes it sealed, so the item's first
     /// lookup decrypts no attribute box. What that lookup answers must be exactly what decrypting gives: the
     /// same lookups after another change (which empties the cache) answer the same, for every class and
     /// kind of value.

@@ -4,7 +4,7 @@ import KeychainFSEngine
 import KeychainFSModel
 import Testing
 
-/// Flipped and truncated bytes in every vault file (docs/spec.md §8, issue 12): the open is refused with a message
+/// Flipped and truncated bytes in every vault file (docs/spec.md §8): the open is refused with a message
 /// naming the file, or the vault opens and each item reads back intact or fails on its own (errSecDecode, or
 /// errSecItemNotFound when the damage hit its lookup columns or a WAL frame); never a crash, never another
 /// item's plaintext. The outcome counts are printed for RELIABILITY.md.
@@ -124,7 +124,7 @@ import Testing
         print("corruption outcomes:\n" + report.joined(separator: "\n"))
     }
 
-    /// Issue 22 (23): a damaged secret column never reads as an empty secret. The row's shape (whether it
+    /// A damaged secret column never reads as an empty secret. The row's shape (whether it
     /// has data, and the sealed length) is authenticated with its attributes, so a NULL, empty or cut
     /// `secret` is errSecDecode, and so is data planted into a row stored without any.
     @Test func aNulledOrCutSecretColumnIsDecodeNeverEmpty() throws {

@@ -4,7 +4,7 @@ import KeychainFSModel
 import Testing
 import KeychainFSTestSupport
 
-/// inet, keys, cert and idnt (docs/reference/keychain-semantics.md §2.4–§2.6, §8; issue 3).
+/// inet, keys, cert and idnt (docs/reference/keychain-semantics.md §2.4–§2.6, §8; docs/item-classes.md).
 @Suite struct ItemClassesTests {
     let v: TestVault
     init() throws { v = try TestVault() }

@@ -5,7 +5,7 @@ import KeychainFSStore
 import KeychainFSSodium
 import Testing
 
-/// Issue 27: the lookup columns are hashed in one libsodium call, without the incremental state. The
+/// The lookup columns are hashed in one libsodium call, without the incremental state. The
 /// bytes hashed must stay exactly those of ``KeyDerivation/keyedHash(_:key:outputBytes:)``, or every
 /// vault's items would no longer be found by name.
 @Suite struct LookupHashTests {
@@ -26,7 +26,7 @@ import Testing
         }
     }
 
-    /// Issue 27: the schema's constants (defaults, accessibility classes) are hashed once per hasher and
+    /// The schema's constants (defaults, accessibility classes) are hashed once per hasher and
     /// remembered; the remembered column must be the very hash, for every spelling of the same bytes.
     @Test func theSchemasConstantsAreHashedOnceAndTheSame() {
         let hasher = LookupHasher(indexKey: GuardedKey.random())
@@ -46,7 +46,7 @@ import Testing
         }
     }
 
-    /// Issue 27: an update hashes only the attributes whose matched bytes changed and keeps the other
+    /// An update hashes only the attributes whose matched bytes changed and keeps the other
     /// columns. Kept by Swift's `==` on strings, a decomposed "café" replacing the composed one would keep
     /// the composed hash: the item would then be found under the name it no longer has.
     @Test func anUpdateRehashesExactlyTheAttributesWhoseBytesChanged() {

@@ -3,7 +3,7 @@ import KeychainFSEngine
 import KeychainFSModel
 import Testing
 
-/// Issue 22 (18): a FIFO (or a device) at a path the daemon opens is a clear error, never a hang: the
+/// docs/security.md: a FIFO (or a device) at a path the daemon opens is a clear error, never a hang: the
 /// audit log at start and at reopen, access.toml, and the vault's files (vault.json, keybag, the item
 /// database and its WAL, the device key). Each open runs under a deadline; one that blocks past it is a
 /// failure, and the test then unblocks it by opening the FIFO itself.

@@ -32,7 +32,7 @@ import KeychainFSTestSupport
             "its public key is data")
     }
 
-    /// Issue 27: `stat` of a value learns its size from the sealed secret's length instead of decrypting
+    /// `stat` of a value learns its size from the sealed secret's length instead of decrypting
     /// it; the answer and every refusal must be the read's own (lock, groups, withheld, access control).
     @Test func aSecretsLengthIsTheReadsLengthUnderTheSamePolicy() throws {
         var references: [Data] = []

@@ -3,7 +3,7 @@ import KeychainFSModel
 import Testing
 
 /// Inode numbers and shortened file names are FNV-1a of bytes: they must not change between releases,
-/// whatever holds the bytes (issue 27 reads contiguous storage directly instead of iterating).
+/// whatever holds the bytes (it reads contiguous storage directly instead of iterating).
 @Suite struct StableHashTests {
     /// The published FNV-1a 64 test vectors, through `Data`, `[UInt8]`, a `Data` slice and a sequence
     /// without contiguous storage.

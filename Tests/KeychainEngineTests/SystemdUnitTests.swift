@@ -3,7 +3,7 @@ import KeychainFSModel
 import KeychainFSStore
 import Testing
 
-/// Issue 22 (15): a `unit` rule names a unit of the system manager, a `user-unit` rule one of the
+/// docs/access.md: a `unit` rule names a unit of the system manager, a `user-unit` rule one of the
 /// caller's user manager, as systemd lays out the cgroup tree; a cgroup a user makes in its own delegated
 /// tree never passes for a system unit. (The mount test AccessRulesTests moves real processes into real
 /// cgroups; these are the texts of /proc/PID/cgroup.)

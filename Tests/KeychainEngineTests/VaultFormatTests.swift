@@ -84,7 +84,7 @@ import Testing
         #expect(applied.0 == ["v1-item-tables", "v2-vault-format", "v3-row-shapes"] && applied.1 == 3)
     }
 
-    /// Issue 22 (23): the rows of an older vault are sealed again with their shape once their class is
+    /// The rows of an older vault are sealed again with their shape once their class is
     /// available (at open, and at the first unlock for the rest), so a secret column nulled later is
     /// errSecDecode there too, never an empty secret.
     @Test func theRowsOfAnOlderVaultGainTheirShape() throws {

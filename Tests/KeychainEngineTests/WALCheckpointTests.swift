@@ -4,7 +4,7 @@ import KeychainFSModel
 import KeychainFSStore
 import Testing
 
-/// The item database's WAL is checkpointed from a connection of its own, off the request path (issue 27):
+/// The item database's WAL is checkpointed from a connection of its own, off the request path:
 /// background checkpoints run once a thousand frames wait, not after every commit; the WAL stays bounded
 /// under writes back to back; every commit reads back, also from the vault opened again.
 @Suite struct WALCheckpointTests {

@@ -7,7 +7,7 @@ import Testing
 import XCTest
 
 /// A keychain call that leaves its test's binding (on a DispatchQueue or a Thread, which lose task-locals)
-/// never reaches the user's keychain (issue 42 item 5): under XCTest it reaches the test's device, under
+/// never reaches the user's keychain (docs/test-kit.md): under XCTest it reaches the test's device, under
 /// Swift Testing it is refused, and no default vault is ever made while a kit device lives.
 final class EscapedCallXCTests: SimulatedDeviceTestCase {
     func testACallFromADispatchQueueReachesTheTestsDevice() throws {

@@ -3,7 +3,7 @@ import Testing
 import KeychainFSTestSupport
 
 /// `keychainfs access` as a user meets it: `list` prints one line per rule whatever access.toml's names hold,
-/// and `grant --exe` refuses a `#!` script, which the kernel never runs as itself (issue 38, 17 and 20).
+/// and `grant --exe` refuses a `#!` script, which the kernel never runs as itself (docs/access.md).
 @Suite struct AccessCommandTests {
     @Test func listEscapesNamesAndGroupsOfTheRules() throws {
         let m = try MountedVault()

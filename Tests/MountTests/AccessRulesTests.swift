@@ -116,7 +116,7 @@ import KeychainFSTestSupport
         deinit { for directory in made.reversed() { rmdir(directory) } }
     }
 
-    /// Issue 22 (15): `unit = NAME` is a unit of the system manager (/system.slice/…/NAME); a user's own
+    /// docs/access.md: `unit = NAME` is a unit of the system manager (/system.slice/…/NAME); a user's own
     /// cgroup of that name under its user manager does not match it, and `user-unit = NAME` is that one.
     @Test func unitRulesTellSystemUnitsFromAUsersOwnCgroups() throws {
         let f = try Fixture()

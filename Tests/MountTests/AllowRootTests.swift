@@ -126,7 +126,7 @@ import KeychainFSTestSupport
 
     /// Boundary rules against the user's other processes (docs/threat-model.md, "Boundary and advisory
     /// rules"): on a user's --allow-root --strict mount, `uid = 0` grants root group b and `uid = USER` the
-    /// user group a. The fourth probe's attacks, run by the user's processes, never reach b's secret: a
+    /// user group a. The attacks of docs/threat-model.md, run by the user's processes, never reach b's secret: a
     /// reader forked before an exec of a setuid-root program, a control request written while the daemon was
     /// stopped before that exec; and a process of the user cannot enter a system unit's cgroup.
     @Test func boundaryRulesHoldAgainstTheUsersOtherProcesses() throws {

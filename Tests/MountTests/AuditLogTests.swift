@@ -61,7 +61,7 @@ import KeychainFSTestSupport
         #expect(m.isMounted, "SIGHUP with an audit log does not unmount")
     }
 
-    /// Issue 22 (17): on a full filesystem, a read that cannot be recorded is refused, through the mount
+    /// On a full filesystem, a read that cannot be recorded is refused, through the mount
     /// (EIO) and the control socket, and daemon.log says why; once there is room, reads are recorded again.
     @Test func aReadThatCannotBeRecordedIsRefused() throws {
         try #require(getuid() == 0, "mounts a tmpfs: runs as root (as CI does)")
@@ -111,7 +111,7 @@ import KeychainFSTestSupport
         #expect(lines(log).last?["item"] as? String == "genp/svc/acct/value")
     }
 
-    /// Issue 22 (18): a FIFO at the log's path after rotation: SIGHUP does not block the daemon (lines go on
+    /// A FIFO at the log's path after rotation: SIGHUP does not block the daemon (lines go on
     /// to the old file, daemon.log says why), and SIGTERM still unmounts. A FIFO there at start is an error.
     @Test func aFIFOAtTheLogsPathNeverHangsTheDaemon() throws {
         let root = "/tmp/kcfs-audit-" + UUID().uuidString.prefix(8)

@@ -6,7 +6,7 @@ import Testing
 import KeychainFSTestSupport
 
 /// `keychainfs backup` / `restore` through running daemons, the device key outside the vault by default,
-/// and a vault of the release of 2026-11-23 (key inside) mounting with one warning (issue 12).
+/// and a vault of the release of 2026-11-23 (key inside) mounting with one warning (docs/security.md).
 @Suite struct BackupAndDeviceKeyTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/vault-2026-11-23").path

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// Bad input gets the errno of the SPEC's table and changes nothing (issue 2 "Writes").
+/// Bad input gets the errno of the SPEC's table and changes nothing (docs/spec.md §4).
 @Suite struct BadInputTests {
     let m: MountedVault
     let item: String
@@ -84,7 +84,7 @@ import KeychainFSTestSupport
     }
 }
 
-/// Values the filesystem cannot hold exactly are EINVAL, not stored wrapped or clamped (issue 16, defect 8).
+/// Values the filesystem cannot hold exactly are EINVAL, not stored wrapped or clamped.
 @Suite struct NumberAndEnumerationInputTests {
     let m: MountedVault
     init() throws { m = try MountedVault() }

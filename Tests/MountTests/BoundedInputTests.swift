@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 22 (11's class): what the CLI reads from a user's file or standard input is read with a limit and
+/// What the CLI reads from a user's file or standard input is read with a limit and
 /// refused beyond it at once: `security import` at 16 MiB, passcodes on standard input at 64 KiB.
 @Suite struct BoundedInputTests {
     @Test func importRefusesAFileOver16MiB() throws {

@@ -3,7 +3,7 @@ import Testing
 import KeychainFSTestSupport
 
 /// What the CLI prints when it refuses input: one clear sentence, never a raw Foundation error, and no usage
-/// block when the command line itself was right (issue 38, 19).
+/// block when the command line itself was right.
 @Suite struct CLIMessageTests {
     @Test func aFileThatCannotBeReadIsNamedWithTheSystemsReason() throws {
         let m = try MountedVault()

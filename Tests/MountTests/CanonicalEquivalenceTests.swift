@@ -3,7 +3,7 @@ import Testing
 import KeychainFSTestSupport
 
 /// Names equal as Swift Strings but not as bytes are different items, and every listing shows both
-/// (issue 16, defect 5: the class directory listed one of two canonically equivalent services).
+/// (the class directory once listed one of two canonically equivalent services).
 @Suite struct CanonicalEquivalenceTests {
     let m: MountedVault
     init() throws { m = try MountedVault() }

@@ -6,7 +6,7 @@ import KeychainFSModel
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 16 #13 and #17: large results and values give the same answers through the daemon as in-process,
+/// docs/security.md: large results and values give the same answers through the daemon as in-process,
 /// and the control server is bounded in connections, time and memory.
 @Suite struct ControlBoundsTests {
     static func item(_ service: String, _ account: String, _ bytes: Int) -> KeychainDictionary {

@@ -5,7 +5,7 @@ import KeychainFSModel
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 22, defects 13, 19, 5 and 1: over the control socket the caller is the process that sends each
+/// docs/threat-model.md, "The control socket": over the control socket the caller is the process that sends each
 /// request, a flood of connections never delays the device, a dead client's prompt leaves the queue, and
 /// the daemon never opens a path a client names. The time limits only catch a hang: the whole run starts
 /// about 500 tests at once on 2 cores, where a test of a few seconds alone can take a minute.
@@ -52,7 +52,7 @@ import KeychainFSTestSupport
                 "/usr/bin/python3", [file, socket, allowed, request.base64EncodedString(), String(daemon)], timeout: 30)
         }
 
-        /// The fourth probe's attack 4: stop the daemon, connect and write the request while it cannot greet,
+        /// Stop the daemon, connect and write the request while it cannot greet,
         /// exec the allowed binary, let the daemon go on; a child reads the reply.
         static let whileTheDaemonIsStopped = """
             os.kill(daemon, signal.SIGSTOP)
@@ -81,7 +81,7 @@ import KeychainFSTestSupport
             """
     }
 
-    /// The probe's attack: connect, hand the socket to a child, exec an allowed binary; the child asks.
+    /// The attack: connect, hand the socket to a child, exec an allowed binary; the child asks.
     @Test(.timeLimit(.minutes(3))) func aChildGivenTheSocketIsNotTheProcessThatConnected() throws {
         let f = try Fixture()
         let out = f.attack(
@@ -144,7 +144,7 @@ import KeychainFSTestSupport
         #expect(other.status != 0 && !other.stdout.contains("borrowed-secret"), "an unmatched program is refused")
     }
 
-    /// The fourth probe's attack 4: a daemon stopped by the user's other process accepts only after the
+    /// A daemon stopped by the user's other process accepts only after the
     /// attacker wrote its request and executed the allowed binary; the request cannot answer the greeting
     /// the daemon sends after stamping the process, so nothing is borrowed, however long the stop.
     @Test(.timeLimit(.minutes(3))) func aRequestWrittenWhileTheDaemonIsStoppedBorrowsNothing() throws {
@@ -165,7 +165,7 @@ import KeychainFSTestSupport
         #expect(outs.contains { $0.stdout.contains("borrowed-secret") }, "\(outs.map(\.stdout))")
     }
 
-    /// Defect 19: idle connections of the same user no longer delay `device lock`.
+    /// Idle connections of the same user no longer delay `device lock`.
     @Test(.timeLimit(.minutes(3))) func aFloodOfIdleConnectionsDoesNotDelayTheLock() throws {
         let m = try MountedVault()
         try expectSuccess(m.device("passcode", "set", passcode: "1234"))
@@ -194,7 +194,7 @@ import KeychainFSTestSupport
             "connections per user are capped")
     }
 
-    /// Defect 5: a client killed while its request waits for a prompt takes its prompt with it; the next
+    /// A client killed while its request waits for a prompt takes its prompt with it; the next
     /// answer goes to the live client's prompt.
     @Test(.timeLimit(.minutes(3))) func aDeadClientsPromptLeavesTheQueue() throws {
         let m = try MountedVault()
@@ -239,7 +239,7 @@ import KeychainFSTestSupport
         #expect(result.values[0]?.stdout == "s3cret\n", "\(String(describing: result.values[0]))")
     }
 
-    /// Defect 1: `restore` reads the user's file in the client; FIFOs, devices, symlinks and oversized files
+    /// `restore` reads the user's file in the client; FIFOs, devices, symlinks and oversized files
     /// are refused at once with a clear error, and a request naming a path is refused by the daemon.
     @Test(.timeLimit(.minutes(3))) func restoreOpensOnlyRegularFilesOfBoundedSize() throws {
         let m = try MountedVault()

@@ -5,7 +5,7 @@ import KeychainFSModel
 import Testing
 import KeychainFSTestSupport
 
-/// kill -9 inside the crash windows of device commands, renames and deletes (issue 12): each window is hit on
+/// kill -9 inside the crash windows of device commands, renames and deletes (RELIABILITY.md): each window is hit on
 /// purpose by a named crash point (KEYCHAINFS_CRASH_AT), the test checks the point was reached, and after a
 /// remount the vault shows the old state or the new one, never neither.
 @Suite(.serialized) struct CrashWindowTests {

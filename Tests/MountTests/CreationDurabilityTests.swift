@@ -6,7 +6,7 @@ import KeychainFSTestSupport
 /// survives"): `mkdir` makes an item in the making, held by the daemon only; the `close` that writes its
 /// value stores it with one SecItemAdd, committed (SQLite WAL, synchronous=FULL), so once it returned the
 /// item exists for every client and survives kill -9 of the daemon. An item never written is never stored.
-/// (Before issue 38 mkdir stored an empty item; this test then expected the unwritten half to survive.)
+/// (When mkdir stored an empty item, this test then expected the unwritten half to survive.)
 @Suite struct CreationDurabilityTests {
     @Test func closeStoresTheItemAndItSurvivesKill9() throws {
         let m = try MountedVault()

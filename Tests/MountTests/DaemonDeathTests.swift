@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// After any death of the daemon the mount goes away and a remount works (issue 22, defect 16). A
+/// After any death of the daemon the mount goes away and a remount works (docs/filesystem.md, "Mount behaviour"). A
 /// `kill -9` while a daemon thread waits in the kernel to invalidate a dentry behind a `mkdir` lock left
 /// a zombie holding `/dev/fuse` and `daemon.lock`: the writers and a new `mount` hung. Writers and
 /// `mkdir`/`rmdir` loops in other processes run in one directory while the daemon is killed, round after

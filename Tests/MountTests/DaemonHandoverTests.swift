@@ -6,7 +6,7 @@ import Testing
 import KeychainFSTestSupport
 
 /// A connection that has been calling in-process (no daemon) asks the socket only when the vault's lock
-/// is taken (issue 27): a daemon that starts later must still get its next call, and its lock state rule.
+/// is taken: a daemon that starts later must still get its next call, and its lock state rule.
 @Suite struct DaemonHandoverTests {
     static let item: KeychainDictionary = ["class": "genp", "svce": "handover", "acct": "a"]
 
@@ -37,7 +37,7 @@ import KeychainFSTestSupport
         #expect(try connection.copyMatching(Self.item.merging(["r_Data": true]) { $1 })?.dataValue == Data("s".utf8))
     }
 
-    /// The in-process lock file stays open between calls (issue 27); the vault is free between them, and a
+    /// The in-process lock file stays open between calls; the vault is free between them, and a
     /// vault removed and made again at the same path is opened again, not served by the engine kept for
     /// the old one (whose lock file would keep no daemon out).
     @Test func betweenInProcessCallsTheVaultIsFreeAndAVaultMadeAgainIsOpenedAgain() throws {

@@ -6,7 +6,7 @@ import KeychainFSModel
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 22, defects 2 and 21, and its table (docs/entry-points.md): every entry point that reaches a
+/// docs/spec.md §17 and its table (docs/entry-points.md): every entry point that reaches a
 /// secret, an item, a prompt or the device refuses a process that no rule of access.toml matches on a
 /// `--strict` mount; the same probes succeed once a rule matches and allows them, so the refusals are the
 /// rules', not broken probes'.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 22 (14): an `exe` rule names a file as the daemon sees it (device and inode), not the path a
+/// docs/access.md: an `exe` rule names a file as the daemon sees it (device and inode), not the path a
 /// caller's namespace shows; a caller in another mount or user namespace, one started with the loader
 /// told to load other code (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT) and one being traced match no `exe` or
 /// `sha256` rule (docs/threat-model.md). Through the mount and through the control socket.
@@ -88,7 +88,7 @@ import KeychainFSTestSupport
         }
     }
 
-    /// The fourth probe's attack 5: a copy of an allowed binary, run once (its digest kept), then rewritten
+    /// A copy of an allowed binary, run once (its digest kept), then rewritten
     /// in place with other code of the same size and its modification time restored (`touch -r`).
     /// Returns what the rewritten program read of the value.
     static func rewriteInPlace(_ f: Fixture) throws -> CommandResult {
@@ -130,7 +130,7 @@ import KeychainFSTestSupport
     }
 
     /// The tests above can fail: with the protection switched off (test devices only), the bind-mounted
-    /// program and the preloaded allowed one read the secret, as they did before issue 22.
+    /// program and the preloaded allowed one read the secret, as they once did.
     @Test func withExecutableIdentitySwitchedOffTheAttacksRead() throws {
         let f = try Fixture(mountEnvironment: ["KEYCHAINFS_TEST_DISABLE_GUARDS": "executable-identity"])
         try f.access(["grant", "a", "--exe", f.catA])

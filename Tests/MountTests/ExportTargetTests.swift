@@ -3,7 +3,7 @@ import Testing
 import KeychainFSTestSupport
 
 /// `security export -o` and `inject -o` write only over a regular file or a missing name (a symlink is
-/// replaced, not followed): a FIFO or a device node at the name is refused and left as it was (issue 38, 13:
+/// replaced, not followed): a FIFO or a device node at the name is refused and left as it was (once,
 /// as root, a rename turned a device node into a 0600 file holding a certificate).
 @Suite struct ExportTargetTests {
     @Test func aFIFOOrADeviceNodeAtTheOutputNameIsRefusedAndUntouched() throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 22 (22): scripts/test.sh detaches only its own mounts. Tests/Scripts/test-sh-leaves-other-mounts.sh
+/// scripts/test.sh detaches only its own mounts. Tests/Scripts/test-sh-leaves-other-mounts.sh
 /// runs test.sh on this test alone with KEYCHAINFS_TEST_FOREIGN_MOUNT naming a directory outside the run: the
 /// test mounts a vault there during the run, as another user or another test run would, and leaves it for
 /// the script, which checks that it is still mounted and then unmounts it. Without the variable it is skipped.

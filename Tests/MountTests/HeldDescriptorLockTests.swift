@@ -5,7 +5,7 @@ import Testing
 import KeychainFSTestSupport
 
 /// No read of a secret after `device lock` returns through a descriptor opened before it, in any access
-/// mode, nor its length through the kernel's attribute cache (issue 16, defects 1 and 9). The last two
+/// mode, nor its length through the kernel's attribute cache (docs/filesystem.md). The last two
 /// tests switch each guard off and show these tests would catch its absence.
 @Suite struct HeldDescriptorLockTests {
     static let secret = "s3cret-value"

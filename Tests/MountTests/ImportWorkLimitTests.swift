@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 22 (4): `security import` caps the key-derivation work a file asks for (1,000,000 iterations; scrypt
+/// `security import` caps the key-derivation work a file asks for (1,000,000 iterations; scrypt
 /// within 32 MiB and N·r·p ≤ 2^22) and says so (errSecParam, exit 206), before deriving anything; a
 /// file within the limits still imports.
 @Suite struct ImportWorkLimitTests {

@@ -5,7 +5,7 @@ import KeychainFSModel
 import Testing
 import KeychainFSTestSupport
 
-/// inet, keys, cert and idnt through the mount (issue 3).
+/// inet, keys, cert and idnt through the mount (docs/item-classes.md).
 @Suite struct ItemClassesThroughMountTests {
     let m: MountedVault
     init() throws { m = try MountedVault() }
@@ -133,7 +133,7 @@ import KeychainFSTestSupport
 }
 
 /// Dates that names cannot spell in ISO 8601 with milliseconds still give names that resolve; dates
-/// outside years 1–9999 or not finite are errSecParam (issue 16, defect 14).
+/// outside years 1–9999 or not finite are errSecParam.
 @Suite struct DateNamingTests {
     let m: MountedVault
     init() throws { m = try MountedVault() }

@@ -4,7 +4,7 @@ import KeychainFSEngine
 import Testing
 import KeychainFSTestSupport
 
-/// The fourth probe's items 6 and 7: `device lock` is in force when it exits 0, under a flood of the
+/// docs/device.md: `device lock` is in force when it exits 0, under a flood of the
 /// user's idle connections and with its daemon stopped by a signal; and a CLI command never waits out a
 /// long deadline on a daemon that cannot answer.
 @Suite struct LockLandsTests {
@@ -173,7 +173,7 @@ private final class FlooderSwitch: @unchecked Sendable {
     func waitDone() { _ = finished.wait(timeout: .now() + 30) }
 }
 
-/// The fourth probe's item 15: an unmount the daemon refuses (--strict, no rule with `allow = ["device"]`)
+/// An unmount the daemon refuses (--strict, no rule with `allow = ["device"]`)
 /// is reported as refused, with a non-zero exit, and the mount stays.
 @Suite struct RefusedUnmountTests {
     @Test func aRefusedUnmountIsReportedAndTheMountStays() throws {

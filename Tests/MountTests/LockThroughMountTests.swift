@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// The device lock seen through `cat`: docs/spec.md §3 through the mount (issue 2 "Lock through the mount").
+/// The device lock seen through `cat`: docs/spec.md §3 through the mount.
 @Suite struct LockThroughMountTests {
     let m: MountedVault
     init() throws { m = try MountedVault() }

@@ -3,7 +3,7 @@ import Testing
 import KeychainFSTestSupport
 
 /// Deleting a WhenUnlocked item while locked succeeds (docs/spec.md §2: Delete needs no key), through rmdir, rm -r
-/// and `security delete-generic-password`; its attributes and value stay unreadable (issue 16, defect 6).
+/// and `security delete-generic-password`; its attributes and value stay unreadable.
 @Suite struct LockedDeleteTests {
     let m: MountedVault
     init() throws { m = try MountedVault() }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// The side entrances of a held descriptor against the lock (issue 22, defect 12), on both read paths:
+/// The side entrances of a held descriptor against the lock (docs/filesystem.md, "Mappings"), on both read paths:
 /// MAP_SHARED and MAP_PRIVATE mappings made while unlocked, `splice` and `sendfile` from the descriptor, a
 /// fresh mapping of it and `pread`. They read the page cache, which the daemon only sees fill through
 /// READ; a page refilled after one device change must still be dropped at the next lock. A reader in

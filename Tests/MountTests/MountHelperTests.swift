@@ -43,7 +43,7 @@ import KeychainFSTestSupport
                 && !((try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? "").contains(mount))
     }
 
-    /// Issue 16 #16: only the passcode line is consumed; the command reads the rest, so a lock test can
+    /// Only the passcode line is consumed; the command reads the rest, so a lock test can
     /// go on to unlock from the same input.
     @Test func withKeychainLeavesTheRestOfStandardInputToTheCommand() throws {
         let script = """
@@ -65,7 +65,7 @@ import KeychainFSTestSupport
         #expect(plain.status == 0 && plain.stdout == "line2\n", "\(plain.stderr)")
     }
 
-    /// Issue 16 #19: the options fstab lines carry are left to mount(8), not refused.
+    /// The options fstab lines carry are left to mount(8), not refused.
     @Test func mountHelperAcceptsGenericFstabOptions() throws {
         let root = TestDirectory.root + "/kcfs-helper-" + UUID().uuidString.prefix(8)
         defer {

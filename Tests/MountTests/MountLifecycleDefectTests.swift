@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 16 #4, #10 and #19: mounting on a host with many mounts, dead mounts, and what the CLI says.
+/// Mounting on a host with many mounts, dead mounts, and what the CLI says.
 @Suite struct MountLifecycleDefectTests {
     static func cli(_ arguments: [String], stdin: String? = nil) -> CommandResult {
         Command.run(MountedVault.binary, arguments, stdin: stdin)

@@ -4,7 +4,7 @@ import Testing
 import KeychainFSTestSupport
 
 /// Two `keychainfs mount` of different vaults on one empty mount point at once: one mounts, the other is
-/// refused as a second mount made after it is; they never stack (issue 38, 20).
+/// refused as a second mount made after it is; they never stack (docs/filesystem.md, "Mount behaviour").
 @Suite(.serialized) struct MountPointRaceTests {
     @Test func concurrentMountsOnOneMountPointNeverStack() throws {
         let a = try MountedVault(), b = try MountedVault()

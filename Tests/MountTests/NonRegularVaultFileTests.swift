@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 22 (18), through the CLI and the daemon: a FIFO at a name in the vault (daemon.log, vault.json,
+/// docs/security.md, through the CLI and the daemon: a FIFO at a name in the vault (daemon.log, vault.json,
 /// the keybag, access.toml) is a clear error, never a hang of `mount` or of the daemon. Every command runs
 /// under Command.run's deadline; a FIFO left blocking is opened by the test so nothing stays behind.
 @Suite struct NonRegularVaultFileTests {

@@ -5,7 +5,7 @@ import KeychainFSModel
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 22 (10): every number the `security` verbs (and SecItem calls) store is checked by the schema's
+/// Every number the `security` verbs (and SecItem calls) store is checked by the schema's
 /// range, on every way in.
 @Suite struct NumericRangeTests {
     /// errSecParam (-50) as the verbs exit: the OSStatus's low byte.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// The fourth probe's item 8: a read held across a rewrite and a device change never returns two versions
+/// docs/filesystem.md, "One version per read": a read held across a rewrite and a device change never returns two versions
 /// mixed. It continues the version it began (its copy), or, once a lock wiped that copy and the item holds
 /// another version, fails with EIO; it never goes on at its offset in the other version.
 @Suite struct OneVersionPerReadTests {

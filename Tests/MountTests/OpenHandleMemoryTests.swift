@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// The daemon's memory per open `value` (issue 22, defect 20): each open kept its own plaintext copy, so
+/// The daemon's memory per open `value` (docs/filesystem.md): each open kept its own plaintext copy, so
 /// 3,000 descriptors of a 1 MiB value took the daemon to 3.1 GB. Readers of one version share one copy,
 /// the memory comes back after they close, and a user's open files (and writers) on the mount are capped (ENFILE).
 @Suite(.serialized) struct OpenHandleMemoryTests {
@@ -108,7 +108,7 @@ import KeychainFSTestSupport
     }
 }
 
-/// The fourth probe's item 10: one decrypted copy per held version. A 1 MiB value rewritten and reopened
+/// One decrypted copy per held version. A 1 MiB value rewritten and reopened
 /// again and again, each open holding another version, stops at the daemon's per-user bound of decrypted
 /// bytes (ENOMEM) instead of growing the daemon by a copy each time; closing gives the bytes back.
 @Suite(.serialized) struct HeldVersionMemoryTests {

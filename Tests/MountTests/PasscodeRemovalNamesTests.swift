@@ -4,7 +4,7 @@ import KeychainFSTestSupport
 
 /// `device passcode remove` deletes the WhenPasscodeSetThisDeviceOnly items, and the mount forgets their
 /// names as it does after any delete: the same name added again (through the CLI or the API) is there at
-/// once, not ENOENT until the kernel's dentry cache is dropped (issue 38, 9).
+/// once, not ENOENT until the kernel's dentry cache is dropped.
 @Suite struct PasscodeRemovalNamesTests {
     @Test func aNameDeletedByThePasscodesRemovalCanBeAddedAgainAndOpened() throws {
         let m = try MountedVault()

@@ -5,7 +5,7 @@ import KeychainFSModel
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 16 #11 and #18: passcode attempts are evaluated one at a time, so the lockout holds against
+/// docs/device.md: passcode attempts are evaluated one at a time, so the lockout holds against
 /// parallel bursts; passcode changes do not interleave; malformed device arguments are refused.
 @Suite struct PasscodeThrottleTests {
     enum Outcome: Sendable, Equatable { case wrong, lockedOut, unlocked, other(String) }

@@ -5,7 +5,7 @@ import Testing
 import KeychainFSTestSupport
 
 /// Every change acknowledged to its caller survives a power cut, and no item reads as a secret that was
-/// never written (issue 38, 11; docs/filesystem.md "Creating items and what survives").
+/// never written (docs/filesystem.md "Creating items and what survives").
 ///
 /// This machine's kernel has no device-mapper (no dm-log-writes, docs/testing-and-packaging.md), so the cut
 /// is made at the system-call level: the daemon runs under Tests/PowerCut/iolog.c (LD_PRELOAD), which logs

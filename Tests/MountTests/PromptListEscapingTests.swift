@@ -5,7 +5,7 @@ import KeychainFSModel
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 22 (7, the rest of its class): `device prompts` prints what callers chose (their executable's path,
+/// `device prompts` prints what callers chose (their executable's path,
 /// the item's name, a prompt's reason) escaped, so a caller cannot write to the operator's terminal.
 @Suite struct PromptListEscapingTests {
     @Test func aHostileExecutableNameCannotWriteToTheTerminal() throws {

@@ -5,7 +5,7 @@ import KeychainFSModel
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 22 (7): the `security` verbs print every outside string (secrets, attributes, certificate names)
+/// The `security` verbs print every outside string (secrets, attributes, certificate names)
 /// as macOS's security tool does: `0xHEX  "octal-escaped"` when a byte is not printable ASCII, so nothing
 /// printed can move the terminal's cursor, colour it, or start a line of its own.
 @Suite struct SecurityOutputEscapingTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// The macOS `security` verbs (docs/spec.md §5, issue 3): same flags, output shapes and exit codes.
+/// The macOS `security` verbs (docs/spec.md §5, docs/security-verbs.md): same flags, output shapes and exit codes.
 @Suite struct SecurityVerbTests {
     func security(_ arguments: [String], vault: String) -> CommandResult {
         Command.run(

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 import KeychainFSTestSupport
 
-/// Renames of paths whose item moved or went away behind the kernel's cached dentry (issue 16, defect 3):
+/// Renames of paths whose item moved or went away behind the kernel's cached dentry (docs/filesystem.md, "Renames"):
 /// libfuse's high-level path locking waited for itself on `rename(old, old)`, in D state for good.
 @Suite struct StalePathTests {
     let m: MountedVault

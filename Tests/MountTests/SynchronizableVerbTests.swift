@@ -5,7 +5,7 @@ import KeychainFSModel
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 22 (8): the `security` verbs see every item, synchronizable ones included (macOS's
+/// docs/security-verbs.md: the `security` verbs see every item, synchronizable ones included (macOS's
 /// kSecAttrSynchronizableAny).
 @Suite struct SynchronizableVerbTests {
     let v = UnmountedVault("syncverbs")

@@ -5,7 +5,7 @@ import KeychainFSModel
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 16 #2 and #7: the vault never writes or reads through a symlink planted at any name it uses
+/// The vault never writes or reads through a symlink planted at any name it uses
 /// (final or temporary), and every vault file is private.
 @Suite struct VaultFileSafetyTests {
     /// A file the planted links point at; it must come out unchanged.

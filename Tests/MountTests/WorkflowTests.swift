@@ -78,7 +78,7 @@ import KeychainFSTestSupport
         #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM)
     }
 
-    /// Issue 22 (3): `nohup keychainfs run -- CMD` leaves CMD's SIGHUP ignored, as `nohup env CMD` does;
+    /// docs/workflows.md: `nohup keychainfs run -- CMD` leaves CMD's SIGHUP ignored, as `nohup env CMD` does;
     /// the signal mask is emptied (this test's thread blocks every signal, and so would its children).
     @Test func runKeepsTheSignalsItsParentIgnored() throws {
         let show = ["grep", "-E", "^Sig(Ign|Blk)", "/proc/self/status"]
@@ -103,7 +103,7 @@ import KeychainFSTestSupport
             hangup.status == 0 && hangup.stdout == "alive\n", "a hangup does not kill the command: \(hangup.status)")
     }
 
-    /// Issue 22 (11): a template or env file over 1 MiB is refused before it is parsed, without reading the rest.
+    /// A template or env file over 1 MiB is refused before it is parsed, without reading the rest.
     /// (/dev/zero and FIFOs are not regular files and are refused before that: BoundedInputTests.)
     @Test func anOversizedTemplateOrEnvFileIsRefusedAtOnce() throws {
         let big = TestDirectory.root + "/kcfs-big-" + UUID().uuidString.prefix(8)

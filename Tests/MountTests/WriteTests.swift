@@ -13,7 +13,7 @@ import KeychainFSTestSupport
     }
 
     @Test func printfThenCat() throws {
-        // Made by mkdir, not yet stored: no value to read (not an empty secret, issue 38, 11).
+        // Made by mkdir, not yet stored: no value to read (not an empty secret).
         #expect(FS.read(item + "/value").errno == ENODATA, "an item in the making has no value yet")
         let shell = Command.run("/bin/sh", ["-c", "printf s > '\(item)/value' && cat '\(item)/value'"])
         #expect(shell.succeeded && shell.stdout == "s")

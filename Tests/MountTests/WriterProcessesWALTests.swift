@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// Writers in turn leave the WAL bounded (issue 38, 21: 10,000 `add-generic-password` runs with no daemon
+/// Writers in turn leave the WAL bounded (10,000 `add-generic-password` runs with no daemon
 /// left a 222 MB `items.sqlite-wal` beside an 8.3 MB database). docs/filesystem.md states the bound: the
 /// inline limit, 4,000 frames of a 4 KiB page and its 24-byte header.
 @Suite struct WriterProcessesWALTests {

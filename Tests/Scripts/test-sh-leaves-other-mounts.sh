@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22 (22): scripts/test.sh must detach only the mounts of its own run. This runs it on
+# scripts/test.sh must detach only the mounts of its own run. This runs it on
 # ForeignMountTests alone, which mounts a vault outside the run's directory during the run (as another
 # user or another test run would); the mount must still be there afterwards, and test.sh must not call it
 # left behind. Fails (exit 1) if test.sh touched it. Takes about a minute (test.sh's incremental build).

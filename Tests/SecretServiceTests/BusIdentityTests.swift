@@ -4,7 +4,7 @@ import KeychainFSSecretService
 import Testing
 import KeychainFSTestSupport
 
-/// The fourth probe's attacks on the bus: an identity lent through an exec on an inherited connection
+/// Attacks on the bus (docs/threat-model.md): an identity lent through an exec on an inherited connection
 /// (attack 1), and org.freedesktop.secrets taken over by a process the rules refuse (attack 2). Each with
 /// the test switch that shows the test can fail.
 @Suite struct BusIdentityTests {

@@ -3,7 +3,7 @@ import Security
 import Testing
 import KeychainFSTestSupport
 
-/// Hostile numbers (issue 16, defect 15) and identity add by reference (issue 15), in this file's
+/// Hostile numbers and identity add by reference (docs/swift-api.md), in this file's
 /// language mode.
 @Suite struct CompatibilityRulesTests {
     /// Every number that does not convert exactly to an integer attribute, as NSNumber and as a Swift value.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// What real keychain wrappers reach for (issue 15): `security-compat`, built from the same files in Swift 6
+/// What real keychain wrappers reach for (docs/swift-api.md): `security-compat`, built from the same files in Swift 6
 /// and Swift 5 modes, run as an app would be, from a directory with its Info.plist (its bundle id), against
 /// a mounted vault, so every SecItem call goes through the daemon.
 @Suite struct CompatibilityTests {

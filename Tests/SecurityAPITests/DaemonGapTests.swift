@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 16 #12: a client process that has used a daemon keeps using one through a restart (the vault
+/// A client process that has used a daemon keeps using one through a restart (the vault
 /// is never captured in-process), and an in-process client never keeps the vault from a daemon.
 @Suite struct DaemonGapTests {
     /// `security-probe watch` in the background: one load per 100 ms.

@@ -71,7 +71,7 @@ import KeychainFSTestSupport
     }
 }
 
-/// Issue 22 (4): SecPKCS12Import shares import's cap on key-derivation work (errSecParam, at once).
+/// SecPKCS12Import shares import's cap on key-derivation work (errSecParam, at once).
 @Suite struct PKCS12ImportWorkLimitTests {
     @Test func aFileOverTheIterationLimitIsRefusedAtOnce() throws {
         let fixture = try PKCS12Fixture(keyType: "ec", commonName: uniqueService("p12-work"))

@@ -16,7 +16,7 @@ func uniqueService(_ name: String) -> String {
     return "\(mode).\(name).\(UUID().uuidString.prefix(8))"
 }
 
-/// iOS keychain code against keychainfs (issue 4), run in this file's language mode.
+/// iOS keychain code against keychainfs (docs/spec.md §6), run in this file's language mode.
 @Suite struct SecurityAPITests {
     @Test func addOrUpdateLoadListDelete() async throws {
         let store = GenericPasswordStore(service: uniqueService("store"))

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// The membership log's rules and bounds, on logs made in memory (issue 26).
+/// The membership log's rules and bounds, on logs made in memory (docs/sync.md).
 @Suite("membership log: the chain, its rules, its bounds")
 struct MemberLogTests {
     let founder = SyncIdentity.generate(name: "founder"), other = SyncIdentity.generate(name: "other")

@@ -3,7 +3,7 @@ import Testing
 import KeychainFSTestSupport
 
 /// A member's name is printed one a line (`sync members`, notes, audit): it holds no character any reader
-/// takes for a line's end, U+2028 and U+2029 included (issue 38, 17).
+/// takes for a line's end, U+2028 and U+2029 included (docs/sync.md).
 @Suite("sync member names", .serialized)
 struct MemberNameTests {
     @Test(

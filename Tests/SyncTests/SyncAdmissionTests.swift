@@ -4,7 +4,7 @@ import KeychainFSSync
 import Testing
 import KeychainFSTestSupport
 
-/// Invite and join admit the joiner's identity (issue 26): the code authenticates both sides.
+/// Invite and join admit the joiner's identity (docs/sync.md, "Invite and join"): the code authenticates both sides.
 @Suite("sync admission: invitation codes and join requests", .serialized)
 struct SyncAdmissionTests {
     @Test("the fingerprint join prints is the one the inviter admits and lists: people can compare them")

@@ -4,7 +4,7 @@ import Testing
 import KeychainFSTestSupport
 
 /// A host's file is read by its size first: one beyond its bound is refused, named, before a byte of it
-/// is read (a host's 2 GiB file took the daemon to 1.5 GB: issue 38, 12).
+/// is read (a host's 2 GiB file took the daemon to 1.5 GB).
 @Suite("sync bounds every file it reads from the repository", .serialized)
 struct SyncFileBoundTests {
     @Test("an item file beyond the bound (sparse) is skipped with its name and the bound; the item keeps its value")

@@ -5,7 +5,7 @@ import KeychainFSSync
 import Testing
 import KeychainFSTestSupport
 
-/// A circle of three vaults: A founds it, B and C join, A removes C (issue 26).
+/// A circle of three vaults: A founds it, B and C join, A removes C (docs/sync.md).
 @Suite("sync members: remove, rotate, leave, signed records", .serialized)
 struct SyncMembersTests {
     /// A, B and C in one circle sharing the item `svc-old`; then A removes C and changes things.

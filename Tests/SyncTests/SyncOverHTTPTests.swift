@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// Sync through `git http-backend` on 127.0.0.1: a real remote, not a path (issue 26).
+/// Sync through `git http-backend` on 127.0.0.1: a real remote, not a path.
 @Suite("sync over HTTP", .serialized)
 struct SyncOverHTTPTests {
     @Test(

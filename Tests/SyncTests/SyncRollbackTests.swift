@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import KeychainFSTestSupport
 
-/// A host that moves the branch backwards or rewrites it (issue 26): every vault reports it and applies
+/// A host that moves the branch backwards or rewrites it (docs/sync.md, "Rollback"): every vault reports it and applies
 /// nothing of it; deleted items stay deleted.
 @Suite("sync against a host that rewinds, drops or rewrites history", .serialized)
 struct SyncRollbackTests {
@@ -52,7 +52,7 @@ struct SyncRollbackTests {
         #expect(try group.secret(b, service: "svc-gone", account: "acct") == nil)
     }
 
-    /// The fourth probe's item 14: the host rewinds `main`, then takes an ordinary push from another member.
+    /// The host rewinds `main`, then takes an ordinary push from another member.
     /// The rewound member's sync merges the fork (its records checked as always) and pushes its newer records
     /// back; the circle converges without anyone's action.
     @Test("a host that rewinds and then takes another member's push: the circle converges")
@@ -137,7 +137,7 @@ struct SyncRollbackTests {
     }
 }
 
-/// The fourth probe's item 16: item files a host deletes are restored by one sync of a member that holds
+/// Item files a host deletes are restored by one sync of a member that holds
 /// their records, not one round later.
 @Suite("sync against a host that deletes item files", .serialized)
 struct SyncDroppedFilesTests {

@@ -4,7 +4,7 @@ import KeychainFSModel
 import KeychainFSSecretReferences
 import Testing
 
-/// Issue 22 (9): the texts of run, inject and access.toml end their lines at `\n` or `\r\n` only.
+/// docs/workflows.md: the texts of run, inject and access.toml end their lines at `\n` or `\r\n` only.
 @Suite struct LineEndingTests {
     @Test func envFileLinesEndOnlyAtLineFeed() throws {
         let spec = try EnvironmentSpec.parseFile(

@@ -5,7 +5,7 @@ import KeychainFSSecretReferences
 import Testing
 import KeychainFSTestSupport
 
-/// Issue 22 (11): templates and env files are parsed in linear time up to a documented size, and refused
+/// docs/workflows.md: templates and env files are parsed in linear time up to a documented size, and refused
 /// beyond it before parsing.
 @Suite(.serialized) struct TextSizeTests {
     /// The documented limit of a template or env file (docs/workflows.md).

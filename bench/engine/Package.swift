@@ -1,5 +1,5 @@
 // swift-tools-version:6.1
-// Engine micro-benchmarks (issue 5, item 7): SecItem operations on a real vault, no FUSE, so that the
+// Engine micro-benchmarks (docs/spec.md §7): SecItem operations on a real vault, no FUSE, so that the
 // engine's share of a filesystem call can be told from FUSE's. A package of its own so that the
 // product and its CI never build benchmark tooling. Run by bench/run, or:
 //   swift run -c release --package-path bench/engine EngineBenchmarks
@@ -25,7 +25,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "swift-benchmark"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]),
-        // The test kit (issue 24): a new simulated device, SecItemCopyMatching on one, 1,000 tests in parallel.
+        // The test kit (docs/test-kit.md): a new simulated device, SecItemCopyMatching on one, 1,000 tests in parallel.
         .executableTarget(
             name: "KitBenchmarks",
             dependencies: [

@@ -1,5 +1,5 @@
 // swift-tools-version:6.1
-// SecKey micro-benchmarks (issue 9): P-256 ECDSA signing through the Security module against swift-crypto's
+// SecKey micro-benchmarks (docs/spec.md §7): P-256 ECDSA signing through the Security module against swift-crypto's
 // own signing in the same process, and a Secure Enclave key's signing, which goes to wherever the vault's
 // engine runs (this process for a fresh vault; the daemon when KEYCHAIN_VAULT names a mounted one).
 //   swift run -c release --package-path bench/keys KeyBenchmarks

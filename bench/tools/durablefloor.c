@@ -1,6 +1,6 @@
-// durablefloor: the floor for a durable creation and update (issue 38, 11): COUNT genp-like rows inserted,
+// durablefloor: the floor for a durable creation and update (docs/spec.md §7): COUNT genp-like rows inserted,
 // then COUNT updated, each statement its own transaction, in SQLite WAL mode with the given synchronous
-// setting (FULL: each commit fsyncs the WAL, as keychainfs's store does; NORMAL: as before issue 38).
+// setting (FULL: each commit fsyncs the WAL, as keychainfs's store does; NORMAL: as it once did).
 //   durablefloor DIRECTORY COUNT full|normal      prints "INSERT_MS UPDATE_MS" (ms per row)
 #include <sqlite3.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-// enginefloor: the floor under one engine call (issue 27), written by hand in C with no abstraction, on
+// enginefloor: the floor under one engine call (docs/spec.md §7), written by hand in C with no abstraction, on
 // the engine's own vault shape, so that bench/run can print each engine call as a ratio to it.
 //   enginefloor ITEMS_SQLITE [ITERATIONS]   prints per operation: median and p99 in µs
 // ITEMS_SQLITE is any vault's items.sqlite made by the engine (bench/run makes one with BuildVault): its

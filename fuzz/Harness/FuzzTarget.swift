@@ -21,7 +21,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case vault
     /// The sync repository's files and invitation codes (docs/spec.md §14).
     case sync
-    /// The circle's files (issue 26): membership log, keyring, join request, signed item file.
+    /// The circle's files (docs/sync.md): membership log, keyring, join request, signed item file.
     case members
     /// `kc://` references, inject templates, env files and access.toml (docs/spec.md §12, §13).
     case workflow

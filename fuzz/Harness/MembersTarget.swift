@@ -3,7 +3,7 @@ import KeychainFSEngine
 import KeychainFSModel
 import KeychainFSSync
 
-/// The circle's files (issue 26) as every vault reads them from the repository: the membership log (parsed
+/// The circle's files (docs/sync.md) as every vault reads them from the repository: the membership log (parsed
 /// and verified from its genesis entry), a log entry, the epoch keyring, a join request, a signed item
 /// file's parts. Bad bytes are a typed error, never a crash or a hang; an entry that decodes encodes back
 /// to the same bytes, and a log that verifies has a current member and an epoch of at least 1.

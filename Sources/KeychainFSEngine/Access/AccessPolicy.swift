@@ -33,7 +33,7 @@ public final class AccessPolicy: Sendable {
     private let digests: ExecutableDigests
     /// Hears why a process running a rule's executable was not granted it (for the daemon's log).
     private let unverified: UnverifiedCallers
-    /// Whether executables are matched by what they are (issue 22, 14); off only by ``testSwitch``.
+    /// Whether executables are matched by what they are (docs/access.md); off only by ``testSwitch``.
     private let verifiesExecutables: Bool
     /// Whether a connection's calls must come from what its process ran when it connected; off only by
     /// ``connectionBindingSwitch``.
@@ -41,7 +41,7 @@ public final class AccessPolicy: Sendable {
 
     /// `KEYCHAINFS_TEST_DISABLE_GUARDS=executable-identity` (the lock guards' variable): for a test
     /// device only, exe rules match the path `/proc/PID/exe` reads as and no process is refused as
-    /// unverifiable, as before issue 22, so that the tests of that protection show they can fail.
+    /// unverifiable, as they once were (docs/spec.md §17), so that the tests of that protection show they can fail.
     public static let testSwitch = "executable-identity"
 
     /// Whether a daemon of a vault that is (`testDevice`) or is not a test device verifies executables.
@@ -69,7 +69,7 @@ public final class AccessPolicy: Sendable {
     /// policy it cannot read). `report` hears, at most once a minute per rule and reason, that a process
     /// running a rule's executable was refused it (``ProcessIdentity/unverifiable()``).
     /// `watchesFile`: whether the file is looked at only when it may have changed (``PolicyFileWatch``);
-    /// false looks at it on every call, as before issue 27 (for the test that shows the watch's effect).
+    /// false looks at it on every call, as before the watch (for the test that shows the watch's effect).
     public init(
         vault: Vault, defaultCaller: Caller, strict: Bool, verifiesExecutables: Bool = true,
         bindsConnections: Bool = true, watchesFile: Bool = true, report: @escaping @Sendable (String) -> Void = { _ in }
@@ -127,7 +127,7 @@ public final class AccessPolicy: Sendable {
 
     /// Runs `body` as one request: the watch is asked at most once on this thread within it, however often
     /// the request asks for the rules (a FUSE LOOKUP asked three times, each a `read` of the inotify
-    /// descriptor: issue 27). A change made before the request started still applies to it: its first
+    /// descriptor). A change made before the request started still applies to it: its first
     /// question looks.
     public static func asOneRequest<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure)
         -> Result
@@ -204,7 +204,7 @@ public final class AccessPolicy: Sendable {
     /// The rules of the file at `path`; none when it does not exist. Never follows a link; refuses
     /// anything but a regular file.
     public static func read(_ path: String) throws(KeychainError) -> [AccessRule] {
-        // Never a hang on a FIFO, never through a link (issue 22, 18).
+        // Never a hang on a FIFO, never through a link (docs/security.md).
         let opened: Int32?
         do { opened = try FileIO.openRegularIfPresent(path, flags: O_RDONLY, verb: "read") } catch {
             throw KeychainError(SecStatus.param, error.message)

@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// Tells ``AccessPolicy`` when `access.toml` must be looked at again, so that a request whose policy did
-/// not change costs no stat (issue 27: two stats per FUSE request were 5 % of the gatekeeper's profile).
+/// not change costs no stat (measured: two stats per FUSE request were 5 % of the gatekeeper's profile).
 ///
 /// An inotify watch on the vault directory hears the file created, deleted, renamed over, closed after a
 /// write or changed in its attributes. The kernel queues the event before the writer's call returns, so

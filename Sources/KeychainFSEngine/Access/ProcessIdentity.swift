@@ -47,8 +47,8 @@ struct ProcessIdentity: Sendable {
         return executableFile == wanted
     }
 
-    /// Why the process's executable does not vouch for the code it runs, or nil when it does (issue 22,
-    /// 14; docs/threat-model.md): a process in another mount or user namespace than the daemon's (where
+    /// Why the process's executable does not vouch for the code it runs, or nil when it does
+    /// (docs/threat-model.md, "Verifiable"): a process in another mount or user namespace than the daemon's (where
     /// the libraries, the loader and the paths are its own), one started with the dynamic loader told to
     /// load other code (`LD_PRELOAD`, `LD_LIBRARY_PATH`, `LD_AUDIT`), one being traced, or one whose
     /// state cannot be read. Executable and SHA-256 rules do not match such a process.

@@ -2,7 +2,7 @@ import KeychainFSModel
 import KeychainFSStore
 
 /// The systemd unit a process belongs to, read from its cgroup path as systemd lays the tree out
-/// (issue 22, 15): a unit of the system manager sits under `system.slice` (in nested slices or not),
+/// (docs/access.md): a unit of the system manager sits under `system.slice` (in nested slices or not),
 /// `/system.slice/backup.service`; a unit of user UID's manager under its `user@UID.service`,
 /// `/user.slice/user-UID.slice/user@UID.service/app.slice/backup.service`. Only the first unit below
 /// the slices counts: cgroups a delegated unit makes inside itself (`…/app.service/backup.service`) are

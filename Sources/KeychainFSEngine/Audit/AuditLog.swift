@@ -10,7 +10,7 @@ import Foundation
 /// file), 0600; ``reopen()`` (on SIGHUP) follows rotation. A line is written in the caller's thread: a
 /// read waits at most for that one write.
 ///
-/// It fails closed (issue 22, 17): ``record(_:item:status:by:)`` throws when its line cannot be written
+/// It fails closed (docs/security.md): ``record(_:item:status:by:)`` throws when its line cannot be written
 /// whole, and callers refuse the operation. A short write (a full filesystem) is cut back with
 /// `ftruncate` to the size before it, under the lock: this daemon is the log's only writer, so that size
 /// is where its line began even with O_APPEND; a line is in the file whole or not at all.

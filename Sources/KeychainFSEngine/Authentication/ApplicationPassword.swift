@@ -55,7 +55,7 @@ enum ApplicationPassword {
     /// is when neither the secret nor the password requirement changes; otherwise the old secret is opened
     /// with `password` (which checks it) and the value to keep sealed again if `new` asks for a password.
     /// `stored` is asked only when the old secret is needed: new data without a password on either side
-    /// replaces it unread (issue 27: an update of a value decrypted the old one for nothing).
+    /// replaces it unread (measured: an update of a value decrypted the old one for nothing).
     static func restate(
         _ stored: () throws(KeychainError) -> Data?, from old: [String: KeychainValue],
         to new: [String: KeychainValue], newData: Data?, password: Data?

@@ -62,7 +62,7 @@ public final class AuthorizationHandle: Sendable {
     }
 }
 
-/// The one read-policy entry point (docs/spec.md §11, issues 10 and 11): the filesystem, the Security module
+/// The one read-policy entry point (docs/spec.md §11): the filesystem, the Security module
 /// (through the control socket or in-process) and key use all ask it before a secret of an item with
 /// access control is used. It decides from the item's constraint, the device and what the caller holds,
 /// raises the prompts the table asks for and waits for them without holding any lock.

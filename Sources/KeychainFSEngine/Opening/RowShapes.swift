@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 
 extension Keychain {
-    /// Seals again, with their shape, the metadata boxes of rows written before format 3 (issue 22, 23),
+    /// Seals again, with their shape, the metadata boxes of rows written before format 3 (docs/security.md),
     /// for every class available now; once none is left the database's marker goes and later calls cost
     /// one query. Called when the vault opens and after each unlock. A row that opens with neither
     /// binding is left as it is: reads report it (errSecDecode). Never fails the caller's command. Once

@@ -18,7 +18,7 @@ extension Keychain {
             let generation = noteChange(.items(changed: []))
             // The new row as a lookup would open it (the attributes just sealed), kept for the generation
             // the add began: the item's first read, often at once (a `stat` of a new `value`), decrypts no
-            // attribute box (issue 27). A later change drops it, as any entry.
+            // attribute box. A later change drops it, as any entry.
             rows.store(RowCache.Entry(row: row, attributes: item.attributes), generation: generation)
             let persistentRef = persistentReference(row, item.schema)
             let q = item.query

@@ -40,7 +40,7 @@ public final class Keychain: Sendable {
         case items(changed: [Data]?)
         /// Only the secrets of these items changed (and their modification dates): every item keeps the
         /// attributes that name and place it, so the filesystem keeps their directory entries and drops only
-        /// what they hold (issue 27: an entry dropped after each write of a value cost the next creation a
+        /// what they hold (measured: an entry dropped after each write of a value cost the next creation a
         /// request for the service's attributes).
         case secrets(changed: [Data])
         /// The device state changed (lock, unlock, reboot, passcode): availability may differ.

@@ -90,7 +90,7 @@ extension Keychain {
     /// The length of what ``read(_:of:caller:options:)`` returns, under the same policy (the lock, the
     /// caller's groups, withheld secrets, the identity join), without decrypting a secret when it can: an
     /// item without access control is measured by its sealed secret's length, which the opened attribute box
-    /// authenticates (its binding holds that length). This is every `stat` of a file (issue 27: a new item's
+    /// authenticates (its binding holds that length). This is every `stat` of a file (measured: a new item's
     /// first LOOKUP decrypted its secret only to learn its size).
     public func length(_ part: ItemPart, of persistentRef: Data, caller: Caller) throws(KeychainError) -> Int {
         switch part {

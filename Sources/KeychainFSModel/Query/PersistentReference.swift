@@ -30,7 +30,7 @@ public struct PersistentReference: Sendable, Hashable {
     /// The 20-byte wire form.
     public var data: Data {
         guard case .uuid(let uuid) = target else { preconditionFailure("only UUID references are issued") }
-        // Through bytes: `Data(String.UTF8View) + Data` appends piece by piece (issue 27).
+        // Through bytes: `Data(String.UTF8View) + Data` appends piece by piece (measured).
         var bytes = [UInt8]()
         bytes.reserveCapacity(classCode.utf8.count + uuid.count)
         bytes.append(contentsOf: classCode.utf8)

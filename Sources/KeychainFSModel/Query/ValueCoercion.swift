@@ -6,7 +6,7 @@ package enum ValueCoercion {
     package static func coerce(_ value: KeychainValue, to attribute: AttributeDescriptor) throws(KeychainError)
         -> KeychainValue
     {
-        // Made only when thrown: interpolating it on every call was a tenth of a query's parse (issue 27).
+        // Made only when thrown: interpolating it on every call was a tenth of a query's parse (measured).
         var bad: KeychainError { .param("attribute '\(attribute.code)' cannot take a \(value.typeName) value") }
         switch attribute.kind {
         case .blob:

@@ -12,7 +12,7 @@ import Synchronization
 /// runs, and `ls -l` of 100,000 items slowed from 0.3 ms to 3 ms a name.)
 ///
 /// Its lookups and stores are inlinable: a generic class of another module is otherwise run unspecialized,
-/// through witness tables and runtime metadata (a row cache hit cost 5,000 instructions that way, issue 27).
+/// through witness tables and runtime metadata (measured: a row cache hit cost 5,000 instructions that way).
 public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @usableFromInline struct State {
         @usableFromInline var generation: UInt64 = .max
@@ -102,7 +102,7 @@ public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>:
     /// Frees `dropped`: here when it is small, else on a background queue a moment later. Waking the queue's
     /// thread costs a system call and, on a machine of two cores, a thread competing with the caller: more
     /// than freeing a few entries (every write of the keychain drops the handful its previous lookups cached;
-    /// issue 27). A large drop waits ``reapDelay`` (see there).
+    /// measured). A large drop waits ``reapDelay`` (see there).
     @inlinable func reap(_ dropped: [Key: Value]) {
         guard dropped.count > inlineReapLimit else { return }
         cacheReaper.asyncAfter(deadline: .now() + reapDelay) { withExtendedLifetime(dropped) {} }
@@ -114,8 +114,8 @@ public final class GenerationalCache<Key: Hashable & Sendable, Value: Sendable>:
 
 /// How long a large drop waits before it is freed. Large drops come from a change after many lookups (a
 /// listing) and above all from a device lock, which then invalidates the kernel's cache of every value
-/// served, on every core, before it returns: freed at once, thousands of entries took a core from it (a
-/// third of the lock's time with 1,000 values cached on two cores, issue 27). The entries are unreachable
+/// served, on every core, before it returns: freed at once, thousands of entries took a core from it (measured: a
+/// third of the lock's time with 1,000 values cached on two cores). The entries are unreachable
 /// from the moment they are dropped; a cache's older half rotated out waits the same.
 @usableFromInline let reapDelay = DispatchTimeInterval.milliseconds(100)
 

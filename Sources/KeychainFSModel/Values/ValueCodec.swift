@@ -15,7 +15,7 @@ public enum ValueCodec {
     private static let maxDepth = 16
 
     /// Encodes `value`. Built in an array and copied once: appending to `Data` piece by piece was a tenth
-    /// of an update (issue 27).
+    /// of an update (measured).
     public static func encode(_ value: KeychainValue) -> Data {
         var out: [UInt8] = []
         out.reserveCapacity(256)

@@ -101,7 +101,7 @@ package final class BusConnection: @unchecked Sendable {
         }
     }
 
-    /// Owns `name`, never allowing another connection to replace it (the fourth probe's attack 2: a refused
+    /// Owns `name`, never allowing another connection to replace it (docs/secret-service.md, "Starting it": a refused
     /// process took the name with replace-existing and received the next CreateItem's secret). Another
     /// owner is an error that names it (its pid and executable), unless `replace` asks the bus to take the
     /// name over from an owner that allows it (gnome-keyring does; a keychainfs vault does not, and gives
@@ -121,7 +121,7 @@ package final class BusConnection: @unchecked Sendable {
         guard result >= 0 else { throw BusError.failed("cannot own \(name): \(Self.describe(result))") }
     }
 
-    /// Whether the name is owned allowing replacement, as before the fourth probe: a test device's switch only.
+    /// Whether the name is owned allowing replacement, as it once was: a test device's switch only.
     package var allowsReplacement = false
 
     /// Asks the bus to read its configuration again (org.freedesktop.DBus.ReloadConfig): a private bus's

@@ -4,7 +4,7 @@ import GRDBSQLite
 
 /// A cached statement bound and stepped through SQLite's C API, for the item table's hot paths: GRDB's
 /// `StatementArguments` boxes every value in an existential and its `Row` lowercases and hashes every
-/// column name on each fetch (a fifth of a lookup by primary key, issue 27). The statement is reset and its
+/// column name on each fetch (measured: a fifth of a lookup by primary key). The statement is reset and its
 /// bindings cleared when this begins and when it ends, so nothing bound outlives the call.
 struct BoundStatement: ~Copyable {
     private let handle: SQLiteStatement
@@ -71,7 +71,7 @@ struct BoundStatement: ~Copyable {
 
     /// The current row's columns `columns` as blobs (nil for NULL), each a slice of one buffer: a row's
     /// dozen lookup hashes cost two allocations each when read one by one, and freeing them as much again
-    /// (a fifth of a lookup by primary key, issue 27).
+    /// (measured: a fifth of a lookup by primary key).
     func dataSlices(_ columns: Range<CInt>) -> [Data?] {
         let handle = self.handle
         return withUnsafeTemporaryAllocation(of: (bytes: UnsafeRawPointer?, count: Int).self, capacity: columns.count) {

@@ -1,10 +1,10 @@
 import Foundation
 
-/// How the item database commits (issue 38): `synchronous = FULL` in WAL mode, so a commit that returned
+/// How the item database commits (docs/filesystem.md): `synchronous = FULL` in WAL mode, so a commit that returned
 /// has its WAL frames fsynced and survives a power cut, not only the daemon's death.
 ///
 /// `KEYCHAINFS_TEST_DISABLE_GUARDS=durability` (the lock guards' variable), for a test device only: the
-/// database runs `synchronous = NORMAL` as before issue 38 (the WAL is fsynced at checkpoints only), so
+/// database runs `synchronous = NORMAL` as it once did (the WAL is fsynced at checkpoints only), so
 /// that the power-cut test (`PowerCutTests`) shows it can fail.
 package enum Durability: Sendable {
     /// Every commit fsyncs the WAL before it returns.

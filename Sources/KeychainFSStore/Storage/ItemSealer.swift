@@ -29,7 +29,7 @@ package enum ItemSealer {
     }
 
     /// ``identity(_:_:_:_:)``'s bytes before the UUID: made once per class, protection class and box
-    /// (interpolated at every call, they were a tenth of opening a secret, issue 27).
+    /// (interpolated at every call, they were a tenth of opening a secret).
     private static func identityPrefix(_ classCode: String, _ accessibility: Accessibility, _ box: Box) -> [UInt8] {
         identityPrefixes[classCode]?[accessibility]?[box] ?? Array(prefixText(classCode, accessibility, box).utf8)
     }
@@ -63,7 +63,7 @@ package enum ItemSealer {
 
     /// The metadata box's binding with the row's shape: whether it has a sealed secret, and its length. A
     /// secret column nulled, emptied or cut in the file then fails the metadata box (errSecDecode) instead
-    /// of reading as "no data" (issue 22, 23). Rows sealed before this binding carry
+    /// of reading as "no data" (docs/security.md). Rows sealed before this binding carry
     /// ``metadataBinding(_:_:_:_:)`` alone and are opened with it (see ``openAttributes(_:schema:metadataKey:)``).
     package static func shapedBinding(
         _ classCode: String, _ uuid: Data, _ accessibility: Accessibility,
@@ -77,7 +77,7 @@ package enum ItemSealer {
     /// The identity prefix, the UUID, each lookup column (1 and its bytes, or 0 for NULL) and, for a shaped
     /// binding, `/shape/` and the secret's length (1 and 8 bytes little-endian, or 0 for none), written once
     /// into a buffer of their exact size: built in an array, copied into `Data` and extended again, it was
-    /// a twelfth of a listing (issue 27).
+    /// a twelfth of a listing (measured).
     private static func binding(
         _ classCode: String, _ uuid: Data, _ accessibility: Accessibility, _ lookups: [Data?], shape: Int??
     ) -> Data {

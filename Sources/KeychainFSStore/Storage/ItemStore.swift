@@ -36,7 +36,7 @@ package final class ItemStore: Sendable {
             try queue.inDatabase { try $0.execute(sql: "PRAGMA synchronous = \(durability.pragma)") }
             try ItemMigrations.migrate(queue, path: path)
             // Replaces SQLite's automatic checkpoint on this connection (``WALCheckpointer``), after emptying
-            // a long WAL that a process left without closing (issue 38, 21).
+            // a long WAL that a process left without closing (docs/filesystem.md, "Creating items and what survives").
             queue.inDatabase { db in
                 checkpointer.truncateIfLong(db)
                 checkpointer.install(on: db)
@@ -71,7 +71,7 @@ package final class ItemStore: Sendable {
     /// between the body and the commit, for the crash-window tests (``CrashPoint``).
     ///
     /// BEGIN and COMMIT are statements kept per connection: `DatabaseQueue.write` compiles both afresh on
-    /// every call (a twentieth of an add, issue 27). On any error the transaction is rolled back.
+    /// every call (measured: a twentieth of an add). On any error the transaction is rolled back.
     package func write<T>(crashPoint: String? = nil, _ body: (Database) throws -> T) throws(KeychainError) -> T {
         do {
             return try queue.writeWithoutTransaction { db in

@@ -122,7 +122,7 @@ package enum ItemTable {
 
     /// Rewrites a row whose UUID stays, setting only the lookup columns that differ from `old`'s: SQLite
     /// updates an index only when its columns are set, so an update of a value (its sealed boxes and its
-    /// `mdat` column) leaves the UNIQUE and search indexes alone (issue 27: they were rewritten on every
+    /// `mdat` column) leaves the UNIQUE and search indexes alone (measured: they were rewritten on every
     /// write of a value).
     package static func update(_ db: Database, _ schema: ItemClassSchema, _ row: StoredRow, from old: StoredRow)
         throws
@@ -139,7 +139,7 @@ package enum ItemTable {
     }
 
     /// Deletes the rows `filter` matches and returns their UUIDs. Only their rowids and UUIDs are read (a
-    /// select of whole rows decoded 42 columns a row to delete it, issue 27); SQLite's `DELETE … RETURNING`
+    /// select of whole rows decoded 42 columns a row to delete it); SQLite's `DELETE … RETURNING`
     /// was measured and costs more than this select and delete together.
     package static func delete(_ db: Database, _ schema: ItemClassSchema, matching filter: Filter) throws -> [Data] {
         let found = try selecting(db, schema, filter, limit: nil, keysOnly: true) { statement, _ in

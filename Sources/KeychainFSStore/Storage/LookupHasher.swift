@@ -52,7 +52,7 @@ package struct LookupHasher: Sendable {
 
     /// ``columns(for:schema:)`` of an item changed from `old`, whose columns were `oldColumns` (a row's
     /// columns, authenticated with `old` by its attribute box): an attribute matched on the same bytes as
-    /// before keeps its column, so an update of a value hashes only its `mdat` (issue 27).
+    /// before keeps its column, so an update of a value hashes only its `mdat`.
     package func columns(
         for attributes: [String: KeychainValue], schema: ItemClassSchema, updating old: [String: KeychainValue],
         columns oldColumns: [Data?]
@@ -98,7 +98,7 @@ package struct LookupHasher: Sendable {
 /// The values an attribute takes from the schema itself: its default (`sync` 0, an empty view hint, token
 /// and group) and, for `pdmn`, the accessibility classes. Every add carries about seven of them and every
 /// search the implicit `sync`; their columns are a function of the index key alone, so each hasher works
-/// each out once (issue 27: a keyed BLAKE2b is about 4,500 instructions). No item's own data is kept.
+/// each out once (measured: a keyed BLAKE2b is about 4,500 instructions). No item's own data is kept.
 enum SchemaConstants {
     /// By attribute code: its constant values and their slots in a hasher's memo.
     private static let slots: [String: [(value: KeychainValue, slot: Int)]] = {

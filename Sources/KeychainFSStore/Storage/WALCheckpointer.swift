@@ -3,7 +3,7 @@ import GRDB
 import GRDBSQLite
 import Synchronization
 
-/// Moves the item database's WAL checkpoints off the request path (issue 27): SQLite's automatic
+/// Moves the item database's WAL checkpoints off the request path (BENCHMARKS.md): SQLite's automatic
 /// checkpoint runs inside the commit that crosses a thousand pages, the slowest one call in a few hundred
 /// (p99s 20-50× the median). The request connection's WAL hook (which replaces that automatic
 /// checkpoint) asks instead for a passive checkpoint from a connection of its own, opened for it on one
@@ -18,7 +18,7 @@ import Synchronization
 /// pass holds the checkpoint lock that attempt copies nothing and the next commit tries again. The file
 /// stays bounded (the limit plus what is written during one pass), and such a commit is one in hundreds.
 ///
-/// Writers in turn (issue 38, 21: `add-generic-password` run 10,000 times with no daemon left a 222 MB WAL):
+/// Writers in turn (docs/filesystem.md; `add-generic-password` run 10,000 times with no daemon left a 222 MB WAL):
 /// a process that opens the database after another left it rebuilds the WAL index, which forgets what was
 /// copied, so a passive checkpoint never let the WAL restart and every process appended to it. So the
 /// inline checkpoint is TRUNCATE (the WAL is copied and emptied), a store that opens a WAL of more than

@@ -7,7 +7,7 @@ import KeychainFSSodium
 package enum FileIO {
     /// Writes `data` to a fresh temporary file, fsyncs it and renames it over `path`, so readers see the
     /// old or the new file, then fsyncs the directory: when this returns the new file survives a power cut
-    /// (issue 38). A symlink at `path` is replaced, never followed. `crashPoint` names the moment the new
+    /// (docs/filesystem.md). A symlink at `path` is replaced, never followed. `crashPoint` names the moment the new
     /// file is complete but not yet in place (``CrashPoint``).
     package static func writeAtomically(_ data: Data, to path: String, mode: mode_t, crashPoint: String? = nil)
         throws(KeychainError)
@@ -54,7 +54,7 @@ package enum FileIO {
         guard fsync(fd) == 0 else { throw failed("sync the directory of", path, errno) }
     }
 
-    /// Opens `path` without ever blocking on it or following a link (issue 22, 18): O_NONBLOCK (a FIFO
+    /// Opens `path` without ever blocking on it or following a link (docs/security.md): O_NONBLOCK (a FIFO
     /// with no writer or reader cannot hang the open), O_NOFOLLOW, and the opened file must be a regular
     /// file (a FIFO, device, socket or directory is an error); blocking mode is restored for the caller.
     /// Throws errSecNotAvailable naming the path and what it is.

@@ -33,7 +33,7 @@ public struct Vault: Sendable {
     public var logPath: String { directory + "/daemon.log" }
 
     /// Opens (creating 0600) the daemon's log for appending: never through a symlink, never blocking on a
-    /// FIFO, a regular file only (issue 22, 18). The caller closes the descriptor.
+    /// FIFO, a regular file only (docs/security.md). The caller closes the descriptor.
     public func openLog() throws(KeychainError) -> Int32 {
         try FileIO.openRegular(logPath, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o600)
     }

@@ -4,7 +4,7 @@ import Foundation
 /// ``VaultLock`` as an in-process client takes it: for one call at a time, its file kept open between
 /// calls and its token written only when another holder came in between. Opening, stamping and closing
 /// the file at every call (ten system calls, one a write) was about a tenth of an in-process SecItem call;
-/// this is five (issue 27). Not thread-safe: its owner makes one call at a time.
+/// this is five (measured). Not thread-safe: its owner makes one call at a time.
 ///
 /// The file is opened again when it is no longer the one at the vault's path (the vault was removed or
 /// made again: a lock on the old file would not keep a daemon out) and in a forked child (which shares

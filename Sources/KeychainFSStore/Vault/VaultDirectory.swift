@@ -61,7 +61,7 @@ package enum VaultDirectory {
         var st = stat()
         guard lstat(path, &st) == 0 else { return }
         guard st.st_mode & S_IFMT == S_IFREG, st.st_uid == geteuid() else {
-            // SQLite would open a FIFO here and block: it is named, not opened (issue 22, 18).
+            // SQLite would open a FIFO here and block: it is named, not opened (docs/security.md).
             let what = st.st_mode & S_IFMT == S_IFREG ? "another user's file" : FileIO.kind(st.st_mode)
             throw KeychainError(
                 SecStatus.notAvailable,

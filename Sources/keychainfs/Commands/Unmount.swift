@@ -20,7 +20,7 @@ struct Unmount: ParsableCommand {
         do {
             try client.call(UnmountCall())
         } catch  where error.status != SecStatus.notAvailable {
-            // The daemon answered and refused (the fourth probe's item 15: --strict without `allow`): a
+            // The daemon answered and refused (--strict without `allow`): a
             // refusal is reported as one, and the mount is left as it is.
             throw CLIError("cannot unmount \(entry.mountpoint): the daemon refused (\(error.status)): \(error.message)")
         } catch {

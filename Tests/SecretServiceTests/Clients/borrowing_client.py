@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A client of the user's that tries to borrow what is not its own (the fourth probe's attacks 1 and 2), with
+"""A client of the user's that tries to borrow what is not its own (docs/threat-model.md), with
 raw D-Bus calls through jeepney.
 
 Usage: borrowing_client.py exec-then-read ALLOWED SERVICE USERNAME

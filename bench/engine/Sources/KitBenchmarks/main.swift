@@ -1,4 +1,4 @@
-// The test kit's speed (issue 24): prints the median time to make a SimulatedDevice (with a passcode,
+// The test kit's speed (docs/spec.md §7): prints the median time to make a SimulatedDevice (with a passcode,
 // as most tests make it), the median SecItemCopyMatching of one item on a device, in-process, and the
 // wall time of 1,000 tests run in parallel, each on its own device; each against its target.
 //   swift run -c release --package-path bench/engine KitBenchmarks
