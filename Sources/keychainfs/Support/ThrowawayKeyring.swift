@@ -54,7 +54,8 @@ final class ThrowawayKeyring {
         guard made.status == 0 else {
             throw CLIError("cannot make the keyring's vault: " + String(decoding: made.stderr, as: UTF8.self))
         }
-        let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // A new file in the run's own 0700 directory, never one planted at its name.
+        let log = open(logPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         var output: [Int32] = [-1, -1]
         guard log >= 0, pipe(&output) == 0 else { throw CLIError("cannot start the keyring's Secret Service") }
         defer { close(log) }
