@@ -86,7 +86,8 @@ import Testing
         let deadline = Date().addingTimeInterval(120)  // a hang guard: it ends in about a second
         while waitpid(started.pid, &raw, WNOHANG) == 0 && Date() < deadline { usleep(20_000) }
         if Date() >= deadline { kill(started.pid, SIGKILL) }
-        #expect((raw >> 8) & 0xff == 128 + SIGTERM, "the status of the command SIGTERM ended")
+        #expect(
+            raw & 0x7f == 0 && (raw >> 8) & 0xff == 128 + SIGTERM, "the status of the command SIGTERM ended: \(raw)")
         expectNothingLeft(root)
     }
 }

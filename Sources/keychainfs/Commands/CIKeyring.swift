@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import KeychainFSChildProcesses
-import Synchronization
 
 /// `keychainfs ci-keyring -- COMMAND [ARG]…`: COMMAND with a Secret Service of its own (docs/ci.md): a
 /// throwaway vault, unlocked, on a private bus; exits with COMMAND's status and leaves nothing behind.
@@ -32,6 +31,7 @@ struct CIKeyring: ParsableCommand {
             throw failWorkflow("ci-keyring", "\(command[0]): command not found", code: ExitCode(127))
         }
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        SignalForwarding.install()
         let keyring = try ThrowawayKeyring(executable: executable)
         defer { keyring.stop() }
         var environment = ProcessInfo.processInfo.environment
@@ -53,30 +53,11 @@ struct CIKeyring: ParsableCommand {
         }
     }
 
-    /// Runs the command on our terminal and descriptors, passing on the signals that ask it to end, and
-    /// returns its status as a shell reports it.
+    /// Runs the command on our terminal and descriptors, passing on the signals that ask it to end
+    /// (``SignalForwarding``, installed before the keyring starts), and returns its status as a shell
+    /// reports it. A signal that came while the keyring started ends the run before the command does.
     static func runToEnd(_ program: String, _ arguments: [String], environment: [String: String]) throws -> Int32 {
-        // Ignored here, so that this process lives to clean up; the command gets them at their default. The
-        // sources are made before the command starts: a signal that comes before its pid is known is kept and
-        // sent once it is (a SIGTERM right after the command's first output would otherwise be lost).
-        let forwarded = [SIGTERM, SIGHUP, SIGINT]
-        for signal in forwarded { Foundation.signal(signal, SIG_IGN) }
-        let target = SignalTarget()
-        let sources = forwarded.map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                target.state.withLock { state in
-                    if state.pid > 0 {
-                        kill(state.pid, number)
-                    } else if state.pending.count < 8 {
-                        state.pending.append(number)
-                    }
-                }
-            }
-            source.resume()
-            return source
-        }
-        defer { for source in sources { source.cancel() } }
+        if let signal = SignalForwarding.received { return 128 + signal }
         let pid: pid_t
         do {
             pid = try ChildProcess.spawn(
@@ -85,18 +66,10 @@ struct CIKeyring: ParsableCommand {
         } catch {
             throw failWorkflow("ci-keyring", "\(error)", code: ExitCode(error.code == ENOENT ? 127 : 126))
         }
-        target.state.withLock { state in
-            state.pid = pid
-            for number in state.pending { kill(pid, number) }
-        }
+        SignalForwarding.forward(to: pid)
         var raw: Int32 = 0
         while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
         let signal = raw & 0x7f
         return signal == 0 ? (raw >> 8) & 0xff : 128 + signal
     }
-}
-
-/// Where the forwarded signals go: the command's pid, and those that came before it was known.
-private final class SignalTarget: Sendable {
-    let state = Mutex<(pid: pid_t, pending: [Int32])>((0, []))
 }
