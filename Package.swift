@@ -48,6 +48,17 @@ let package = Package(
         // Crypto core: guarded key memory, AEAD, KDF, keyed hashes.
         .target(name: "KeychainFSSodium", dependencies: ["KeychainFSCSodium"], swiftSettings: strict),
 
+        // TPM 2.0 through tpm2-tss's ESAPI (docs/tpm.md): the C calls, then sealing keys under the TPM.
+        .target(
+            name: "KeychainFSCTPM",
+            linkerSettings: [
+                .linkedLibrary("tss2-esys"), .linkedLibrary("tss2-tctildr"), .linkedLibrary("tss2-mu"),
+                .linkedLibrary("tss2-rc"),
+            ]),
+        .target(
+            name: "KeychainFSTPM", dependencies: ["KeychainFSCTPM", "KeychainFSModel", "KeychainFSSodium"],
+            swiftSettings: strict),
+
         // The model: the versioned item schema, values, errors (OSStatus), parsed queries, what certificates
         // and keys say of themselves. No I/O.
         .target(
@@ -61,7 +72,7 @@ let package = Package(
         .target(
             name: "KeychainFSStore",
             dependencies: [
-                "KeychainFSModel", "KeychainFSSodium", .product(name: "GRDB", package: "GRDB.swift"),
+                "KeychainFSModel", "KeychainFSSodium", "KeychainFSTPM", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strict),

@@ -159,7 +159,7 @@ struct ControlHandler: Sendable {
     private func status(counting: Bool = false) -> DaemonStatus {
         DaemonStatus(
             keychain.deviceStatus(), vault: keychain.vault.directory, mountpoint: mountpoint, pid: getpid(),
-            items: counting ? try? keychain.itemCounts() : nil)
+            deviceKey: keychain.deviceKeyOrigin, items: counting ? try? keychain.itemCounts() : nil)
     }
 
     /// The engine's rule (``PeerCaller``): while access rules exist (or in strict mode) the policy decides

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 /// Every command names itself in its configuration: otherwise ArgumentParser derives the names with
@@ -22,4 +23,11 @@ struct KeychainFSCommand: ParsableCommand {
             DumpKeychain.self, LockKeychain.self, UnlockKeychain.self, FindCertificate.self, FindIdentity.self,
             Import.self, Export.self,
         ])
+
+    static func main() {
+        // tpm2-tss logs each TPM refusal to stderr; our errors say what it means. Set before any thread
+        // exists (setenv races getenv); a TSS2_LOG of the user's is kept.
+        setenv("TSS2_LOG", "all+NONE", 0)
+        main(nil)
+    }
 }

@@ -28,10 +28,11 @@ public final class MountedVault {
     public let mount: String
     private var closed = false
 
-    /// `mountEnvironment` is added to the daemon's environment (test-only switches).
+    /// `initEnvironment` and `mountEnvironment` are added to `init`'s and the daemon's environments
+    /// (test-only switches).
     public init(
         mountArguments: [String] = [], initArguments: [String] = ["--test-device"],
-        mountEnvironment: [String: String]? = nil
+        initEnvironment: [String: String] = [:], mountEnvironment: [String: String]? = nil
     ) throws {
         root = TestDirectory.root + "/kcfs-test-" + UUID().uuidString.prefix(8)
         vault = root + "/vault"
@@ -40,8 +41,8 @@ public final class MountedVault {
         // Device keys go to the test's own state directory, never the machine's ~/.local/state.
         try expectSuccess(
             Command.run(
-                Self.binary, ["init", vault] + initArguments, environment: ["XDG_STATE_HOME": root + "/state"],
-                timeout: 30))
+                Self.binary, ["init", vault] + initArguments,
+                environment: initEnvironment.merging(["XDG_STATE_HOME": root + "/state"]) { $1 }, timeout: 30))
         do {
             try expectSuccess(
                 Command.run(

@@ -16,8 +16,13 @@ package struct DaemonStatus: Sendable, Equatable {
     package var pid: Int32
     /// Items per class; nil when not counted.
     package var items: [String: Int]?
+    /// Where the device key is: its file, or "sealed by the TPM at …" (empty from an older daemon).
+    package var deviceKey: String
 
-    package init(_ device: DeviceStatus, vault: String, mountpoint: String, pid: Int32, items: [String: Int]? = nil) {
+    package init(
+        _ device: DeviceStatus, vault: String, mountpoint: String, pid: Int32, deviceKey: String,
+        items: [String: Int]? = nil
+    ) {
         state = device.state.rawValue
         passcodeSet = device.passcodeSet
         failedAttempts = device.failedAttempts
@@ -28,6 +33,7 @@ package struct DaemonStatus: Sendable, Equatable {
         self.mountpoint = mountpoint
         self.pid = pid
         self.items = items
+        self.deviceKey = deviceKey
     }
 
     var encoded: KeychainValue {
@@ -35,7 +41,7 @@ package struct DaemonStatus: Sendable, Equatable {
             "state": .string(state), "passcodeSet": .bool(passcodeSet),
             "failedAttempts": .number(Int64(failedAttempts)),
             "testDevice": .bool(testDevice), "vault": .string(vault), "mountpoint": .string(mountpoint),
-            "pid": .number(Int64(pid)),
+            "pid": .number(Int64(pid)), "deviceKey": .string(deviceKey),
         ]
         if let lockedOutUntil { d["lockedOutUntil"] = .date(lockedOutUntil) }
         if let autoLockSeconds { d["autoLockSeconds"] = .number(Int64(autoLockSeconds)) }
@@ -56,6 +62,7 @@ package struct DaemonStatus: Sendable, Equatable {
         vault = d["vault"]?.stringValue ?? ""
         mountpoint = d["mountpoint"]?.stringValue ?? ""
         pid = Int32(truncatingIfNeeded: d["pid"]?.numberValue ?? 0)
+        deviceKey = d["deviceKey"]?.stringValue ?? ""
         items = d["items"]?.dictionaryValue?.compactMapValues { $0.numberValue.flatMap { Int(exactly: $0) } }
     }
 }

@@ -15,3 +15,7 @@ public typealias DeviceState = KeychainFSStore.DeviceState
 public typealias OutsideFile = KeychainFSStore.OutsideFile
 /// The vault's way of writing a file: beside it, never through a planted link, fsynced and renamed over it.
 package typealias FileIO = KeychainFSStore.FileIO
+/// Which TPM seals a vault's device key, and to which PCRs (docs/tpm.md).
+package typealias TPMBinding = KeychainFSStore.TPMBinding
+/// SHA-256 PCRs a sealed device key is bound to.
+package typealias PCRSelection = KeychainFSStore.PCRSelection

@@ -15,6 +15,8 @@ public final class Keychain: Sendable {
     package let store: ItemStore
     package let hasher: LookupHasher
     let deviceKey: GuardedKey
+    /// Where the device key came from: its file, or the TPM that sealed it (`keychainfs status`).
+    package let deviceKeyOrigin: String
     package let protection: Mutex<Keybag>
     let autoLockGeneration = Mutex<Int>(0)
     /// Held through every passcode attempt and change (see DeviceCommands): one Argon2id at a time.
@@ -58,9 +60,8 @@ public final class Keychain: Sendable {
         try vault.checkPrivate()
         let config = try vault.config()
         if config.testDevice { CrashPoint.enableForTestDevice() }
-        let keyPath = try vault.deviceKeyPath(override: deviceKeyPath)
-        deviceKey = try DeviceKey.load(from: keyPath)
-        let keybag = try Keybag.opening(vault.keybagPath, deviceKey: deviceKey, deviceKeyPath: keyPath)
+        (deviceKey, deviceKeyOrigin) = try vault.openDeviceKey(override: deviceKeyPath)
+        let keybag = try Keybag.opening(vault.keybagPath, deviceKey: deviceKey, deviceKeyOrigin: deviceKeyOrigin)
         if keybag.record.hardness == .simulated && !clock.isVirtual {
             throw KeychainError(
                 SecStatus.param,

@@ -59,14 +59,14 @@ package struct Keybag {
         }
     }
 
-    /// Loads a keybag, naming the device key file in the error when the two do not fit.
-    package static func opening(_ path: String, deviceKey: GuardedKey, deviceKeyPath: String) throws(KeychainError)
+    /// Loads a keybag, naming where the device key came from in the error when the two do not fit.
+    package static func opening(_ path: String, deviceKey: GuardedKey, deviceKeyOrigin: String) throws(KeychainError)
         -> Keybag
     {
         do { return try Keybag(path: path, deviceKey: deviceKey) } catch
             where error.message.hasPrefix("the device key does not open")
         {
-            throw KeychainError(error.status, error.message + " (device key: \(deviceKeyPath))")
+            throw KeychainError(error.status, error.message + " (device key: \(deviceKeyOrigin))")
         }
     }
 

@@ -35,6 +35,9 @@ extension Vault {
         let lock = try VaultLock(self)
         defer { withExtendedLifetime(lock) {} }
         var config = try config()
+        if config.deviceKeyTPM != nil {
+            throw .param("the device key of \(directory) is sealed by the TPM: it has no file to move")
+        }
         if let outside = config.deviceKeyPath {
             // An earlier run stopped after pointing the config outside: finish by removing the inside copy.
             if FileManager.default.fileExists(atPath: defaultDeviceKeyPath), try sameKey(outside, defaultDeviceKeyPath)

@@ -1,6 +1,7 @@
 import KeychainFSModel
 import Foundation
 import KeychainFSSodium
+import KeychainFSTPM
 
 /// A vault directory (docs/spec.md §1): the item database, the keybag and the config. The device key lives
 /// outside it (``DeviceKeyLocation``), so the directory alone is unreadable; vaults of format 1 kept it inside.
@@ -9,12 +10,20 @@ public struct Vault: Sendable {
     public struct Config: Codable, Sendable {
         /// The vault format (``VaultFormat``).
         public var format = VaultFormat.current
-        /// Where the device key lives; nil: inside the vault (`device.key`), as format 1 made it.
+        /// Where the device key lives; nil: inside the vault (`device.key`), as format 1 made it, unless
+        /// ``deviceKeyTPM`` says a TPM seals it.
         public var deviceKeyPath: String?
+        /// The TPM that seals the device key (`device-key.tpm` in the vault; docs/tpm.md); nil: a file. It
+        /// wins over ``deviceKeyPath``, which then names a file `sealDeviceKey(with:)` has yet to remove.
+        package var deviceKeyTPM: TPMBinding?
         public var testDevice: Bool
 
-        package init(format: Int = VaultFormat.current, deviceKeyPath: String?, testDevice: Bool) {
-            self.format = format; self.deviceKeyPath = deviceKeyPath; self.testDevice = testDevice
+        package init(
+            format: Int = VaultFormat.current, deviceKeyPath: String?, deviceKeyTPM: TPMBinding? = nil,
+            testDevice: Bool
+        ) {
+            self.format = format; self.deviceKeyPath = deviceKeyPath; self.deviceKeyTPM = deviceKeyTPM
+            self.testDevice = testDevice
         }
     }
 
@@ -29,6 +38,8 @@ public struct Vault: Sendable {
     public var keybagPath: String { directory + "/keybag" }
     public var databasePath: String { directory + "/items.sqlite" }
     public var defaultDeviceKeyPath: String { directory + "/device.key" }
+    /// The TPM-sealed device key of a vault made with `--tpm`: useless without that TPM.
+    public var sealedDeviceKeyPath: String { directory + "/device-key.tpm" }
     /// The daemon's log (no secrets are ever logged).
     public var logPath: String { directory + "/daemon.log" }
 
@@ -47,14 +58,17 @@ public struct Vault: Sendable {
     }
 
     /// Creates a new vault: directory (0700), device key (0600, in the user's state directory unless
-    /// `deviceKeyPath` chooses), keybag, database.
+    /// `deviceKeyPath` chooses, or sealed by the TPM `tpm` names, inside the vault), keybag, database.
     /// The device starts without a passcode. Every file is made fresh (O_EXCL) and private (0600).
     /// `simulatedDevice` (KeychainTesting's, implies `testDevice`) marks the keybag with the minimal
     /// passcode derivation, which only an engine on a virtual clock opens.
-    public static func create(
-        at directory: String, deviceKeyPath: String? = nil, testDevice: Bool = false,
+    package static func create(
+        at directory: String, deviceKeyPath: String? = nil, tpm: TPMBinding? = nil, testDevice: Bool = false,
         simulatedDevice: Bool = false
     ) throws(KeychainError) -> Vault {
+        if tpm != nil && deviceKeyPath != nil {
+            throw .param("a device key sealed by the TPM lives in the vault: --device-key and --tpm exclude each other")
+        }
         let testDevice = testDevice || simulatedDevice
         let vault = Vault(directory: directory)
         guard !vault.exists else { throw .param("a vault already exists at \(vault.directory)") }
@@ -62,15 +76,25 @@ public struct Vault: Sendable {
         if simulatedDevice, let deviceKeyPath {
             ThrowawayDirectories.add(throwawayDirectories(directory, deviceKeyPath))
         }
+        // A missing TPM fails here, before anything is made.
+        if let tpm { _ = try TPMConnection(tcti: tpm.tctiInForce) }
         try VaultDirectory.makePrivate(vault.directory)
-        let keyPath: String
-        if let deviceKeyPath {
-            keyPath = URL(fileURLWithPath: deviceKeyPath).standardizedFileURL.path
+        var keyPath: String?
+        let deviceKey: GuardedKey
+        if let tpm {
+            deviceKey = GuardedKey.random()
+            try SealedDeviceKey.write(deviceKey, binding: tpm, to: vault.sealedDeviceKeyPath)
         } else {
-            keyPath = try DeviceKeyLocation.newDefaultPath()
+            let path: String
+            if let deviceKeyPath {
+                path = URL(fileURLWithPath: deviceKeyPath).standardizedFileURL.path
+            } else {
+                path = try DeviceKeyLocation.newDefaultPath()
+            }
+            try DeviceKey.create(at: path)
+            deviceKey = try DeviceKey.load(from: path)
+            keyPath = path
         }
-        try DeviceKey.create(at: keyPath)
-        let deviceKey = try DeviceKey.load(from: keyPath)
         defer { deviceKey.wipe() }
         try Keybag.create(
             at: vault.keybagPath, deviceKey: deviceKey,
@@ -78,7 +102,7 @@ public struct Vault: Sendable {
         // SQLite gives -wal and -shm the database file's mode: make it 0600 before SQLite sees it.
         try FileIO.createExclusively(vault.databasePath, mode: 0o600)
         _ = try ItemStore(path: vault.databasePath)
-        try vault.save(Config(deviceKeyPath: keyPath, testDevice: testDevice))
+        try vault.save(Config(deviceKeyPath: keyPath, deviceKeyTPM: tpm, testDevice: testDevice))
         return vault
     }
 
@@ -114,7 +138,24 @@ public struct Vault: Sendable {
     /// copy of the directory opens anywhere, and `keychainfs move-device-key` should move it out.
     public func deviceKeyIsInside(override: String? = nil) throws(KeychainError) -> Bool {
         guard override == nil else { return false }
-        return try config().deviceKeyPath == nil
+        let config = try config()
+        return config.deviceKeyPath == nil && config.deviceKeyTPM == nil
+    }
+
+    /// The device key in force (an explicit file, the TPM's, the config's file or the default) and where it
+    /// came from, for messages.
+    package func openDeviceKey(override: String? = nil) throws(KeychainError) -> (key: GuardedKey, origin: String) {
+        if override == nil, let tpm = try config().deviceKeyTPM {
+            return (try SealedDeviceKey.load(binding: tpm, from: sealedDeviceKeyPath), "sealed by \(tpm.summary)")
+        }
+        let path = try deviceKeyPath(override: override)
+        return (try DeviceKey.load(from: path), path)
+    }
+
+    /// Where the device key is, as `init` and `status` say it.
+    public func deviceKeyOrigin(override: String? = nil) throws(KeychainError) -> String {
+        if override == nil, let tpm = try config().deviceKeyTPM { return "sealed by \(tpm.summary)" }
+        return try deviceKeyPath(override: override)
     }
 
     /// The device key path in force: an explicit override, the config's, or the default.

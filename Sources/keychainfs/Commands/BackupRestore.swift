@@ -61,19 +61,54 @@ struct Restore: ParsableCommand {
 }
 
 /// `keychainfs move-device-key VAULT`: a vault made with its device key inside (the release of 2026-11-23)
-/// opens from a copy of its directory alone; this moves the key to the user's state directory.
+/// opens from a copy of its directory alone; this moves the key to the user's state directory, or seals it
+/// with the TPM (`--to-tpm`, docs/tpm.md).
 struct MoveDeviceKey: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "move-device-key",
         abstract:
-            "Move a vault's device key out of the vault directory (to ~/.local/state/keychainfs/ unless --to), so a copied directory is unreadable.",
+            "Move a vault's device key out of the vault directory (to ~/.local/state/keychainfs/ unless --to), so a copied directory is unreadable; or seal it with the TPM (--to-tpm).",
         discussion: "The vault must not be mounted.")
 
     @Argument(help: "The vault directory.") var vault: String
     @Option(help: "The new device key file (must not exist).") var to: String?
+    @Flag(help: "Seal the device key with the TPM 2.0 and remove its file: the vault then opens only on this machine.")
+    var toTpm = false
+    @Option(
+        help: ArgumentHelp(
+            "Seal a TPM vault's device key anew (after a changed boot state, or on another machine's TPM) from the recovery key in this file.",
+            valueName: "recovery-key-file"))
+    var recover: String?
+    @OptionGroup var tpmOptions: TPMOptions
+
+    func validate() throws {
+        if [toTpm, to != nil, recover != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("choose one of --to, --to-tpm and --recover")
+        }
+        if !toTpm && recover == nil && !tpmOptions.isEmpty {
+            throw ValidationError("--tpm-tcti, --tpm-pcrs and --recovery-key go with --to-tpm or --recover")
+        }
+        if recover != nil && tpmOptions.recoveryKey != nil {
+            throw ValidationError("--recover keeps the recovery key it is given: --recovery-key is for --to-tpm")
+        }
+        if toTpm { try tpmOptions.validateForSealing() }
+    }
 
     func run() throws {
-        let moved = try Vault(directory: vault).moveDeviceKeyOut(to: to)
+        let vault = Vault(directory: vault)
+        if let recover {
+            let binding = try vault.resealDeviceKey(
+                from: recover, tcti: tpmOptions.tpmTcti, pcrs: tpmOptions.tpmPcrs)
+            print("device key sealed anew by \(binding.summary) from the recovery key")
+            return
+        }
+        if toTpm {
+            let removed = try vault.sealDeviceKey(with: tpmOptions.binding)
+            print("device key sealed by \(tpmOptions.binding.summary); \(removed) removed")
+            try tpmOptions.writeRecoveryKey(for: vault)
+            return
+        }
+        let moved = try vault.moveDeviceKeyOut(to: to)
         print("device key moved to \(moved); keep it (and only it) safe: without it the vault is unreadable")
     }
 }

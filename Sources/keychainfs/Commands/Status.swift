@@ -16,6 +16,7 @@ struct Status: ParsableCommand {
         // Empty for `keychainfs secret-service`, which serves no mount.
         print("mount: \(status.mountpoint.isEmpty ? "none (the Secret Service only)" : status.mountpoint)")
         print("pid: \(status.pid)")
+        if !status.deviceKey.isEmpty { print("device key: \(status.deviceKey)") }
         DeviceStatusPrinter.print(status)
         if let items = status.items {
             print("items: " + items.keys.sorted().map { "\($0) \(items[$0] ?? 0)" }.joined(separator: ", "))

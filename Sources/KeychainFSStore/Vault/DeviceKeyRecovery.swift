@@ -1,0 +1,109 @@
+import Foundation
+import KeychainFSModel
+import KeychainFSSodium
+import KeychainFSTPM
+
+/// The recovery key of a TPM-sealed device key (docs/tpm.md, Recovery): 32 random bytes the user keeps
+/// away from the machine, in a file written once; the vault keeps the device key sealed under it
+/// (`device-key.recovery`), so that a changed boot state or another TPM does not lose the vault.
+extension Vault {
+    public var deviceKeyRecoveryPath: String { directory + "/device-key.recovery" }
+
+    static let recoveryPrefix = "keychainfs-recovery-key-v1:"
+    static let recoveryContext = "keychainfs device-key recovery v1"
+
+    /// Makes a recovery key for the device key in force and writes it to `file` (which must not exist,
+    /// 0600); the vault's recovery copy is replaced only once the file is complete.
+    package func writeRecoveryKey(to file: String) throws(KeychainError) {
+        let lock = try VaultLock(self)
+        defer { withExtendedLifetime(lock) {} }
+        let (deviceKey, _) = try openDeviceKey()
+        defer { deviceKey.wipe() }
+        let recovery = GuardedKey.random()
+        defer { recovery.wipe() }
+        var text = Data((Self.recoveryPrefix + Self.hex(recovery) + "\n").utf8)
+        defer { Sodium.wipe(&text) }
+        do {
+            try FileIO.writeExclusively(text, to: file, mode: 0o600)
+        } catch let error where error.status == SecStatus.param {
+            throw .param("\(file) already exists: name a new file for the recovery key")
+        }
+        let wrapping = KeyDerivation.subkey(of: recovery, context: Self.recoveryContext)
+        defer { wrapping.wipe() }
+        let copy = deviceKey.withBytes { AEAD.seal($0, key: wrapping, associatedData: Data(Self.recoveryContext.utf8)) }
+        do { try FileIO.writeAtomically(copy, to: deviceKeyRecoveryPath, mode: 0o600) } catch {
+            unlink(file)
+            throw error
+        }
+    }
+
+    /// The device key, from the vault's recovery copy and the recovery key in `file`, checked against the
+    /// keybag.
+    package func recoverDeviceKey(from file: String) throws(KeychainError) -> GuardedKey {
+        guard let copy = try FileIO.read(deviceKeyRecoveryPath, limit: 4096, what: "a recovery copy") else {
+            throw KeychainError(
+                SecStatus.notAvailable,
+                "\(directory) has no recovery copy of its device key (made with --recovery-key): restore a backup")
+        }
+        guard var text = try FileIO.read(file, limit: 4096, what: "a recovery key") else {
+            throw KeychainError(SecStatus.param, "no recovery key at \(file)")
+        }
+        defer { Sodium.wipe(&text) }
+        let recovery = try Self.parseRecoveryKey(text, file: file)
+        defer { recovery.wipe() }
+        let wrapping = KeyDerivation.subkey(of: recovery, context: Self.recoveryContext)
+        defer { wrapping.wipe() }
+        let key: GuardedKey
+        do { key = try AEAD.openKey(copy, key: wrapping, associatedData: Data(Self.recoveryContext.utf8)) } catch {
+            throw KeychainError(SecStatus.authFailed, "the recovery key in \(file) is not this vault's")
+        }
+        do { _ = try Keybag(path: keybagPath, deviceKey: key) } catch {
+            key.wipe()
+            throw error
+        }
+        return key
+    }
+
+    /// Seals the device key anew, from the recovery key in `file`, to the PCRs' values now (after a changed
+    /// boot state) or with another TPM; `tcti` and `pcrs` default to the vault's. Running it again after an
+    /// interruption is safe. Returns the binding now in force.
+    package func resealDeviceKey(from file: String, tcti: String?, pcrs: PCRSelection?) throws(KeychainError)
+        -> TPMBinding
+    {
+        let lock = try VaultLock(self)
+        defer { withExtendedLifetime(lock) {} }
+        var config = try config()
+        guard let old = config.deviceKeyTPM else {
+            throw .param("the device key of \(directory) is a file, not sealed by a TPM: nothing to recover")
+        }
+        let binding = TPMBinding(tcti: tcti ?? old.tcti, pcrs: pcrs ?? old.pcrs)
+        let key = try recoverDeviceKey(from: file)
+        defer { key.wipe() }
+        try SealedDeviceKey.replace(key, binding: binding, at: sealedDeviceKeyPath)
+        config.deviceKeyTPM = binding
+        try save(config)
+        return binding
+    }
+
+    static func hex(_ key: GuardedKey) -> String {
+        key.withBytes { bytes in
+            stride(from: 0, to: bytes.count, by: 4).map { start in
+                bytes[start..<start + 4].map { String(format: "%02x", $0) }.joined()
+            }.joined(separator: "-")
+        }
+    }
+
+    static func parseRecoveryKey(_ text: Data, file: String) throws(KeychainError) -> GuardedKey {
+        let written = String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let digits = Array(written.hasPrefix(recoveryPrefix) ? written.dropFirst(recoveryPrefix.count) : "")
+            .filter { $0 != "-" }
+        guard digits.count == 2 * GuardedKey.byteCount, digits.allSatisfy(\.isHexDigit) else {
+            throw KeychainError(SecStatus.param, "\(file) holds no keychainfs recovery key")
+        }
+        return GuardedKey.filled { bytes in
+            for index in 0..<GuardedKey.byteCount {
+                bytes[index] = UInt8(String(digits[2 * index...2 * index + 1]), radix: 16)!
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import KeychainFSCTPM
+import KeychainFSModel
+import KeychainFSSodium
+
+/// A connection to a TPM 2.0 through tpm2-tss (docs/tpm.md): the storage primary key every connection to
+/// one TPM makes alike, and sealing a 32-byte key under it. One connection per use; closed on release.
+package final class TPMConnection {
+    /// Where a TPM is looked for unless told: the kernel's resource manager.
+    package static let defaultTCTI = "device:/dev/tpmrm0"
+    /// Names the TCTI for every keychainfs process that has it (the kit, tests, machines with swtpm);
+    /// it overrides what a vault's config says.
+    package static let environmentVariable = "KEYCHAINFS_TPM_TCTI"
+
+    /// The largest blob a sealed key makes (TPM2B_PUBLIC and TPM2B_PRIVATE of a keyed-hash object).
+    static let blobCapacity = 1024
+
+    /// The TCTI this connection uses.
+    package let tcti: String
+    private let handle: OpaquePointer
+
+    /// Connects to the TPM at `tcti`: an error names what was looked for, never a fallback.
+    package init(tcti: String) throws(KeychainError) {
+        var made: OpaquePointer?
+        let rc = keychainfs_tpm_open(tcti, &made)
+        guard rc == 0, let made else {
+            throw KeychainError(
+                SecStatus.notAvailable,
+                "no TPM 2.0 answers at '\(tcti)' (\(Self.describe(rc))): on a machine without one, run swtpm and "
+                    + "name it with --tpm-tcti swtpm:host=127.0.0.1,port=PORT or \(Self.environmentVariable) "
+                    + "(docs/tpm.md)")
+        }
+        self.tcti = tcti
+        handle = made
+    }
+
+    deinit { keychainfs_tpm_close(handle) }
+
+    /// Seals `key` under this TPM's primary key, with `authorization` (empty: none, and then exempt from
+    /// dictionary-attack counting) and, when `pcrs` is not empty, a policy of those PCRs' values now.
+    package func seal(_ key: GuardedKey, authorization: [UInt8] = [], pcrs: PCRSelection = []) throws(KeychainError)
+        -> [UInt8]
+    {
+        var blob = [UInt8](repeating: 0, count: Self.blobCapacity)
+        var size = 0
+        let rc = key.withBytes { bytes in
+            keychainfs_tpm_seal(
+                handle, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count, authorization,
+                authorization.count, pcrs.mask, &blob, blob.count, &size)
+        }
+        guard rc == 0 else {
+            throw KeychainError(SecStatus.internalComponent, "the TPM cannot seal: \(Self.describe(rc))")
+        }
+        return Array(blob.prefix(size))
+    }
+
+    /// Unseals a key sealed by ``seal(_:authorization:pcrs:)`` with the same authorization and PCRs,
+    /// straight into guarded memory.
+    package func unseal(_ blob: [UInt8], authorization: [UInt8] = [], pcrs: PCRSelection = []) throws(TPMFailure)
+        -> GuardedKey
+    {
+        var size = 0
+        var rc: UInt32 = 0
+        let key = GuardedKey.filled { buffer in
+            rc = keychainfs_tpm_unseal(
+                handle, blob, blob.count, authorization, authorization.count, pcrs.mask,
+                buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count, &size)
+        }
+        guard rc == 0, size == GuardedKey.byteCount else {
+            key.wipe()
+            throw TPMFailure(rc == 0 ? TPMFailure.wrongSize : rc)
+        }
+        return key
+    }
+
+    static func describe(_ rc: UInt32) -> String {
+        String(cString: Tss2_RC_Decode(rc)) + String(format: ", 0x%x", rc)
+    }
+}

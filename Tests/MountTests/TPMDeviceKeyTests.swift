@@ -1,0 +1,255 @@
+import Foundation
+import KeychainFSTestSupport
+import Testing
+
+/// A vault whose device key a TPM seals (docs/tpm.md), on swtpm: each test has TPMs of its own.
+@Suite struct TPMDeviceKeyTests {
+    init() throws {
+        try #require(SoftwareTPM.isInstalled, "swtpm is missing: scripts/install-deps.sh installs it")
+    }
+
+    /// Every file under `directory`, read.
+    static func files(under directory: String) -> [(path: String, bytes: Data)] {
+        let names = FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? []
+        return names.compactMap { name in
+            let path = directory + "/" + name
+            return FileManager.default.contents(atPath: path).map { (path, $0) }
+        }
+    }
+
+    static func copy(_ vault: String) throws -> String {
+        let copy = vault + "-copy-" + UUID().uuidString.prefix(4)
+        try FileManager.default.copyItem(atPath: vault, toPath: copy)
+        for lock in ["/daemon.lock", "/daemon.log"] { try? FileManager.default.removeItem(atPath: copy + lock) }
+        return copy
+    }
+
+    @Test func aVaultMadeWithTPMOpensOnlyWithItsTPMAndSaysSo() throws {
+        let tpm = try SoftwareTPM()
+        let other = try SoftwareTPM()
+        let m = try MountedVault(initArguments: ["--test-device", "--tpm", "--tpm-tcti", tpm.tcti])
+        try FileManager.default.createDirectory(atPath: m.path("genp/svc/acct"), withIntermediateDirectories: true)
+        try "s3cret".write(toFile: m.path("genp/svc/acct/value"), atomically: false, encoding: .utf8)
+        let status = m.cli(["status", "--mount", m.mount])
+        #expect(status.stdout.contains("device key: sealed by the TPM at \(tpm.tcti)"), "\(status.stdout)")
+        m.unmount()
+
+        // Every file copied, opened with another TPM: refused, and the copy is as it was.
+        let copy = try Self.copy(m.vault)
+        // What it stores: a refused mount may add its lock and a log line.
+        func stored() -> [Data] { Self.files(under: copy).filter { !$0.path.contains("/daemon.") }.map(\.bytes) }
+        let before = stored()
+        let mountpoint = m.root + "/copy-mnt"
+        let refused = Command.run(
+            MountedVault.binary, ["mount", copy, mountpoint],
+            environment: ["KEYCHAINFS_TPM_TCTI": other.tcti, "XDG_STATE_HOME": m.root + "/state"])
+        #expect(refused.status != 0)
+        #expect(
+            refused.stderr.contains("errSecDecode") && refused.stderr.contains("sealed by another TPM"),
+            "\(refused.stderr)")
+        #expect(stored() == before)
+        #expect(!MountedVault.mountTable().contains(" \(mountpoint) "))
+
+        // Its own TPM opens it, the copy too.
+        try expectSuccess(m.remount())
+        #expect(try String(contentsOfFile: m.path("genp/svc/acct/value"), encoding: .utf8) == "s3cret")
+    }
+
+    /// The test above, with the seal switched off (`--tpm` then makes a device key file): the copy opens with
+    /// another TPM, so that test can fail.
+    @Test func withoutTheSealACopiedVaultOpensWithAnotherTPM() throws {
+        let tpm = try SoftwareTPM()
+        let other = try SoftwareTPM()
+        let m = try MountedVault(
+            initArguments: ["--test-device", "--tpm", "--tpm-tcti", tpm.tcti],
+            initEnvironment: ["KEYCHAINFS_TEST_DISABLE_GUARDS": "tpm-seal"])
+        m.unmount()
+        let copy = try Self.copy(m.vault)
+        let mountpoint = m.root + "/copy-mnt"
+        let opened = Command.run(
+            MountedVault.binary, ["mount", copy, mountpoint],
+            environment: ["KEYCHAINFS_TPM_TCTI": other.tcti, "XDG_STATE_HOME": m.root + "/state"])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        _ = Command.run(MountedVault.binary, ["unmount", mountpoint])
+    }
+
+    /// tpm2-tools (another implementation) unseals the vault's `device-key.tpm` under the same primary key
+    /// template; those 32 bytes open the vault as its device key, and no file of the vault or of the user's
+    /// state holds them.
+    @Test func tpm2ToolsUnsealTheDeviceKeyAndNoFileHoldsIt() throws {
+        let tpm = try SoftwareTPM()
+        let m = try MountedVault(initArguments: ["--test-device", "--tpm", "--tpm-tcti", tpm.tcti])
+        try FileManager.default.createDirectory(atPath: m.path("genp/svc/acct"), withIntermediateDirectories: true)
+        try "s3cret".write(toFile: m.path("genp/svc/acct/value"), atomically: false, encoding: .utf8)
+        m.unmount()
+        let key = try Self.unsealWithTools(m.vault + "/device-key.tpm", tpm: tpm, in: m.root)
+        #expect(key.count == 32)
+
+        let keyFile = m.root + "/unsealed.key"
+        try key.write(to: URL(fileURLWithPath: keyFile))
+        try expectSuccess(m.remount(["--device-key", keyFile]))
+        #expect(try String(contentsOfFile: m.path("genp/svc/acct/value"), encoding: .utf8) == "s3cret")
+        m.unmount()
+        try FileManager.default.removeItem(atPath: keyFile)
+
+        let holding = (Self.files(under: m.vault) + Self.files(under: m.root + "/state")).filter {
+            $0.bytes.range(of: key) != nil
+        }
+        #expect(holding.isEmpty, "\(holding.map(\.path))")
+        // The search finds a key where one is.
+        try key.write(to: URL(fileURLWithPath: m.vault + "/planted"))
+        #expect(Self.files(under: m.vault).contains { $0.bytes.range(of: key) != nil })
+    }
+
+    /// `tpm2_createprimary` with the TCG SRK template keychainfs uses, `tpm2_load`, `tpm2_unseal`.
+    static func unsealWithTools(_ sealed: String, tpm: SoftwareTPM, in root: String) throws -> Data {
+        let blob = try Data(contentsOf: URL(fileURLWithPath: sealed))
+        let publicSize = Int(blob[0]) << 8 | Int(blob[1])
+        try blob.prefix(2 + publicSize).write(to: URL(fileURLWithPath: root + "/key.pub"))
+        try blob.dropFirst(2 + publicSize).write(to: URL(fileURLWithPath: root + "/key.priv"))
+        // Without a resource manager tpm2-tools leave their objects loaded: flushed after each step.
+        func flush() { _ = tpm.tool("tpm2_flushcontext", ["-t"]) }
+        try expectSuccess(
+            tpm.tool(
+                "tpm2_createprimary",
+                [
+                    "-Q", "-C", "o", "-G", "ecc256:aes128cfb", "-g", "sha256", "-c", root + "/primary.ctx", "-a",
+                    "restricted|decrypt|fixedtpm|fixedparent|sensitivedataorigin|userwithauth|noda",
+                ]))
+        flush()
+        try expectSuccess(
+            tpm.tool(
+                "tpm2_load",
+                [
+                    "-Q", "-C", root + "/primary.ctx", "-u", root + "/key.pub", "-r", root + "/key.priv", "-c",
+                    root + "/key.ctx",
+                ]
+            ))
+        flush()
+        try expectSuccess(tpm.tool("tpm2_unseal", ["-c", root + "/key.ctx", "-o", root + "/unsealed"]))
+        flush()
+        defer { try? FileManager.default.removeItem(atPath: root + "/unsealed") }
+        return try Data(contentsOf: URL(fileURLWithPath: root + "/unsealed"))
+    }
+
+    @Test func noTPMIsAClearErrorAndMakesNothing() throws {
+        let root = TestDirectory.root + "/tpm-none-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let missing = "swtpm:path=\(root)/no-such.sock"
+        let made = Command.run(
+            MountedVault.binary, ["init", root + "/vault", "--tpm", "--tpm-tcti", missing, "--test-device"],
+            environment: ["XDG_STATE_HOME": root + "/state"])
+        #expect(made.status != 0)
+        #expect(
+            made.stderr.contains("errSecNotAvailable") && made.stderr.contains("no TPM 2.0 answers at '\(missing)'"),
+            "\(made.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: root + "/vault"))
+        let options = Command.run(MountedVault.binary, ["init", root + "/vault", "--tpm-pcrs", "7"])
+        #expect(options.status == 64 && options.stderr.contains("go with --tpm"), "\(options.stderr)")
+        let bad = Command.run(MountedVault.binary, ["init", root + "/vault", "--tpm", "--tpm-pcrs", "7,24"])
+        #expect(bad.status == 64 && bad.stderr.contains("--tpm-pcrs"), "\(bad.stderr)")
+        let unrecoverable = Command.run(MountedVault.binary, ["init", root + "/vault", "--tpm", "--tpm-pcrs", "7"])
+        #expect(
+            unrecoverable.status == 64 && unrecoverable.stderr.contains("needs --recovery-key"),
+            "\(unrecoverable.stderr)")
+    }
+
+    /// Bound to PCR 16 (resettable, used by nothing at boot): after `tpm2_pcrextend` the TPM does not release
+    /// the key and the mount says why; the recovery key seals it anew to the new values, on this TPM or another.
+    @Test func aChangedBootStateIsRefusedAndTheRecoveryKeySealsItAnew() throws {
+        let tpm = try SoftwareTPM()
+        let root = TestDirectory.root + "/tpm-pcr-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let recovery = root + "/recovery.key"
+        let m = try MountedVault(initArguments: [
+            "--test-device", "--tpm", "--tpm-tcti", tpm.tcti, "--tpm-pcrs", "16", "--recovery-key", recovery,
+        ])
+        try FileManager.default.createDirectory(atPath: m.path("genp/svc/acct"), withIntermediateDirectories: true)
+        try "s3cret".write(toFile: m.path("genp/svc/acct/value"), atomically: false, encoding: .utf8)
+        m.unmount()
+        let attributes = try FileManager.default.attributesOfItem(atPath: recovery)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+
+        try expectSuccess(tpm.tool("tpm2_pcrextend", ["16:sha256=" + String(repeating: "01", count: 32)]))
+        let refused = m.remount()
+        #expect(refused.status != 0)
+        #expect(
+            refused.stderr.contains("errSecAuthFailed") && refused.stderr.contains("the boot state changed: PCRs 16"),
+            "\(refused.stderr)")
+
+        let wrong = root + "/wrong.key"
+        try ("keychainfs-recovery-key-v1:" + String(repeating: "00", count: 32) + "\n")
+            .write(toFile: wrong, atomically: true, encoding: .utf8)
+        let refusedKey = m.cli(["move-device-key", m.vault, "--recover", wrong])
+        #expect(refusedKey.status != 0 && refusedKey.stderr.contains("is not this vault's"), "\(refusedKey.stderr)")
+
+        try expectSuccess(m.cli(["move-device-key", m.vault, "--recover", recovery]))
+        try expectSuccess(m.remount())
+        #expect(try String(contentsOfFile: m.path("genp/svc/acct/value"), encoding: .utf8) == "s3cret")
+        m.unmount()
+
+        // On another machine's TPM: the copy and the recovery key.
+        let other = try SoftwareTPM()
+        let copy = try Self.copy(m.vault)
+        try expectSuccess(m.cli(["move-device-key", copy, "--recover", recovery, "--tpm-tcti", other.tcti]))
+        let mountpoint = m.root + "/copy-mnt"
+        try expectSuccess(Command.run(MountedVault.binary, ["mount", copy, mountpoint]))
+        #expect(try String(contentsOfFile: mountpoint + "/genp/svc/acct/value", encoding: .utf8) == "s3cret")
+        _ = Command.run(MountedVault.binary, ["unmount", mountpoint])
+    }
+
+    /// An existing vault's key file, sealed: the file goes, the vault opens as before, and only with this TPM.
+    /// Interrupted after the config names the TPM, running it again finishes.
+    @Test func moveDeviceKeyToTPMSealsAnExistingVaultsKey() throws {
+        let tpm = try SoftwareTPM()
+        let m = try MountedVault()
+        try FileManager.default.createDirectory(atPath: m.path("genp/svc/acct"), withIntermediateDirectories: true)
+        try "s3cret".write(toFile: m.path("genp/svc/acct/value"), atomically: false, encoding: .utf8)
+        let keyFile = try #require(
+            Self.files(under: m.root + "/state").first { $0.path.hasSuffix(".device.key") }?.path)
+        m.unmount()
+        let crashed = Command.run(
+            MountedVault.binary, ["move-device-key", m.vault, "--to-tpm", "--tpm-tcti", tpm.tcti],
+            environment: ["KEYCHAINFS_CRASH_AT": "seal-device-key.afterConfig"])
+        #expect(crashed.status != 0)
+        #expect(FileManager.default.fileExists(atPath: keyFile))
+        try expectSuccess(m.remount())  // the TPM's key opens it in between
+        m.unmount()
+        try expectSuccess(m.cli(["move-device-key", m.vault, "--to-tpm", "--tpm-tcti", tpm.tcti]))
+        #expect(!FileManager.default.fileExists(atPath: keyFile))
+        try expectSuccess(m.remount())
+        #expect(try String(contentsOfFile: m.path("genp/svc/acct/value"), encoding: .utf8) == "s3cret")
+        #expect(m.cli(["status", "--mount", m.mount]).stdout.contains("sealed by the TPM"))
+        m.unmount()
+        let again = m.cli(["move-device-key", m.vault, "--to-tpm"])
+        #expect(again.status != 0 && again.stderr.contains("sealed by the TPM already"), "\(again.stderr)")
+        let out = m.cli(["move-device-key", m.vault])
+        #expect(out.status != 0 && out.stderr.contains("has no file to move"), "\(out.stderr)")
+    }
+
+    /// scripts/with-swtpm.sh: a swtpm on 127.0.0.1 (tpm2-tss's TCP TCTI) for a command, gone after it.
+    @Test func withSwtpmRunsACommandOnATPMOn127001AndStopsIt() throws {
+        let script =
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/with-swtpm.sh").path
+        let root = TestDirectory.root + "/tpm-script-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: root + "/state", withIntermediateDirectories: true)
+        let run = Command.run(
+            script,
+            [
+                "--", "/bin/sh", "-c",
+                #"echo "$KEYCHAINFS_TPM_TCTI" && "$0" init "$1/vault" --tpm --test-device && "$0" mount "$1/vault" "$1/mnt" && mkdir -p "$1/mnt/genp/s/a" && printf x > "$1/mnt/genp/s/a/value" && "$0" unmount "$1/mnt" && exit 3"#,
+                MountedVault.binary, root,
+            ], environment: ["XDG_STATE_HOME": root + "/state", "TMPDIR": root], timeout: 90)
+        #expect(run.status == 3, "\(run.stderr)")
+        let tcti = run.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(tcti.hasPrefix("swtpm:host=127.0.0.1,port="), "\(run.stdout)")
+        let config = try String(contentsOfFile: root + "/vault/vault.json", encoding: .utf8)
+        #expect(config.contains("deviceKeyTPM"))
+        let left = try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasPrefix("swtpm.") }
+        #expect(left.isEmpty, "\(left)")
+        let port = Int(tcti.split(separator: "=").last ?? "") ?? 0
+        let connect = Command.run("/bin/bash", ["-c", "exec 3<>/dev/tcp/127.0.0.1/\(port)"])
+        #expect(connect.status != 0, "swtpm still listens on \(port)")
+    }
+}
