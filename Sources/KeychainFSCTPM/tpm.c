@@ -134,6 +134,8 @@ static UINT32 tpm_property(keychainfs_tpm *tpm, TPM2_PT property) {
     return value;
 }
 
+uint32_t keychainfs_tpm_lockout_interval(keychainfs_tpm *tpm) { return tpm_property(tpm, TPM2_PT_LOCKOUT_INTERVAL); }
+
 /* Whether the TPM can hold what one seal or unseal adds to our primary and session: an object and a
    policy session. (Behind the kernel's resource manager it always can.) */
 static int room_for_a_call(keychainfs_tpm *tpm) {
@@ -237,7 +239,7 @@ TSS2_RC keychainfs_tpm_seal(
     }
     memcpy(sensitive.sensitive.data.buffer, secret, secret_size);
     sensitive.sensitive.data.size = (UINT16)secret_size;
-    memcpy(sensitive.sensitive.userAuth.buffer, auth, auth_size);
+    if (auth_size > 0) memcpy(sensitive.sensitive.userAuth.buffer, auth, auth_size);
     sensitive.sensitive.userAuth.size = (UINT16)auth_size;
     TPM2B_DATA outside = {0};
     TPML_PCR_SELECTION none = {0};
@@ -272,7 +274,7 @@ TSS2_RC keychainfs_tpm_unseal(
     rc = Esys_Load(tpm->esys, tpm->primary, tpm->session, ESYS_TR_NONE, ESYS_TR_NONE, &private, &public, &object);
     if (rc != TSS2_RC_SUCCESS) return rc;
     TPM2B_AUTH value = {0};
-    memcpy(value.buffer, auth, auth_size);
+    if (auth_size > 0) memcpy(value.buffer, auth, auth_size);
     value.size = (UINT16)auth_size;
     rc = Esys_TR_SetAuth(tpm->esys, object, &value);
     explicit_bzero(&value, sizeof value);

@@ -38,15 +38,18 @@ package final class TPMConnection {
 
     /// Seals `key` under this TPM's primary key, with `authorization` (empty: none, and then exempt from
     /// dictionary-attack counting) and, when `pcrs` is not empty, a policy of those PCRs' values now.
-    package func seal(_ key: GuardedKey, authorization: [UInt8] = [], pcrs: PCRSelection = []) throws(KeychainError)
+    package func seal(_ key: GuardedKey, authorization: Data = Data(), pcrs: PCRSelection = []) throws(KeychainError)
         -> [UInt8]
     {
         var blob = [UInt8](repeating: 0, count: Self.blobCapacity)
         var size = 0
         let rc = key.withBytes { bytes in
-            keychainfs_tpm_seal(
-                handle, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count, authorization,
-                authorization.count, pcrs.mask, &blob, blob.count, &size)
+            authorization.withUnsafeBytes { auth in
+                keychainfs_tpm_seal(
+                    handle, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count,
+                    auth.baseAddress?.assumingMemoryBound(to: UInt8.self), auth.count, pcrs.mask, &blob, blob.count,
+                    &size)
+            }
         }
         guard rc == 0 else {
             throw KeychainError(SecStatus.internalComponent, "the TPM cannot seal: \(Self.describe(rc))")
@@ -56,21 +59,29 @@ package final class TPMConnection {
 
     /// Unseals a key sealed by ``seal(_:authorization:pcrs:)`` with the same authorization and PCRs,
     /// straight into guarded memory.
-    package func unseal(_ blob: [UInt8], authorization: [UInt8] = [], pcrs: PCRSelection = []) throws(TPMFailure)
+    package func unseal(_ blob: [UInt8], authorization: Data = Data(), pcrs: PCRSelection = []) throws(TPMFailure)
         -> GuardedKey
     {
         var size = 0
         var rc: UInt32 = 0
         let key = GuardedKey.filled { buffer in
-            rc = keychainfs_tpm_unseal(
-                handle, blob, blob.count, authorization, authorization.count, pcrs.mask,
-                buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count, &size)
+            rc = authorization.withUnsafeBytes { auth in
+                keychainfs_tpm_unseal(
+                    handle, blob, blob.count, auth.baseAddress?.assumingMemoryBound(to: UInt8.self), auth.count,
+                    pcrs.mask, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count, &size)
+            }
         }
         guard rc == 0, size == GuardedKey.byteCount else {
             key.wipe()
             throw TPMFailure(rc == 0 ? TPMFailure.wrongSize : rc)
         }
         return key
+    }
+
+    /// The seconds after which the TPM forgives one failed authorization (its lockout's pace); nil if unknown.
+    package var lockoutInterval: Int? {
+        let seconds = keychainfs_tpm_lockout_interval(handle)
+        return seconds > 0 ? Int(seconds) : nil
     }
 
     static func describe(_ rc: UInt32) -> String {

@@ -252,4 +252,83 @@ import Testing
         let connect = Command.run("/bin/bash", ["-c", "exec 3<>/dev/tcp/127.0.0.1/\(port)"])
         #expect(connect.status != 0, "swtpm still listens on \(port)")
     }
+
+    /// With a passcode, the TPM checks it (the share's authorization): wrong ones put the TPM into lockout
+    /// (tpm2_getcap shows it), the device shows the TPM's delay, and the right passcode after it unlocks. The
+    /// vault's files with the device key and the right passcode, but another TPM, derive no class key.
+    @Test func thePasscodeIsCheckedByTheTPMAndItsLockoutHolds() throws {
+        let tpm = try SoftwareTPM()
+        // Three failures lock it out; one is forgiven every 2 s.
+        try expectSuccess(tpm.tool("tpm2_dictionarylockout", ["-s", "-n", "3", "-t", "2", "-l", "2"]))
+        let m = try MountedVault(initArguments: ["--test-device", "--tpm", "--tpm-tcti", tpm.tcti])
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        try FileManager.default.createDirectory(atPath: m.path("genp/svc/acct"), withIntermediateDirectories: true)
+        try "s3cret".write(toFile: m.path("genp/svc/acct/value"), atomically: false, encoding: .utf8)
+        let keybag = try String(contentsOfFile: m.vault + "/keybag", encoding: .utf8)
+        #expect(keybag.contains("passcodeTPMShare"))
+        try expectSuccess(m.device("lock"))
+        for attempt in 1...3 {
+            let wrong = m.device("unlock", passcode: "9999")
+            #expect(
+                wrong.status != 0 && wrong.stderr.contains("the passcode is not correct (\(attempt) failed"),
+                "\(wrong.stderr)")
+        }
+        let counters = tpm.tool("tpm2_getcap", ["properties-variable"])
+        #expect(counters.stdout.contains("inLockout:                 1"), "\(counters.stdout)")
+        let refused = m.device("unlock", passcode: "1234")
+        #expect(
+            refused.status != 0 && refused.stderr.contains("the TPM refuses passcode attempts for now"),
+            "\(refused.stderr)")
+        #expect(m.cli(["status", "--mount", m.mount]).stdout.contains("unlock disabled for:"))
+        #expect(
+            !FileManager.default.isReadableFile(atPath: m.path("genp/svc/acct/value"))
+                || (try? String(contentsOfFile: m.path("genp/svc/acct/value"), encoding: .utf8)) == nil)
+        // After the TPM forgives a failure (2 s; a hang guard of 60 s), the right passcode unlocks.
+        var unlocked = m.device("unlock", passcode: "1234")
+        let deadline = Date().addingTimeInterval(60)
+        while unlocked.status != 0 && Date() < deadline {
+            usleep(500_000)
+            unlocked = m.device("unlock", passcode: "1234")
+        }
+        try expectSuccess(unlocked)
+        #expect(try String(contentsOfFile: m.path("genp/svc/acct/value"), encoding: .utf8) == "s3cret")
+
+        // Changed: the share is sealed anew for the new passcode, the old one is wrong.
+        try expectSuccess(
+            m.cli(["device", "passcode", "change", "--mount", m.mount, "--passcode-stdin"], stdin: "1234\n5678\n"))
+        try expectSuccess(m.device("lock"))
+        try expectSuccess(m.device("unlock", passcode: "5678"))
+        m.unmount()
+
+        // Every file and the device key itself (tpm2-tools unseal it from this TPM), the right passcode,
+        // another TPM: the share is not there, so no class key comes out.
+        let key = try Self.unsealWithTools(m.vault + "/device-key.tpm", tpm: tpm, in: m.root)
+        let keyFile = m.root + "/unsealed.key"
+        try key.write(to: URL(fileURLWithPath: keyFile))
+        let other = try SoftwareTPM()
+        let copy = try Self.copy(m.vault)
+        let mountpoint = m.root + "/copy-mnt"
+        try expectSuccess(
+            Command.run(
+                MountedVault.binary, ["mount", copy, mountpoint, "--device-key", keyFile],
+                environment: ["KEYCHAINFS_TPM_TCTI": other.tcti]))
+        defer { _ = Command.run(MountedVault.binary, ["unmount", mountpoint]) }
+        let stolen = Command.run(
+            MountedVault.binary, ["device", "unlock", "--mount", mountpoint, "--passcode-stdin"], stdin: "5678\n")
+        #expect(stolen.status != 0 && stolen.stderr.contains("share"), "\(stolen.stderr)")
+        #expect((try? String(contentsOfFile: mountpoint + "/genp/svc/acct/value", encoding: .utf8)) == nil)
+    }
+
+    /// Removing the passcode drops the share: the keybag holds none, and the vault opens as one without.
+    @Test func removingThePasscodeDropsTheShare() throws {
+        let tpm = try SoftwareTPM()
+        let m = try MountedVault(initArguments: ["--test-device", "--tpm", "--tpm-tcti", tpm.tcti])
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        try expectSuccess(m.device("passcode", "remove", passcode: "1234"))
+        let keybag = try String(contentsOfFile: m.vault + "/keybag", encoding: .utf8)
+        #expect(!keybag.contains("passcodeTPMShare"))
+        m.unmount()
+        try expectSuccess(m.remount())
+        #expect(m.cli(["status", "--mount", m.mount]).stdout.contains("passcode: not set"))
+    }
 }

@@ -30,6 +30,9 @@ TSS2_RC keychainfs_tpm_unseal(
     keychainfs_tpm *tpm, const uint8_t *blob, size_t blob_size, const uint8_t *auth, size_t auth_size,
     uint32_t pcrs, uint8_t *secret, size_t secret_capacity, size_t *secret_size);
 
+/* The seconds after which the TPM forgives one failed authorization (TPM2_PT_LOCKOUT_INTERVAL); 0 if unknown. */
+uint32_t keychainfs_tpm_lockout_interval(keychainfs_tpm *tpm);
+
 /* What a failed unseal means for its user. */
 typedef enum {
     KEYCHAINFS_TPM_OTHER = 0,

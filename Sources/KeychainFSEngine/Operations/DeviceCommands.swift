@@ -63,9 +63,11 @@ extension Keychain {
                 (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness, $0.record.hasPasscode)
             }
             if alreadySet { throw .param("a passcode is already set; use 'passcode change'") }
-            let kek = try Keybag.passcodeKEK(passcode, salt: salt, hardness: hardness, deviceKey: deviceKey)
+            let (kek, share) = try newPasscodeKEK(passcode, salt: salt, hardness: hardness)
             defer { kek.wipe() }
-            try protection.withLock { keybag throws(KeychainError) in try keybag.setPasscode(kek: kek, salt: salt) }
+            try protection.withLock { keybag throws(KeychainError) in
+                try keybag.setPasscode(kek: kek, salt: salt, tpmShare: share)
+            }
             scheduleAutoLock()
         }
     }
@@ -79,10 +81,11 @@ extension Keychain {
                 (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness, $0.record.hasPasscode)
             }
             guard isSet else { throw .param("no passcode is set") }
-            let newKEK = try Keybag.passcodeKEK(new, salt: salt, hardness: hardness, deviceKey: deviceKey)
+            let (newKEK, newShare) = try newPasscodeKEK(new, salt: salt, hardness: hardness)
             defer { newKEK.wipe() }
             try verifyingPasscode(old) { keybag, oldKEK throws(KeychainError) in
-                try keybag.changePasscode(oldKEK: oldKEK, newKEK: newKEK, newSalt: salt, at: now())
+                try keybag.changePasscode(
+                    oldKEK: oldKEK, newKEK: newKEK, newSalt: salt, newTPMShare: newShare, at: now())
             }
             scheduleAutoLock()
         }
@@ -164,8 +167,23 @@ extension Keychain {
     }
 
     /// Whether wrong passcodes delay the next attempt: always, except on a test device on the wall clock
-    /// (where a test would wait in earnest); a virtual clock's test advances past the delay instead.
-    func delaysLockout(_ record: KeybagRecord) -> Bool { !record.testDevice || clock.isVirtual }
+    /// (where a test would wait in earnest); a virtual clock's test advances past the delay instead. A TPM's
+    /// lockout holds on every device: the TPM enforces it anyway.
+    func delaysLockout(_ record: KeybagRecord) -> Bool {
+        !record.testDevice || clock.isVirtual || record.passcodeTPMShare != nil
+    }
+
+    /// The TPM refuses every authorization for now (its dictionary-attack protection, after wrong passcodes
+    /// here or elsewhere): not an attempt; the device waits as long as the TPM takes to forgive one failure.
+    private func tpmLockout(_ interval: Int?, _ keybag: inout Keybag) throws(KeychainError) -> KeychainError {
+        if let interval {
+            try keybag.updateSettings { $0.lockedOutUntil = now().addingTimeInterval(TimeInterval(interval)) }
+        }
+        return KeychainError(
+            SecStatus.authFailed,
+            "the TPM refuses passcode attempts for now (its dictionary-attack lockout, after too many wrong ones)"
+                + (interval.map { ": try again in \($0) s" } ?? ""))
+    }
 
     /// The lockout in force, as an error (nil: attempts are allowed).
     private func lockout(_ record: KeybagRecord) -> KeychainError? {
@@ -183,15 +201,20 @@ extension Keychain {
         let record = protection.withLock { $0.record }
         guard record.hasPasscode, let salt = record.passcodeSalt else { throw .param("no passcode is set") }
         if let refusal = lockout(record) { throw refusal }
-        let kek = try Keybag.passcodeKEK(passcode, salt: salt, hardness: record.hardness, deviceKey: deviceKey)
-        defer { kek.wipe() }
+        let answer = try attemptedPasscodeKEK(passcode, salt: salt, record: record)
+        var kek: GuardedKey?
+        if case .kek(let key) = answer { kek = key }
+        defer { kek?.wipe() }
         return try protection.withLock { keybag throws(KeychainError) -> T in
             // Checked again under the keybag's lock: the gate makes this hold, the check keeps it so.
             guard keybag.record.passcodeSalt == salt else {
                 throw KeychainError(SecStatus.authFailed, "the passcode changed during this attempt")
             }
             if let refusal = lockout(keybag.record) { throw refusal }
+            if case .lockedOut(let interval) = answer { throw try tpmLockout(interval, &keybag) }
             do throws(KeychainError) {
+                // nil: the TPM refused the passcode's authorization (and counted it).
+                guard let kek else { throw KeychainError(SecStatus.authFailed, "the TPM refused the passcode") }
                 let result = try body(&keybag, kek)
                 if keybag.record.failedAttempts > 0 || keybag.record.lockedOutUntil != nil {
                     try keybag.updateSettings {

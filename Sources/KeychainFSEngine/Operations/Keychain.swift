@@ -17,6 +17,8 @@ public final class Keychain: Sendable {
     let deviceKey: GuardedKey
     /// Where the device key came from: its file, or the TPM that sealed it (`keychainfs status`).
     package let deviceKeyOrigin: String
+    /// The TPM of a vault made with `--tpm`: it holds the passcode's share too (``PasscodeShare``).
+    let deviceKeyTPM: TPMBinding?
     package let protection: Mutex<Keybag>
     let autoLockGeneration = Mutex<Int>(0)
     /// Held through every passcode attempt and change (see DeviceCommands): one Argon2id at a time.
@@ -61,6 +63,7 @@ public final class Keychain: Sendable {
         let config = try vault.config()
         if config.testDevice { CrashPoint.enableForTestDevice() }
         (deviceKey, deviceKeyOrigin) = try vault.openDeviceKey(override: deviceKeyPath)
+        deviceKeyTPM = config.deviceKeyTPM
         let keybag = try Keybag.opening(vault.keybagPath, deviceKey: deviceKey, deviceKeyOrigin: deviceKeyOrigin)
         if keybag.record.hardness == .simulated && !clock.isVirtual {
             throw KeychainError(

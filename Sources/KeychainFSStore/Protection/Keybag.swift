@@ -102,12 +102,23 @@ package struct Keybag {
     package static func passcodeKEK(_ passcode: Data, salt: Data, hardness: PasscodeHardness, deviceKey: GuardedKey)
         throws(KeychainError) -> GuardedKey
     {
-        let stretched: GuardedKey
-        do { stretched = try KeyDerivation.passcodeKey(passcode, salt: salt, hardness: hardness) } catch {
+        let stretched = try stretch(passcode, salt: salt, hardness: hardness)
+        defer { stretched.wipe() }
+        return passcodeKEK(stretched: stretched, deviceKey: deviceKey)
+    }
+
+    /// The passcode's Argon2id key.
+    package static func stretch(_ passcode: Data, salt: Data, hardness: PasscodeHardness) throws(KeychainError)
+        -> GuardedKey
+    {
+        do { return try KeyDerivation.passcodeKey(passcode, salt: salt, hardness: hardness) } catch {
             throw KeychainError(SecStatus.allocate, "Argon2id failed: \(error)")
         }
-        defer { stretched.wipe() }
-        return KeyDerivation.subkey(of: deviceKey, context: "keychainfs.kek.passcode.v1", input: stretched)
+    }
+
+    /// The KEK of a passcode without a TPM share: its Argon2id key entangled with the device key.
+    package static func passcodeKEK(stretched: GuardedKey, deviceKey: GuardedKey) -> GuardedKey {
+        KeyDerivation.subkey(of: deviceKey, context: "keychainfs.kek.passcode.v1", input: stretched)
     }
 
     /// Unlock with a passcode's KEK: loads classes A and C, or throws errSecAuthFailed for a wrong passcode.
@@ -165,10 +176,11 @@ package struct Keybag {
     }
 
     /// Sets the first passcode: classes A and C are re-wrapped under it, the akpu class is created.
-    package mutating func setPasscode(kek: GuardedKey, salt: Data) throws(KeychainError) {
+    package mutating func setPasscode(kek: GuardedKey, salt: Data, tpmShare: Data?) throws(KeychainError) {
         guard !record.hasPasscode else { throw .param("a passcode is already set; use 'passcode change'") }
         var next = record
         next.passcodeSalt = salt
+        next.passcodeTPMShare = tpmShare
         for a in Accessibility.allCases where a.tier != .d && a != .whenPasscodeSetThisDeviceOnly {
             try rewrap(a, under: kek, into: &next)
         }
@@ -180,12 +192,13 @@ package struct Keybag {
     }
 
     /// Changes the passcode; `oldKEK` must unlock the current one.
-    package mutating func changePasscode(oldKEK: GuardedKey, newKEK: GuardedKey, newSalt: Data, at now: Date)
-        throws(KeychainError)
-    {
+    package mutating func changePasscode(
+        oldKEK: GuardedKey, newKEK: GuardedKey, newSalt: Data, newTPMShare: Data?, at now: Date
+    ) throws(KeychainError) {
         try unlock(with: oldKEK, at: now)
         var next = record
         next.passcodeSalt = newSalt
+        next.passcodeTPMShare = newTPMShare
         for a in Accessibility.allCases where a.tier != .d { try rewrap(a, under: newKEK, into: &next) }
         try commit(next, crashPoint: "passcode.change.beforeKeybagRename")
         CrashPoint.reach("passcode.change.afterKeybagWrite")
@@ -198,6 +211,7 @@ package struct Keybag {
         try unlock(with: kek, at: now)
         var next = record
         next.passcodeSalt = nil
+        next.passcodeTPMShare = nil
         next.akpuSweepPending = true
         next.classKeys[Accessibility.whenPasscodeSetThisDeviceOnly.rawValue] = nil
         next.metadataKeys[Accessibility.whenPasscodeSetThisDeviceOnly.rawValue] = nil

@@ -8,6 +8,8 @@ package struct KeybagRecord: Codable {
     package var format = 1
     /// Argon2id salt; nil when no passcode is set.
     package var passcodeSalt: Data?
+    /// The TPM's share of the passcode key, sealed (``PasscodeShare``); nil without a TPM.
+    package var passcodeTPMShare: Data?
     package var hardness: PasscodeHardness
     /// Sealed class key per accessibility raw value.
     package var classKeys: [String: Data] = [:]
