@@ -86,6 +86,10 @@ package enum ControlCommand: String, Sendable, CaseIterable {
     case passcodeChange = "device.passcode.change"
     case passcodeRemove = "device.passcode.remove"
     case autoLock = "device.auto-lock"
+    /// Boot unlock for servers (docs/tpm.md): seal the passcode's KEK to boot-state PCRs, forget it, use it.
+    case bootUnlockEnable = "device.boot-unlock.enable"
+    case bootUnlockDisable = "device.boot-unlock.disable"
+    case unlockTPM = "device.unlock.tpm"
     case unmount
     case itemAdd = "item.add"
     case itemCopyMatching = "item.copy-matching"

@@ -22,7 +22,8 @@ extension ControlCommand {
             .keySecureEnclave:
             .items
         case .deviceLock, .deviceUnlock, .deviceReboot, .passcodeSet, .passcodeChange, .passcodeRemove, .autoLock,
-            .biometryEnroll, .biometryUnenroll, .unlockBiometry, .unmount:
+            .biometryEnroll, .biometryUnenroll, .unlockBiometry, .unmount, .bootUnlockEnable, .bootUnlockDisable,
+            .unlockTPM:
             .permission(.device)
         case .promptAnswer, .promptAuto, .promptTimeout, .prompts: .permission(.prompts)
         case .backup, .restore, .syncNow, .syncInit, .syncJoin, .syncInvite, .syncRemove, .syncRotate, .syncLeave:

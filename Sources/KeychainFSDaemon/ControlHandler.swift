@@ -133,6 +133,21 @@ struct ControlHandler: Sendable {
             return try PasscodeRemove.serve(request) { call throws(KeychainError) in
                 try keychain.removePasscode(current: call.passcode)
             }
+        case .bootUnlockEnable:
+            return try BootUnlockEnable.serve(request) { call throws(KeychainError) in
+                try keychain.enableBootUnlock(passcode: call.passcode, pcrs: call.pcrs)
+                return status()
+            }
+        case .bootUnlockDisable:
+            return try BootUnlockDisable.serve(request) { _ throws(KeychainError) in
+                try keychain.disableBootUnlock()
+                return status()
+            }
+        case .unlockTPM:
+            return try DeviceUnlockWithTPM.serve(request) { _ throws(KeychainError) in
+                try keychain.unlockWithBootSeal()
+                return status()
+            }
         case .autoLock:
             return try AutoLockCall.serve(request) { call throws(KeychainError) in
                 try keychain.setAutoLock(seconds: call.seconds)
@@ -159,7 +174,8 @@ struct ControlHandler: Sendable {
     private func status(counting: Bool = false) -> DaemonStatus {
         DaemonStatus(
             keychain.deviceStatus(), vault: keychain.vault.directory, mountpoint: mountpoint, pid: getpid(),
-            deviceKey: keychain.deviceKeyOrigin, items: counting ? try? keychain.itemCounts() : nil)
+            deviceKey: keychain.deviceKeyOrigin, bootUnlockPCRs: keychain.bootUnlockPCRs?.description,
+            items: counting ? try? keychain.itemCounts() : nil)
     }
 
     /// The engine's rule (``PeerCaller``): while access rules exist (or in strict mode) the policy decides

@@ -30,6 +30,9 @@ package struct DaemonConfiguration: Sendable {
     /// Mount the filesystem at `mountpoint`; false (`keychainfs secret-service`): serve the Secret Service
     /// and the control socket only, until the bus goes away or the daemon is told to stop.
     package var mountsFilesystem = true
+    /// Make the first unlock from the boot unlock's seal when the TPM releases it (`--tpm-unlock`,
+    /// docs/tpm.md); otherwise the device stays locked and the log says why.
+    package var unlocksWithTPM = false
 
     package init(
         vault: Vault, mountpoint: String, caller: Caller, defaultAccessible: Accessibility?, deviceKeyPath: String?,
@@ -73,6 +76,12 @@ package enum Daemon {
             let lock = try VaultLock(configuration.vault, patience: 2)
             let keychain = try Keychain(vault: configuration.vault, deviceKeyPath: configuration.deviceKeyPath)
             keychain.prompts.timeout = configuration.promptTimeout
+            if configuration.unlocksWithTPM {
+                do throws(KeychainError) {
+                    try keychain.unlockWithBootSeal()
+                    log.info("--tpm-unlock: unlocked from the TPM's boot unlock")
+                } catch { log.warning("--tpm-unlock: \(error.message)") }
+            }
             let guards = LockGuards.inForce(testDevice: try configuration.vault.config().testDevice)
             if guards != LockGuards() {
                 log.warning("test device: lock guards switched off by \(LockGuards.environmentVariable)")

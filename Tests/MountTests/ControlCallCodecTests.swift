@@ -15,6 +15,7 @@ import Testing
         StatusCall(), UnmountCall(), DeviceStatusCall(), DeviceLock(), DeviceReboot(), DeviceUnlock(passcode: passcode),
         PasscodeSet(passcode: passcode), PasscodeChange(old: passcode, new: Data("5678".utf8)),
         PasscodeRemove(passcode: passcode), AutoLockCall(seconds: 300),
+        BootUnlockEnable(passcode: passcode, pcrs: [7, 16]), BootUnlockDisable(), DeviceUnlockWithTPM(),
         ItemAdd(query: ["class": "genp", "svce": "s"]), ItemCopyMatching(query: ["class": "genp"]),
         ItemUpdate(query: ["class": "genp"], attributes: ["labl": "l"]), ItemDelete(query: ["class": "genp"]),
         ItemAddIdentity(certificate: ["class": "cert"], key: ["class": "keys"]),

@@ -138,6 +138,8 @@ import KeychainFSTestSupport
         "device.reboot": control(.deviceReboot),
         "device.passcode": control(.passcodeRemove, ["passcode": .data(Data("1234".utf8))]),
         "device.auto-lock": control(.autoLock, ["seconds": .number(60)]),
+        "device.boot-unlock": control(.bootUnlockEnable, ["passcode": .data(Data("1234".utf8)), "pcrs": "7"]),
+        "device.unlock.tpm": control(.unlockTPM),
         "device.biometry": control(.biometryEnroll),
         "unmount": control(.unmount),
         "device.prompts": control(.prompts),

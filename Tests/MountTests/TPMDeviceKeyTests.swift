@@ -331,4 +331,118 @@ import Testing
         try expectSuccess(m.remount())
         #expect(m.cli(["status", "--mount", m.mount]).stdout.contains("passcode: not set"))
     }
+
+    /// A vault with a passcode, boot unlock sealed to PCR 16, an AfterFirstUnlock item.
+    static func bootUnlockVault(_ tpm: SoftwareTPM, initEnvironment: [String: String] = [:]) throws -> MountedVault {
+        let m = try MountedVault(
+            mountArguments: ["--default-accessible", "ck"],
+            initArguments: ["--test-device", "--tpm", "--tpm-tcti", tpm.tcti], initEnvironment: initEnvironment,
+            mountEnvironment: initEnvironment)
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        try FileManager.default.createDirectory(atPath: m.path("genp/svc/acct"), withIntermediateDirectories: true)
+        try "s3cret".write(toFile: m.path("genp/svc/acct/value"), atomically: false, encoding: .utf8)
+        try expectSuccess(
+            m.cli(
+                ["device", "boot-unlock", "enable", "--mount", m.mount, "--tpm-pcrs", "16", "--passcode-stdin"],
+                stdin: "1234\n"))
+        #expect(m.cli(["status", "--mount", m.mount]).stdout.contains("boot unlock: sealed to PCRs"))
+        m.unmount()
+        return m
+    }
+
+    static func extendPCR16(_ tpm: SoftwareTPM) throws {
+        try expectSuccess(tpm.tool("tpm2_pcrextend", ["16:sha256=" + String(repeating: "01", count: 32)]))
+    }
+
+    /// After `boot-unlock enable`, `mount --tpm-unlock` serves AfterFirstUnlock items with no passcode typed
+    /// (in the background and in the foreground, as the systemd unit runs it), also after a passcode change;
+    /// after `tpm2_pcrextend` of the bound PCR the device stays locked with the documented message, and the
+    /// passcode unlocks it.
+    @Test func bootUnlockServesAfterAReebootUntilTheBootStateChanges() throws {
+        let tpm = try SoftwareTPM()
+        let m = try Self.bootUnlockVault(tpm)
+        let first = m.remount(["--tpm-unlock"])
+        try expectSuccess(first)
+        #expect(!first.stderr.contains("warning"), "\(first.stderr)")
+        let status = m.cli(["status", "--mount", m.mount]).stdout
+        #expect(status.contains("state: unlocked") && status.contains("boot unlock: sealed to PCRs 16"), "\(status)")
+        #expect(try String(contentsOfFile: m.path("genp/svc/acct/value"), encoding: .utf8) == "s3cret")
+        // A changed passcode: the boot unlock is sealed anew for it.
+        try expectSuccess(
+            m.cli(["device", "passcode", "change", "--mount", m.mount, "--passcode-stdin"], stdin: "1234\n5678\n"))
+        m.unmount()
+        let foreground = try #require(
+            Command.start(
+                MountedVault.binary,
+                ["mount", m.vault, m.mount, "--foreground", "--tpm-unlock", "--default-accessible", "ck"]))
+        defer {
+            close(foreground.stdout)
+            var status: Int32 = 0
+            if waitpid(foreground.pid, &status, WNOHANG) == 0 {
+                m.unmount()
+                kill(foreground.pid, SIGKILL)
+                while waitpid(foreground.pid, &status, 0) < 0 && errno == EINTR {}
+            }
+        }
+        #expect(m.wait(30) { m.isMounted && m.cli(["status", "--mount", m.mount]).succeeded })
+        #expect(m.cli(["status", "--mount", m.mount]).stdout.contains("state: unlocked"))
+        #expect(try String(contentsOfFile: m.path("genp/svc/acct/value"), encoding: .utf8) == "s3cret")
+        m.unmount()
+
+        try Self.extendPCR16(tpm)
+        let changed = m.remount(["--tpm-unlock"])
+        try expectSuccess(changed)
+        #expect(
+            changed.stderr.contains("warning: --tpm-unlock")
+                && changed.stderr.contains("the boot state changed: PCRs 16"), "\(changed.stderr)")
+        #expect(m.cli(["status", "--mount", m.mount]).stdout.contains("state: before-first-unlock"))
+        #expect((try? String(contentsOfFile: m.path("genp/svc/acct/value"), encoding: .utf8)) == nil)
+        let again = m.cli(["device", "unlock", "--tpm", "--mount", m.mount])
+        #expect(again.status != 0 && again.stderr.contains("errSecInteractionNotAllowed"), "\(again.stderr)")
+        try expectSuccess(m.device("unlock", passcode: "5678"))
+        #expect(try String(contentsOfFile: m.path("genp/svc/acct/value"), encoding: .utf8) == "s3cret")
+
+        // Disabled: the seal is gone, and --tpm-unlock says so.
+        try expectSuccess(m.cli(["device", "boot-unlock", "disable", "--mount", m.mount]))
+        #expect(!m.cli(["status", "--mount", m.mount]).stdout.contains("boot unlock"))
+        #expect(!(try String(contentsOfFile: m.vault + "/keybag", encoding: .utf8)).contains("bootUnlock"))
+        m.unmount()
+        let off = m.remount(["--tpm-unlock"])
+        #expect(off.stderr.contains("boot unlock is not enabled"), "\(off.stderr)")
+        #expect(m.cli(["status", "--mount", m.mount]).stdout.contains("state: before-first-unlock"))
+    }
+
+    /// The test above with the boot-state policy switched off (sealed to no PCR): a changed boot state
+    /// unlocks, so that test can fail.
+    @Test func withoutTheBootStatePolicyAChangedBootUnlocks() throws {
+        let tpm = try SoftwareTPM()
+        let m = try Self.bootUnlockVault(tpm, initEnvironment: ["KEYCHAINFS_TEST_DISABLE_GUARDS": "boot-unlock-pcrs"])
+        try Self.extendPCR16(tpm)
+        try expectSuccess(m.remount(["--tpm-unlock"]))
+        #expect(m.cli(["status", "--mount", m.mount]).stdout.contains("state: unlocked"))
+    }
+
+    /// Boot unlock needs a TPM vault, a passcode and the passcode; bad PCRs are refused by the CLI.
+    @Test func bootUnlockRefusesWhatItCannotSeal() throws {
+        let plain = try MountedVault()
+        try expectSuccess(plain.device("passcode", "set", passcode: "1234"))
+        let noTPM = plain.cli(
+            ["device", "boot-unlock", "enable", "--mount", plain.mount, "--passcode-stdin"], stdin: "1234\n")
+        #expect(
+            noTPM.status != 0 && noTPM.stderr.contains("needs a vault whose device key the TPM seals"),
+            "\(noTPM.stderr)")
+        let tpm = try SoftwareTPM()
+        let m = try MountedVault(initArguments: ["--test-device", "--tpm", "--tpm-tcti", tpm.tcti])
+        let noPasscode = m.cli(
+            ["device", "boot-unlock", "enable", "--mount", m.mount, "--passcode-stdin"], stdin: "1234\n")
+        #expect(noPasscode.status != 0 && noPasscode.stderr.contains("no passcode is set"), "\(noPasscode.stderr)")
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        let wrong = m.cli(["device", "boot-unlock", "enable", "--mount", m.mount, "--passcode-stdin"], stdin: "9999\n")
+        #expect(wrong.status != 0 && wrong.stderr.contains("the passcode is not correct"), "\(wrong.stderr)")
+        let bad = m.cli(
+            ["device", "boot-unlock", "enable", "--mount", m.mount, "--tpm-pcrs", "7,99", "--passcode-stdin"],
+            stdin: "1234\n")
+        #expect(bad.status == 64, "\(bad.stderr)")
+        #expect(!(try String(contentsOfFile: m.vault + "/keybag", encoding: .utf8)).contains("bootUnlock"))
+    }
 }

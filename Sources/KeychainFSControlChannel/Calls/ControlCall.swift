@@ -128,6 +128,9 @@ extension ControlCommand {
         case .passcodeSet: PasscodeSet.self
         case .passcodeChange: PasscodeChange.self
         case .passcodeRemove: PasscodeRemove.self
+        case .bootUnlockEnable: BootUnlockEnable.self
+        case .bootUnlockDisable: BootUnlockDisable.self
+        case .unlockTPM: DeviceUnlockWithTPM.self
         case .autoLock: AutoLockCall.self
         case .itemAdd: ItemAdd.self
         case .itemAddIdentity: ItemAddIdentity.self

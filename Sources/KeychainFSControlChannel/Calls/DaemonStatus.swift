@@ -18,10 +18,12 @@ package struct DaemonStatus: Sendable, Equatable {
     package var items: [String: Int]?
     /// Where the device key is: its file, or "sealed by the TPM at …" (empty from an older daemon).
     package var deviceKey: String
+    /// The PCRs boot unlock is sealed to ("7"); nil when it is off.
+    package var bootUnlockPCRs: String?
 
     package init(
         _ device: DeviceStatus, vault: String, mountpoint: String, pid: Int32, deviceKey: String,
-        items: [String: Int]? = nil
+        bootUnlockPCRs: String? = nil, items: [String: Int]? = nil
     ) {
         state = device.state.rawValue
         passcodeSet = device.passcodeSet
@@ -34,6 +36,7 @@ package struct DaemonStatus: Sendable, Equatable {
         self.pid = pid
         self.items = items
         self.deviceKey = deviceKey
+        self.bootUnlockPCRs = bootUnlockPCRs
     }
 
     var encoded: KeychainValue {
@@ -45,6 +48,7 @@ package struct DaemonStatus: Sendable, Equatable {
         ]
         if let lockedOutUntil { d["lockedOutUntil"] = .date(lockedOutUntil) }
         if let autoLockSeconds { d["autoLockSeconds"] = .number(Int64(autoLockSeconds)) }
+        if let bootUnlockPCRs { d["bootUnlockPCRs"] = .string(bootUnlockPCRs) }
         if let items { d["items"] = .dictionary(items.mapValues { .number(Int64($0)) }) }
         return .dictionary(d)
     }
@@ -63,6 +67,7 @@ package struct DaemonStatus: Sendable, Equatable {
         mountpoint = d["mountpoint"]?.stringValue ?? ""
         pid = Int32(truncatingIfNeeded: d["pid"]?.numberValue ?? 0)
         deviceKey = d["deviceKey"]?.stringValue ?? ""
+        bootUnlockPCRs = d["bootUnlockPCRs"]?.stringValue
         items = d["items"]?.dictionaryValue?.compactMapValues { $0.numberValue.flatMap { Int(exactly: $0) } }
     }
 }

@@ -72,6 +72,37 @@ package struct PasscodeRemove: ControlCall, PasscodeCall {
     }
 }
 
+/// `device boot-unlock enable`: the passcode, and the PCRs to seal its KEK to (docs/tpm.md).
+package struct BootUnlockEnable: StatusReplyCall {
+    package static let command = ControlCommand.bootUnlockEnable
+    package let passcode: Data
+    package let pcrs: PCRSelection
+    package init(passcode: Data, pcrs: PCRSelection) {
+        self.passcode = passcode
+        self.pcrs = pcrs
+    }
+    package init(_ arguments: CallArguments, attachment: Data?) throws(KeychainError) {
+        passcode = try arguments.data("passcode")
+        guard let parsed = PCRSelection(parsing: try arguments.string("pcrs")) else {
+            throw KeychainError(SecStatus.param, "'pcrs' must be PCR numbers 0-23, comma-separated")
+        }
+        pcrs = parsed
+    }
+    package var arguments: KeychainDictionary { ["passcode": .data(passcode), "pcrs": .string(pcrs.description)] }
+}
+
+/// `device boot-unlock disable`.
+package struct BootUnlockDisable: StatusReplyCall, FieldlessCall {
+    package static let command = ControlCommand.bootUnlockDisable
+    package init() {}
+}
+
+/// `device unlock --tpm` (and `mount --tpm-unlock`): the first unlock from the boot unlock's seal.
+package struct DeviceUnlockWithTPM: StatusReplyCall, FieldlessCall {
+    package static let command = ControlCommand.unlockTPM
+    package init() {}
+}
+
 /// `device auto-lock SECONDS|off`: `seconds` nil turns it off; anything but a whole number is errSecParam,
 /// never a silent "off".
 package struct AutoLockCall: StatusReplyCall {

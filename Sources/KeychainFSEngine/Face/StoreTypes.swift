@@ -19,3 +19,5 @@ package typealias FileIO = KeychainFSStore.FileIO
 package typealias TPMBinding = KeychainFSStore.TPMBinding
 /// SHA-256 PCRs a sealed device key is bound to.
 package typealias PCRSelection = KeychainFSStore.PCRSelection
+/// The passcode's KEK sealed to boot-state PCRs, for boot unlock (docs/tpm.md).
+package typealias BootUnlockSeal = KeychainFSStore.BootUnlockSeal

@@ -83,9 +83,11 @@ extension Keychain {
             guard isSet else { throw .param("no passcode is set") }
             let (newKEK, newShare) = try newPasscodeKEK(new, salt: salt, hardness: hardness)
             defer { newKEK.wipe() }
+            let newBootUnlock = try resealedBootUnlock(newKEK)
             try verifyingPasscode(old) { keybag, oldKEK throws(KeychainError) in
                 try keybag.changePasscode(
-                    oldKEK: oldKEK, newKEK: newKEK, newSalt: salt, newTPMShare: newShare, at: now())
+                    oldKEK: oldKEK, newKEK: newKEK, newSalt: salt, newTPMShare: newShare, newBootUnlock: newBootUnlock,
+                    at: now())
             }
             scheduleAutoLock()
         }
@@ -160,7 +162,7 @@ extension Keychain {
     /// Runs `body` holding the passcode gate: passcode attempts, sets, changes and removals run one at a
     /// time, as on iOS. Parallel attempts cannot all pass the lockout check before any of them is counted,
     /// a burst costs one Argon2id's memory at a time, and a removal cannot interleave with a change.
-    private func oneAttemptAtATime<T>(_ body: () throws(KeychainError) -> T) throws(KeychainError) -> T {
+    func oneAttemptAtATime<T>(_ body: () throws(KeychainError) -> T) throws(KeychainError) -> T {
         passcodeGate.lock()
         defer { passcodeGate.unlock() }
         return try body()
@@ -195,7 +197,7 @@ extension Keychain {
 
     /// Runs `body` with the KEK of `passcode` (derived without holding the keybag's lock, under the passcode
     /// gate), counting a wrong passcode as a failed attempt and refusing attempts during a lockout.
-    private func verifyingPasscode<T>(_ passcode: Data, _ body: (inout Keybag, GuardedKey) throws(KeychainError) -> T)
+    func verifyingPasscode<T>(_ passcode: Data, _ body: (inout Keybag, GuardedKey) throws(KeychainError) -> T)
         throws(KeychainError) -> T
     {
         let record = protection.withLock { $0.record }

@@ -193,12 +193,14 @@ package struct Keybag {
 
     /// Changes the passcode; `oldKEK` must unlock the current one.
     package mutating func changePasscode(
-        oldKEK: GuardedKey, newKEK: GuardedKey, newSalt: Data, newTPMShare: Data?, at now: Date
+        oldKEK: GuardedKey, newKEK: GuardedKey, newSalt: Data, newTPMShare: Data?, newBootUnlock: BootUnlockSeal?,
+        at now: Date
     ) throws(KeychainError) {
         try unlock(with: oldKEK, at: now)
         var next = record
         next.passcodeSalt = newSalt
         next.passcodeTPMShare = newTPMShare
+        next.bootUnlock = newBootUnlock
         for a in Accessibility.allCases where a.tier != .d { try rewrap(a, under: newKEK, into: &next) }
         try commit(next, crashPoint: "passcode.change.beforeKeybagRename")
         CrashPoint.reach("passcode.change.afterKeybagWrite")
@@ -212,6 +214,7 @@ package struct Keybag {
         var next = record
         next.passcodeSalt = nil
         next.passcodeTPMShare = nil
+        next.bootUnlock = nil
         next.akpuSweepPending = true
         next.classKeys[Accessibility.whenPasscodeSetThisDeviceOnly.rawValue] = nil
         next.metadataKeys[Accessibility.whenPasscodeSetThisDeviceOnly.rawValue] = nil

@@ -12,7 +12,7 @@ struct Device: ParsableCommand {
         discussion: "Each command returns once the new state is in force: the next read after 'lock' fails.",
         subcommands: [
             DeviceStatusCommand.self, Lock.self, Unlock.self, Reboot.self, Passcode.self, AutoLock.self,
-            Biometry.self, Prompt.self, Prompts.self,
+            BootUnlock.self, Biometry.self, Prompt.self, Prompts.self,
         ])
 
     struct DeviceStatusCommand: ParsableCommand {
@@ -44,8 +44,14 @@ struct Device: ParsableCommand {
         ) var biometry = false
         @Flag(help: "With --biometry: present a face that does not match (counts toward the lockout after 5).")
         var noMatch = false
+        @Flag(help: "Unlock from the boot unlock's seal, when the TPM releases it (device boot-unlock; docs/tpm.md).")
+        var tpm = false
         func run() throws {
             if noMatch && !biometry { throw ValidationError("--no-match goes with --biometry") }
+            if tpm && (biometry || passcodeStdin) {
+                throw ValidationError("--tpm unlocks without a passcode or a face")
+            }
+            if tpm { _ = try address.call(DeviceUnlockWithTPM()); return }
             if biometry { _ = try address.call(UnlockWithBiometry(match: !noMatch)); return }
             var input = PasscodeInput(fromStdin: passcodeStdin)
             var passcode = try input.next("Passcode: ")
@@ -73,6 +79,45 @@ struct Device: ParsableCommand {
                 throw ValidationError("expected a positive number of seconds or 'off'")
             }
             _ = try address.call(AutoLockCall(seconds: Int(n)))
+        }
+    }
+
+    /// `device boot-unlock enable|disable` (docs/tpm.md, "Boot unlock").
+    struct BootUnlock: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "boot-unlock",
+            abstract: "Let 'mount --tpm-unlock' make the first unlock after a boot, when the TPM releases it.",
+            subcommands: [Enable.self, Disable.self])
+
+        struct Enable: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "enable",
+                abstract:
+                    "Seal what the first unlock needs to the TPM, under a policy of boot-state PCRs (the passcode is asked once)."
+            )
+            @OptionGroup var address: DaemonAddress
+            @Option(
+                help: ArgumentHelp(
+                    "The SHA-256 PCRs whose values now a boot must have again (default: 7, as systemd-cryptenroll).",
+                    valueName: "pcrs"))
+            var tpmPcrs: PCRSelection = BootUnlockSeal.defaultPCRs
+            @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
+            func run() throws {
+                var input = PasscodeInput(fromStdin: passcodeStdin)
+                var passcode = try input.next("Passcode: ")
+                defer { Sodium.wipe(&passcode) }
+                _ = try address.call(BootUnlockEnable(passcode: passcode, pcrs: tpmPcrs))
+                print(
+                    "boot unlock sealed to PCRs \(tpmPcrs): 'keychainfs mount VAULT MOUNT --tpm-unlock' unlocks while they hold"
+                )
+            }
+        }
+
+        struct Disable: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "disable", abstract: "Forget the sealed first unlock: the passcode is needed again.")
+            @OptionGroup var address: DaemonAddress
+            func run() throws { _ = try address.call(BootUnlockDisable()) }
         }
     }
 

@@ -46,6 +46,12 @@ struct Mount: ParsableCommand {
     )
     var strict = false
 
+    @Flag(
+        help:
+            "Make the first unlock without a passcode when the TPM releases it (after 'device boot-unlock enable'); a changed boot state leaves the device locked, with a warning saying why (docs/tpm.md)."
+    )
+    var tpmUnlock = false
+
     @Option(help: "Seconds before an unanswered authentication prompt ends as a user cancel.")
     var promptTimeout: Int = 30
 
@@ -120,6 +126,7 @@ struct Mount: ParsableCommand {
             try Background.start(arguments: daemonArguments(mountpoint), vault: vault, mountpoint: mountpoint)
             if strict { printAdvisoryRules(vault) }
             if privateBus { print("DBUS_SESSION_BUS_ADDRESS=\(PrivateBus.address(for: vault))") }
+            if tpmUnlock { unlockWithTPM(vault) }
             return
         }
         // A daemon started in the background leads its own session, and its parent warned already.
@@ -139,11 +146,20 @@ struct Mount: ParsableCommand {
         configuration.promptTimeout = TimeInterval(promptTimeout)
         configuration.readPath = kernelCache ? .kernelCache : .gatekeeper
         configuration.allowRoot = allowRoot
+        configuration.unlocksWithTPM = tpmUnlock
         if secretService {
             configuration.secretService = SecretServiceOptions(privateBus: privateBus, replace: replace)
         }
         let status = Daemon.run(configuration, log: Logger(label: "keychainfs"))
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// `--tpm-unlock` of a daemon started in the background: asked of it once it serves; a refusal leaves the
+    /// device locked and the mount in place, and says why.
+    private func unlockWithTPM(_ vault: Vault) {
+        do { _ = try ControlClient(vault: vault).call(DeviceUnlockWithTPM()) } catch {
+            FileHandle.standardError.write(Data("keychainfs: warning: --tpm-unlock: \(error)\n".utf8))
+        }
     }
 
     /// Under --strict, which rules only keep honest programs apart: code of the same user can borrow them.

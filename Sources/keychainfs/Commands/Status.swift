@@ -33,6 +33,7 @@ enum DeviceStatusPrinter {
             Swift.print("unlock disabled for: \(Int(until.timeIntervalSinceNow.rounded(.up))) s")
         }
         Swift.print("auto-lock: \(status.autoLockSeconds.map { "\($0) s" } ?? "off")")
+        if let pcrs = status.bootUnlockPCRs { Swift.print("boot unlock: sealed to PCRs \(pcrs)") }
         if status.testDevice { Swift.print("test device: yes (no lockout delays)") }
     }
 }
