@@ -82,7 +82,7 @@ let package = Package(
         .target(
             name: "KeychainFSEngine",
             dependencies: [
-                "KeychainFSModel", "KeychainFSStore", "KeychainFSItemNaming", "KeychainFSSodium",
+                "KeychainFSModel", "KeychainFSStore", "KeychainFSItemNaming", "KeychainFSSodium", "KeychainFSTPM",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

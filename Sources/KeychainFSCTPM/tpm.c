@@ -299,3 +299,114 @@ TSS2_RC keychainfs_tpm_unseal(
     Esys_Free(data);
     return rc;
 }
+
+/* Loads a marshalled TPM2B_PUBLIC ‖ TPM2B_PRIVATE under the primary key. */
+static TSS2_RC load_blob(keychainfs_tpm *tpm, const uint8_t *blob, size_t blob_size, ESYS_TR *object) {
+    TPM2B_PUBLIC public = {0};
+    TPM2B_PRIVATE private = {0};
+    size_t offset = 0;
+    TSS2_RC rc = Tss2_MU_TPM2B_PUBLIC_Unmarshal(blob, blob_size, &offset, &public);
+    if (rc == TSS2_RC_SUCCESS) rc = Tss2_MU_TPM2B_PRIVATE_Unmarshal(blob, blob_size, &offset, &private);
+    if (rc == TSS2_RC_SUCCESS && offset != blob_size) rc = TSS2_MU_RC_BAD_SIZE;
+    if (rc == TSS2_RC_SUCCESS && (public.publicArea.type != TPM2_ALG_ECC ||
+                                  public.publicArea.parameters.eccDetail.curveID != TPM2_ECC_NIST_P256)) {
+        rc = TSS2_ESYS_RC_BAD_VALUE;
+    }
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    return Esys_Load(tpm->esys, tpm->primary, tpm->session, ESYS_TR_NONE, ESYS_TR_NONE, &private, &public, object);
+}
+
+static int copy_coordinate(const TPM2B_ECC_PARAMETER *from, uint8_t to[32]) {
+    if (from->size > 32) return 0;
+    memset(to, 0, 32);
+    memcpy(to + 32 - from->size, from->buffer, from->size);
+    return 1;
+}
+
+TSS2_RC keychainfs_tpm_create_p256(
+    keychainfs_tpm *tpm, uint8_t *blob, size_t blob_capacity, size_t *blob_size, uint8_t x[32], uint8_t y[32]) {
+    TPM2B_SENSITIVE_CREATE sensitive = {0};
+    TPM2B_PUBLIC template = {0};
+    template.publicArea.type = TPM2_ALG_ECC;
+    template.publicArea.nameAlg = TPM2_ALG_SHA256;
+    template.publicArea.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
+        TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_NODA | TPMA_OBJECT_SIGN_ENCRYPT |
+        TPMA_OBJECT_DECRYPT;
+    TPMS_ECC_PARMS *ecc = &template.publicArea.parameters.eccDetail;
+    ecc->symmetric.algorithm = TPM2_ALG_NULL;
+    ecc->scheme.scheme = TPM2_ALG_NULL; /* sign and decrypt: the scheme is chosen per use */
+    ecc->curveID = TPM2_ECC_NIST_P256;
+    ecc->kdf.scheme = TPM2_ALG_NULL;
+    TPM2B_DATA outside = {0};
+    TPML_PCR_SELECTION none = {0};
+    TPM2B_PRIVATE *private = NULL;
+    TPM2B_PUBLIC *public = NULL;
+    TSS2_RC rc = Esys_Create(
+        tpm->esys, tpm->primary, tpm->session, ESYS_TR_NONE, ESYS_TR_NONE, &sensitive, &template, &outside, &none,
+        &private, &public, NULL, NULL, NULL);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    size_t offset = 0;
+    rc = Tss2_MU_TPM2B_PUBLIC_Marshal(public, blob, blob_capacity, &offset);
+    if (rc == TSS2_RC_SUCCESS) rc = Tss2_MU_TPM2B_PRIVATE_Marshal(private, blob, blob_capacity, &offset);
+    *blob_size = offset;
+    if (rc == TSS2_RC_SUCCESS && (!copy_coordinate(&public->publicArea.unique.ecc.x, x) ||
+                                  !copy_coordinate(&public->publicArea.unique.ecc.y, y))) {
+        rc = TSS2_ESYS_RC_BAD_VALUE;
+    }
+    Esys_Free(private);
+    Esys_Free(public);
+    return rc;
+}
+
+TSS2_RC keychainfs_tpm_sign_p256(
+    keychainfs_tpm *tpm, const uint8_t *blob, size_t blob_size, const uint8_t *digest, size_t digest_size,
+    uint8_t r[32], uint8_t s[32]) {
+    TPMI_ALG_HASH hash;
+    switch (digest_size) {
+    case 20: hash = TPM2_ALG_SHA1; break;
+    case 32: hash = TPM2_ALG_SHA256; break;
+    case 48: hash = TPM2_ALG_SHA384; break;
+    case 64: hash = TPM2_ALG_SHA512; break;
+    default: return TSS2_ESYS_RC_BAD_VALUE;
+    }
+    ESYS_TR key = ESYS_TR_NONE;
+    TSS2_RC rc = load_blob(tpm, blob, blob_size, &key);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    TPM2B_DIGEST message = {0};
+    message.size = (UINT16)digest_size;
+    memcpy(message.buffer, digest, digest_size);
+    TPMT_SIG_SCHEME scheme = {.scheme = TPM2_ALG_ECDSA, .details = {.ecdsa = {.hashAlg = hash}}};
+    /* Not restricted: the TPM signs any digest, so no hash ticket is needed. */
+    TPMT_TK_HASHCHECK ticket = {.tag = TPM2_ST_HASHCHECK, .hierarchy = TPM2_RH_NULL, .digest = {0}};
+    TPMT_SIGNATURE *signature = NULL;
+    rc = Esys_Sign(tpm->esys, key, tpm->session, ESYS_TR_NONE, ESYS_TR_NONE, &message, &scheme, &ticket, &signature);
+    Esys_FlushContext(tpm->esys, key);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    if (!copy_coordinate(&signature->signature.ecdsa.signatureR, r) ||
+        !copy_coordinate(&signature->signature.ecdsa.signatureS, s)) {
+        rc = TSS2_ESYS_RC_BAD_VALUE;
+    }
+    Esys_Free(signature);
+    return rc;
+}
+
+TSS2_RC keychainfs_tpm_ecdh_p256(
+    keychainfs_tpm *tpm, const uint8_t *blob, size_t blob_size, const uint8_t peer_x[32],
+    const uint8_t peer_y[32], uint8_t shared_x[32]) {
+    ESYS_TR key = ESYS_TR_NONE;
+    TSS2_RC rc = load_blob(tpm, blob, blob_size, &key);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    TPM2B_ECC_POINT peer = {0};
+    peer.point.x.size = 32;
+    memcpy(peer.point.x.buffer, peer_x, 32);
+    peer.point.y.size = 32;
+    memcpy(peer.point.y.buffer, peer_y, 32);
+    TPM2B_ECC_POINT *shared = NULL;
+    rc = Esys_ECDH_ZGen(tpm->esys, key, tpm->session, ESYS_TR_NONE, ESYS_TR_NONE, &peer, &shared);
+    Esys_FlushContext(tpm->esys, key);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    if (!copy_coordinate(&shared->point.x, shared_x)) rc = TSS2_ESYS_RC_BAD_VALUE;
+    explicit_bzero(shared, sizeof *shared);
+    Esys_Free(shared);
+    return rc;
+}

@@ -17,7 +17,7 @@ package final class TPMConnection {
 
     /// The TCTI this connection uses.
     package let tcti: String
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
 
     /// Connects to the TPM at `tcti`: an error names what was looked for, never a fallback.
     package init(tcti: String) throws(KeychainError) {

@@ -30,6 +30,24 @@ TSS2_RC keychainfs_tpm_unseal(
     keychainfs_tpm *tpm, const uint8_t *blob, size_t blob_size, const uint8_t *auth, size_t auth_size,
     uint32_t pcrs, uint8_t *secret, size_t secret_capacity, size_t *secret_size);
 
+/* Makes a P-256 key inside the TPM under the primary key (unrestricted, sign and decrypt: ECDSA and ECDH;
+   fixedTPM, fixedParent: its private part never leaves it unwrapped). Writes the object as TPM2B_PUBLIC then
+   TPM2B_PRIVATE and its public point (x, y: 32 bytes each). */
+TSS2_RC keychainfs_tpm_create_p256(
+    keychainfs_tpm *tpm, uint8_t *blob, size_t blob_capacity, size_t *blob_size, uint8_t x[32], uint8_t y[32]);
+
+/* ECDSA with the key of `blob` over `digest` (20, 32, 48 or 64 bytes: SHA-1, -256, -384, -512), in the
+   TPM: the signature's r and s, 32 bytes each. */
+TSS2_RC keychainfs_tpm_sign_p256(
+    keychainfs_tpm *tpm, const uint8_t *blob, size_t blob_size, const uint8_t *digest, size_t digest_size,
+    uint8_t r[32], uint8_t s[32]);
+
+/* ECDH with the key of `blob` and the peer's point (x, y), in the TPM (TPM2_ECDH_ZGen): the shared
+   point's x coordinate, 32 bytes. */
+TSS2_RC keychainfs_tpm_ecdh_p256(
+    keychainfs_tpm *tpm, const uint8_t *blob, size_t blob_size, const uint8_t peer_x[32],
+    const uint8_t peer_y[32], uint8_t shared_x[32]);
+
 /* The seconds after which the TPM forgives one failed authorization (TPM2_PT_LOCKOUT_INTERVAL); 0 if unknown. */
 uint32_t keychainfs_tpm_lockout_interval(keychainfs_tpm *tpm);
 

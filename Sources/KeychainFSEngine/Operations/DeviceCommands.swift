@@ -63,10 +63,10 @@ extension Keychain {
                 (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness, $0.record.hasPasscode)
             }
             if alreadySet { throw .param("a passcode is already set; use 'passcode change'") }
-            let (kek, share) = try newPasscodeKEK(passcode, salt: salt, hardness: hardness)
+            let (kek, share, escrow) = try newPasscodeKEK(passcode, salt: salt, hardness: hardness)
             defer { kek.wipe() }
             try protection.withLock { keybag throws(KeychainError) in
-                try keybag.setPasscode(kek: kek, salt: salt, tpmShare: share)
+                try keybag.setPasscode(kek: kek, salt: salt, tpmShare: share, shareEscrow: escrow)
             }
             scheduleAutoLock()
         }
@@ -81,13 +81,13 @@ extension Keychain {
                 (Sodium.randomBytes(KeyDerivation.saltBytes), $0.record.hardness, $0.record.hasPasscode)
             }
             guard isSet else { throw .param("no passcode is set") }
-            let (newKEK, newShare) = try newPasscodeKEK(new, salt: salt, hardness: hardness)
+            let (newKEK, newShare, newEscrow) = try newPasscodeKEK(new, salt: salt, hardness: hardness)
             defer { newKEK.wipe() }
             let newBootUnlock = try resealedBootUnlock(newKEK)
             try verifyingPasscode(old) { keybag, oldKEK throws(KeychainError) in
                 try keybag.changePasscode(
-                    oldKEK: oldKEK, newKEK: newKEK, newSalt: salt, newTPMShare: newShare, newBootUnlock: newBootUnlock,
-                    at: now())
+                    oldKEK: oldKEK, newKEK: newKEK, newSalt: salt, newTPMShare: newShare, newShareEscrow: newEscrow,
+                    newBootUnlock: newBootUnlock, at: now())
             }
             scheduleAutoLock()
         }

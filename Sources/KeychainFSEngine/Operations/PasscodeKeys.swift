@@ -8,13 +8,17 @@ import KeychainFSStore
 extension Keychain {
     /// The KEK of a new passcode and, with a TPM, its share sealed under the passcode's authorization.
     func newPasscodeKEK(_ passcode: Data, salt: Data, hardness: PasscodeHardness) throws(KeychainError)
-        -> (kek: GuardedKey, share: Data?)
+        -> (kek: GuardedKey, share: Data?, escrow: Data?)
     {
         let stretched = try Keybag.stretch(passcode, salt: salt, hardness: hardness)
         defer { stretched.wipe() }
-        guard let deviceKeyTPM else { return (Keybag.passcodeKEK(stretched: stretched, deviceKey: deviceKey), nil) }
-        let (share, kek) = try PasscodeShare.create(stretched: stretched, deviceKey: deviceKey, binding: deviceKeyTPM)
-        return (kek, share)
+        guard let deviceKeyTPM else {
+            return (Keybag.passcodeKEK(stretched: stretched, deviceKey: deviceKey), nil, nil)
+        }
+        let made = try PasscodeShare.create(
+            stretched: stretched, deviceKey: deviceKey, binding: deviceKeyTPM,
+            recoveryPublicKey: try vault.config().recoveryPublicKey)
+        return (made.kek, made.blob, made.escrow)
     }
 
     /// The KEK of an attempted passcode; with a TPM share, as the TPM answers (which counts a wrong one).

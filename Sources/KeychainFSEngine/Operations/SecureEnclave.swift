@@ -5,7 +5,8 @@ import Foundation
 import KeychainFSSodium
 
 /// The simulated Secure Enclave (docs/spec.md §10): P-256 keys made and used only here, in the engine (the
-/// daemon, or the client process when it opens the vault in-process). A key leaves only as its blob
+/// daemon, or the client process when it opens the vault in-process), or in a vault whose device key the
+/// TPM seals, inside the TPM (``EnclavePrivateKey``, docs/tpm.md). A key leaves only as its blob
 /// (``SecureEnclaveBlob``).
 extension Keychain {
     /// One Secure Enclave request (the control socket's `key.secure-enclave`): `operation` is
@@ -19,37 +20,30 @@ extension Keychain {
         switch request["operation"]?.stringValue {
         case "generate":
             let accessibility = try enclaveAccessibility(request)
-            let key = P256.Signing.PrivateKey(compactRepresentable: request["compact"] != .bool(false))
-            let publicKey = key.publicKey.x963Representation
-            if let flags = request["accessControl"]?.numberValue {
-                return .data(try boundKey(key, accessibility, flags))
+            let flags = request["accessControl"]?.numberValue
+            if let flags, flags & AccessConstraint.Bit.applicationPassword != 0 {
+                throw .param("a Secure Enclave key outside the keychain cannot take an application password")
             }
+            var (publicKey, payload) = try EnclavePrivateKey.make(
+                compact: request["compact"] != .bool(false), tpm: deviceKeyTPM)
+            defer { Sodium.wipe(&payload) }
+            if let flags { return .data(try boundKey(publicKey, payload, accessibility, flags)) }
             let sealed = try withEnclaveKey(accessibility) { wrapKey in
-                AEAD.seal(
-                    key.rawRepresentation, key: wrapKey, associatedData: Self.enclaveBinding(publicKey, accessibility))
+                AEAD.seal(payload, key: wrapKey, associatedData: Self.enclaveBinding(publicKey, accessibility))
             }
             return .data(publicKey + sealed)
         case "sign":  // not a schema code
             guard let digest = request["digest"]?.dataValue, (1...64).contains(digest.count) else {
                 throw .param("Secure Enclave signing takes a digest of 1 to 64 bytes")
             }
-            let key = try enclaveKey(request, caller: caller)
-            do { return .data(try key.signature(for: EnclaveDigest(bytes: [UInt8](digest))).derRepresentation) } catch {
-                throw KeychainError(SecStatus.internalComponent, "Secure Enclave signing failed")
-            }
+            return .data(try enclaveKey(request, caller: caller).signature(digest: digest))
         case "exchange":
             guard let peerBytes = request["peer"]?.dataValue,
                 let peer = try? P256.KeyAgreement.PublicKey(x963Representation: peerBytes)
             else {
                 throw .param("Secure Enclave key exchange takes a P-256 public key in x9.63 form")
             }
-            let key = try enclaveKey(request, caller: caller)
-            do {
-                let agreement = try P256.KeyAgreement.PrivateKey(rawRepresentation: key.rawRepresentation)
-                return .data(try agreement.sharedSecretFromKeyAgreement(with: peer).withUnsafeBytes { Data($0) })
-            } catch {
-                throw KeychainError(SecStatus.internalComponent, "Secure Enclave key exchange failed")
-            }
+            return .data(try enclaveKey(request, caller: caller).sharedSecret(with: peer))
         default:
             throw .param("unknown Secure Enclave operation")
         }
@@ -57,7 +51,7 @@ extension Keychain {
 
     /// The private key of the request's blob, after the lock, the item and its access control allow it.
     private func enclaveKey(_ request: KeychainDictionary, caller: Caller) throws(KeychainError)
-        -> P256.Signing.PrivateKey
+        -> EnclavePrivateKey
     {
         guard let blob = request["blob"]?.dataValue, let publicKey = SecureEnclaveBlob.publicKey(of: blob) else {
             throw .param("not a Secure Enclave key blob")
@@ -90,17 +84,13 @@ extension Keychain {
     }
 
     /// A new bound key's blob (CryptoKit's `SecureEnclave`): its access control sealed in with it.
-    private func boundKey(_ key: P256.Signing.PrivateKey, _ accessibility: Accessibility, _ flags: Int64)
+    private func boundKey(_ publicKey: Data, _ payload: Data, _ accessibility: Accessibility, _ flags: Int64)
         throws(KeychainError) -> Data
     {
-        guard flags & AccessConstraint.Bit.applicationPassword == 0 else {
-            throw .param("a Secure Enclave key outside the keychain cannot take an application password")
-        }
-        var bound = BoundEnclaveKey(
-            accessibility: accessibility, flags: flags, created: now(), publicKey: key.publicKey.x963Representation)
+        var bound = BoundEnclaveKey(accessibility: accessibility, flags: flags, created: now(), publicKey: publicKey)
         let binding = Self.boundBinding + bound.header
         bound.sealed = try withEnclaveKey(accessibility) { wrapKey in
-            AEAD.seal(key.rawRepresentation, key: wrapKey, associatedData: binding)
+            AEAD.seal(payload, key: wrapKey, associatedData: binding)
         }
         return bound.blob
     }
@@ -109,7 +99,7 @@ extension Keychain {
     /// opened before the prompt (a key of another vault fails without one) and again after it (the device
     /// may have locked while it waited).
     private func boundKey(_ bound: BoundEnclaveKey, _ request: KeychainDictionary, caller: Caller)
-        throws(KeychainError) -> P256.Signing.PrivateKey
+        throws(KeychainError) -> EnclavePrivateKey
     {
         guard request["persistentRef"] == nil else { throw .param("a bound Secure Enclave key is in no keychain item") }
         let binding = Self.boundBinding + bound.header
@@ -126,16 +116,15 @@ extension Keychain {
     }
 
     private func unseal(_ sealed: Data, _ accessibility: Accessibility, binding: Data) throws(KeychainError)
-        -> P256.Signing.PrivateKey
+        -> EnclavePrivateKey
     {
-        let scalar = try withEnclaveKey(accessibility) { wrapKey throws(KeychainError) -> Data in
+        var payload = try withEnclaveKey(accessibility) { wrapKey throws(KeychainError) -> Data in
             do { return try AEAD.open(sealed, key: wrapKey, associatedData: binding) } catch {
                 throw .param("the key was not made by this device's Secure Enclave")
             }
         }
-        do { return try P256.Signing.PrivateKey(rawRepresentation: scalar) } catch {
-            throw .param("the Secure Enclave key is damaged")
-        }
+        defer { Sodium.wipe(&payload) }
+        return try EnclavePrivateKey(payload: payload, tpm: deviceKeyTPM)
     }
 
     private func enclaveAccessibility(_ request: KeychainDictionary) throws(KeychainError) -> Accessibility {
@@ -169,7 +158,7 @@ extension Keychain {
 }
 
 /// A digest given as bytes, for swift-crypto's ECDSA (which signs the bytes it is handed).
-private struct EnclaveDigest: Digest {
+struct EnclaveDigest: Digest {
     static var byteCount: Int { 0 }
     let bytes: [UInt8]
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {

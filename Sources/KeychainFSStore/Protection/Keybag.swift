@@ -176,11 +176,14 @@ package struct Keybag {
     }
 
     /// Sets the first passcode: classes A and C are re-wrapped under it, the akpu class is created.
-    package mutating func setPasscode(kek: GuardedKey, salt: Data, tpmShare: Data?) throws(KeychainError) {
+    package mutating func setPasscode(kek: GuardedKey, salt: Data, tpmShare: Data?, shareEscrow: Data?)
+        throws(KeychainError)
+    {
         guard !record.hasPasscode else { throw .param("a passcode is already set; use 'passcode change'") }
         var next = record
         next.passcodeSalt = salt
         next.passcodeTPMShare = tpmShare
+        next.passcodeShareEscrow = shareEscrow
         for a in Accessibility.allCases where a.tier != .d && a != .whenPasscodeSetThisDeviceOnly {
             try rewrap(a, under: kek, into: &next)
         }
@@ -193,13 +196,14 @@ package struct Keybag {
 
     /// Changes the passcode; `oldKEK` must unlock the current one.
     package mutating func changePasscode(
-        oldKEK: GuardedKey, newKEK: GuardedKey, newSalt: Data, newTPMShare: Data?, newBootUnlock: BootUnlockSeal?,
-        at now: Date
+        oldKEK: GuardedKey, newKEK: GuardedKey, newSalt: Data, newTPMShare: Data?, newShareEscrow: Data?,
+        newBootUnlock: BootUnlockSeal?, at now: Date
     ) throws(KeychainError) {
         try unlock(with: oldKEK, at: now)
         var next = record
         next.passcodeSalt = newSalt
         next.passcodeTPMShare = newTPMShare
+        next.passcodeShareEscrow = newShareEscrow
         next.bootUnlock = newBootUnlock
         for a in Accessibility.allCases where a.tier != .d { try rewrap(a, under: newKEK, into: &next) }
         try commit(next, crashPoint: "passcode.change.beforeKeybagRename")
@@ -214,6 +218,7 @@ package struct Keybag {
         var next = record
         next.passcodeSalt = nil
         next.passcodeTPMShare = nil
+        next.passcodeShareEscrow = nil
         next.bootUnlock = nil
         next.akpuSweepPending = true
         next.classKeys[Accessibility.whenPasscodeSetThisDeviceOnly.rawValue] = nil

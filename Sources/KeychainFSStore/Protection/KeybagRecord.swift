@@ -10,6 +10,8 @@ package struct KeybagRecord: Codable {
     package var passcodeSalt: Data?
     /// The TPM's share of the passcode key, sealed (``PasscodeShare``); nil without a TPM.
     package var passcodeTPMShare: Data?
+    /// The same share sealed to the recovery key (``PasscodeShare``); nil without one.
+    package var passcodeShareEscrow: Data?
     /// The passcode's KEK sealed to boot-state PCRs (``BootUnlockSeal``); nil unless boot unlock is on.
     package var bootUnlock: BootUnlockSeal?
     package var hardness: PasscodeHardness

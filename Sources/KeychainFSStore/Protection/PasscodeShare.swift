@@ -22,17 +22,51 @@ package enum PasscodeShare {
     static let authorizationContext = "keychainfs.passcode.tpm-authorization.v1"
     static let kekContext = "keychainfs.kek.passcode.tpm.v1"
 
-    /// A fresh share for the passcode whose Argon2id key is `stretched`: its sealed blob and the KEK.
-    package static func create(stretched: GuardedKey, deviceKey: GuardedKey, binding: TPMBinding)
-        throws(KeychainError) -> (blob: Data, kek: GuardedKey)
-    {
+    /// A fresh share for the passcode whose Argon2id key is `stretched`: its sealed blob, the KEK, and the
+    /// share sealed to the recovery key's public key when the vault has one (the escrow).
+    package static func create(
+        stretched: GuardedKey, deviceKey: GuardedKey, binding: TPMBinding, recoveryPublicKey: Data?
+    ) throws(KeychainError) -> (blob: Data, kek: GuardedKey, escrow: Data?) {
         let tpm = try TPMConnection(tcti: binding.tctiInForce)
         let share = GuardedKey.random()
         defer { share.wipe() }
         var authorization = Self.authorization(stretched)
         defer { Sodium.wipe(&authorization) }
         let blob = try tpm.seal(share, authorization: authorization)
-        return (Data(blob), kek(share: share, stretched: stretched, deviceKey: deviceKey))
+        let escrow = recoveryPublicKey.flatMap { SealedBox.seal(share, to: $0) }
+        return (Data(blob), kek(share: share, stretched: stretched, deviceKey: deviceKey), escrow)
+    }
+
+    /// A recovery onto another TPM: the share from its escrow, checked with `passcode` by `opens` (the
+    /// keybag's unlock with the KEK), sealed in `binding`'s TPM under the passcode's authorization.
+    static func reseal(
+        _ record: KeybagRecord, escrow secret: GuardedKey, deviceKey: GuardedKey, binding: TPMBinding,
+        passcode: () throws -> Data, opens: (GuardedKey) throws(KeychainError) -> Void
+    ) throws(KeychainError) -> Data {
+        guard let escrow = record.passcodeShareEscrow, let salt = record.passcodeSalt else {
+            throw KeychainError(
+                SecStatus.notAvailable,
+                "the passcode's TPM share has no recovery copy (the passcode was set before the recovery key): items of "
+                    + "classes A and C come back only from a backup")
+        }
+        let share: GuardedKey
+        do { share = try SealedBox.openKey(escrow, secret: secret) } catch {
+            throw KeychainError(SecStatus.authFailed, "the recovery key does not open the passcode's share")
+        }
+        defer { share.wipe() }
+        var typed: Data
+        do { typed = try passcode() } catch {
+            throw KeychainError(SecStatus.param, "the vault has a passcode: it is needed to move its share (\(error))")
+        }
+        defer { Sodium.wipe(&typed) }
+        let stretched = try Keybag.stretch(typed, salt: salt, hardness: record.hardness)
+        defer { stretched.wipe() }
+        let kek = kek(share: share, stretched: stretched, deviceKey: deviceKey)
+        defer { kek.wipe() }
+        try opens(kek)
+        var authorization = Self.authorization(stretched)
+        defer { Sodium.wipe(&authorization) }
+        return Data(try TPMConnection(tcti: binding.tctiInForce).seal(share, authorization: authorization))
     }
 
     /// The TPM's answer to the passcode whose Argon2id key is `stretched`, with the share in `blob`.

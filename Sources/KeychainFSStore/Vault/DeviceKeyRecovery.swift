@@ -11,6 +11,12 @@ extension Vault {
 
     static let recoveryPrefix = "keychainfs-recovery-key-v1:"
     static let recoveryContext = "keychainfs device-key recovery v1"
+    static let escrowContext = "keychainfs passcode-share escrow v1"
+
+    /// The X25519 secret a passcode's share is sealed to (``PasscodeShare``), derived from the recovery key.
+    static func escrowSecret(_ recovery: GuardedKey) -> GuardedKey {
+        KeyDerivation.subkey(of: recovery, context: escrowContext)
+    }
 
     /// Makes a recovery key for the device key in force and writes it to `file` (which must not exist,
     /// 0600); the vault's recovery copy is replaced only once the file is complete.
@@ -31,15 +37,22 @@ extension Vault {
         let wrapping = KeyDerivation.subkey(of: recovery, context: Self.recoveryContext)
         defer { wrapping.wipe() }
         let copy = deviceKey.withBytes { AEAD.seal($0, key: wrapping, associatedData: Data(Self.recoveryContext.utf8)) }
-        do { try FileIO.writeAtomically(copy, to: deviceKeyRecoveryPath, mode: 0o600) } catch {
+        let escrow = Self.escrowSecret(recovery)
+        defer { escrow.wipe() }
+        var config = try config()
+        config.recoveryPublicKey = SealedBox.publicKey(secret: escrow)
+        do {
+            try FileIO.writeAtomically(copy, to: deviceKeyRecoveryPath, mode: 0o600)
+            try save(config)
+        } catch {
             unlink(file)
             throw error
         }
     }
 
     /// The device key, from the vault's recovery copy and the recovery key in `file`, checked against the
-    /// keybag.
-    package func recoverDeviceKey(from file: String) throws(KeychainError) -> GuardedKey {
+    /// keybag; and the recovery key's escrow secret (a passcode's share is sealed to it).
+    package func recoverDeviceKey(from file: String) throws(KeychainError) -> (key: GuardedKey, escrow: GuardedKey) {
         guard let copy = try FileIO.read(deviceKeyRecoveryPath, limit: 4096, what: "a recovery copy") else {
             throw KeychainError(
                 SecStatus.notAvailable,
@@ -61,15 +74,17 @@ extension Vault {
             key.wipe()
             throw error
         }
-        return key
+        return (key, Self.escrowSecret(recovery))
     }
 
     /// Seals the device key anew, from the recovery key in `file`, to the PCRs' values now (after a changed
     /// boot state) or with another TPM; `tcti` and `pcrs` default to the vault's. Running it again after an
     /// interruption is safe. Returns the binding now in force.
-    package func resealDeviceKey(from file: String, tcti: String?, pcrs: PCRSelection?) throws(KeychainError)
-        -> TPMBinding
-    {
+    /// A passcode's share moves too (it is sealed to the recovery key as well): `passcode` (asked only when
+    /// one is set) seals it in the new TPM under that passcode's authorization, once it opens the keybag.
+    package func resealDeviceKey(
+        from file: String, tcti: String?, pcrs: PCRSelection?, passcode: () throws -> Data
+    ) throws(KeychainError) -> TPMBinding {
         let lock = try VaultLock(self)
         defer { withExtendedLifetime(lock) {} }
         var config = try config()
@@ -77,9 +92,19 @@ extension Vault {
             throw .param("the device key of \(directory) is a file, not sealed by a TPM: nothing to recover")
         }
         let binding = TPMBinding(tcti: tcti ?? old.tcti, pcrs: pcrs ?? old.pcrs)
-        let key = try recoverDeviceKey(from: file)
-        defer { key.wipe() }
+        let (key, escrow) = try recoverDeviceKey(from: file)
+        defer { key.wipe(); escrow.wipe() }
+        var keybag = try Keybag(path: keybagPath, deviceKey: key)
+        let movedShare =
+            try keybag.record.passcodeTPMShare == nil
+            ? nil
+            : PasscodeShare.reseal(
+                keybag.record, escrow: escrow, deviceKey: key, binding: binding, passcode: passcode
+            ) { kek throws(KeychainError) in
+                try keybag.unlock(with: kek, at: Date())
+            }
         try SealedDeviceKey.replace(key, binding: binding, at: sealedDeviceKeyPath)
+        if let movedShare { try keybag.updateSettings { $0.passcodeTPMShare = movedShare } }
         config.deviceKeyTPM = binding
         try save(config)
         return binding

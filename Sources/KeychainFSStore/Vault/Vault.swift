@@ -16,6 +16,9 @@ public struct Vault: Sendable {
         /// The TPM that seals the device key (`device-key.tpm` in the vault; docs/tpm.md); nil: a file. It
         /// wins over ``deviceKeyPath``, which then names a file `sealDeviceKey(with:)` has yet to remove.
         package var deviceKeyTPM: TPMBinding?
+        /// The X25519 public key of the recovery key (docs/tpm.md, Recovery): a passcode's TPM share is
+        /// sealed to it too, so that a recovery onto another TPM keeps classes A and C.
+        package var recoveryPublicKey: Data?
         public var testDevice: Bool
 
         package init(

@@ -79,6 +79,8 @@ struct MoveDeviceKey: ParsableCommand {
             "Seal a TPM vault's device key anew (after a changed boot state, or on another machine's TPM) from the recovery key in this file.",
             valueName: "recovery-key-file"))
     var recover: String?
+    @Flag(help: "With --recover on a vault with a passcode: read the passcode from standard input.")
+    var passcodeStdin = false
     @OptionGroup var tpmOptions: TPMOptions
 
     func validate() throws {
@@ -97,8 +99,10 @@ struct MoveDeviceKey: ParsableCommand {
     func run() throws {
         let vault = Vault(directory: vault)
         if let recover {
+            var input = PasscodeInput(fromStdin: passcodeStdin)
             let binding = try vault.resealDeviceKey(
-                from: recover, tcti: tpmOptions.tpmTcti, pcrs: tpmOptions.tpmPcrs)
+                from: recover, tcti: tpmOptions.tpmTcti, pcrs: tpmOptions.tpmPcrs
+            ) { try input.next("Passcode (its TPM share moves too): ") }
             print("device key sealed anew by \(binding.summary) from the recovery key")
             return
         }
