@@ -8,13 +8,13 @@
 # dbus-daemon for --private-bus, and its tests drive the clients Debian ships: secret-tool (libsecret-tools),
 # python3-secretstorage, python3-keyring and docker-credential-secretservice (golang-docker-credential-helpers).
 # The TPM 2.0 (docs/tpm.md) is reached through tpm2-tss (libtss2-dev, its swtpm TCTI libtss2-tcti-swtpm0);
-# tests and machines without a TPM use swtpm, and the tests check interop with tpm2-tools.
+# tests and machines without a TPM use swtpm, and the tests check interop with tpm2-tools and tpm2-openssl.
 # Uses sudo when not root. Swift itself must already be installed (swift.org toolchain).
 set -euo pipefail
 
 packages=(libfuse3-dev fuse3 libsqlite3-dev libsodium-dev pkg-config attr openssl git python3 libssl-dev python3-cryptography
   dpkg-dev man-db libsystemd-dev dbus-daemon libsecret-tools python3-secretstorage python3-keyring golang-docker-credential-helpers
-  libtss2-dev libtss2-tcti-swtpm0 swtpm tpm2-tools)
+  libtss2-dev libtss2-tcti-swtpm0 swtpm tpm2-tools tpm2-openssl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -21,7 +21,7 @@ struct KeychainFSCommand: ParsableCommand {
             AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
             AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
             DumpKeychain.self, LockKeychain.self, UnlockKeychain.self, FindCertificate.self, FindIdentity.self,
-            Import.self, Export.self,
+            Import.self, Export.self, ExportTPMKey.self,
         ])
 
     static func main() {

@@ -44,6 +44,15 @@ extension Keychain {
                 throw .param("Secure Enclave key exchange takes a P-256 public key in x9.63 form")
             }
             return .data(try enclaveKey(request, caller: caller).sharedSecret(with: peer))
+        case "tss2-key":
+            // The key's TPM object as a TSS2 PRIVATE KEY file (docs/tpm.md): usable with this TPM only, judged
+            // as a use (the lock, its item, its access control).
+            guard case .tpm(let blob, _) = try enclaveKey(request, caller: caller),
+                let pem = TSS2PrivateKey.pem(of: blob)
+            else {
+                throw .param("only a Secure Enclave key made in a TPM has a TSS2 PRIVATE KEY file")
+            }
+            return .data(Data(pem.utf8))
         default:
             throw .param("unknown Secure Enclave operation")
         }
