@@ -147,7 +147,7 @@ let package = Package(
         .target(
             name: "KeychainTesting",
             dependencies: [
-                "KeychainFSModel", "KeychainFSClient", "KeychainFSEngine",
+                "KeychainFSModel", "KeychainFSClient", "KeychainFSEngine", "KeychainFSChildProcesses",
             ],
             swiftSettings: strict),
         // The test kit's mount: a simulated device served in-process through the daemon's FUSE and control parts.

@@ -32,21 +32,39 @@ public final class SimulatedDevice: Sendable {
     /// What another module of the kit attached to the device (KeychainTestingMount's mount), ended when
     /// the device goes away, before its directory is removed.
     package let attachment = Mutex<(any DeviceAttachment)?>(nil)
+    /// The device's own swtpm (``SimulatedTPM/swtpm``), stopped when the device goes.
+    let tpmProcess: DeviceTPMProcess?
 
     /// A new device: without a passcode (unlocked, as iOS without one) or with `passcode` set and
-    /// unlocked; `biometryEnrolled` enrols a face (it needs a passcode, as on iOS).
+    /// unlocked; `biometryEnrolled` enrols a face (it needs a passcode, as on iOS); with `tpm`, on a TPM 2.0
+    /// (``SimulatedTPM``): its device key sealed by it, its passcode checked by it, its Secure Enclave keys
+    /// made in it (errSecNotAvailable, saying why, where none can start).
     /// Calls made in ``run(_:)`` come from ``App/unnamed`` (access group `default`); ``run(as:_:)`` names the app.
-    public init(passcode: String? = nil, biometryEnrolled: Bool = false) throws(KeychainError) {
+    public init(passcode: String? = nil, biometryEnrolled: Bool = false, tpm: SimulatedTPM? = nil)
+        throws(KeychainError)
+    {
         directory = try TemporaryDirectory.make()
+        var started: DeviceTPMProcess?
         do {
+            var binding: TPMBinding?
+            switch tpm?.source {
+            case .swtpm:
+                started = try DeviceTPMProcess(in: directory)
+                binding = started.map { TPMBinding(tcti: $0.tcti, pcrs: [], pinned: true) }
+            case .tcti(let tcti): binding = TPMBinding(tcti: tcti, pcrs: [], pinned: true)
+            case nil: binding = nil
+            }
+            tpmProcess = started
             let vault = try Vault.create(
-                at: directory + "/vault", deviceKeyPath: directory + "/device.key", simulatedDevice: true)
+                at: directory + "/vault", deviceKeyPath: binding == nil ? directory + "/device.key" : nil,
+                tpm: binding, simulatedDevice: true)
             engine = try Keychain(vault: vault, clock: virtualClock)
             engine.addEventListener { [eventLog] in eventLog.record($0) }
             if let passcode { try engine.setPasscode(Data(passcode.utf8)) }
             knownPasscode.withLock { $0 = passcode }
             if biometryEnrolled { try engine.enrollBiometry() }
         } catch {
+            started?.stop()
             Vault.forgetThrowaway(directory + "/vault", deviceKeyPath: directory + "/device.key")
             TemporaryDirectory.remove(directory)
             throw error
@@ -58,6 +76,7 @@ public final class SimulatedDevice: Sendable {
     deinit {
         if countedAlive.load(ordering: .sequentiallyConsistent) { UnboundCalls.kitDeviceGone() }
         attachment.withLock { $0.take() }?.detach()
+        tpmProcess?.stop()
         Vault.forgetThrowaway(directory + "/vault", deviceKeyPath: directory + "/device.key")
         TemporaryDirectory.remove(directory)
     }

@@ -13,15 +13,18 @@ package struct TPMBinding: Codable, Sendable, Equatable {
     package var tcti: String?
     /// The PCRs whose values at sealing the unsealing needs (empty: none).
     package var pcrs: PCRSelection
+    /// The config's TCTI wins over the environment's: a test kit device's own swtpm.
+    package var pinned: Bool?
 
-    package init(tcti: String?, pcrs: PCRSelection) {
+    package init(tcti: String?, pcrs: PCRSelection, pinned: Bool? = nil) {
         self.tcti = tcti
         self.pcrs = pcrs
+        self.pinned = pinned
     }
 
-    /// The TCTI in force: the environment's, else the config's, else the kernel's resource manager.
+    /// The TCTI in force: the environment's (unless pinned), else the config's, else the kernel's resource manager.
     package var tctiInForce: String {
-        let named = ProcessInfo.processInfo.environment[TPMConnection.environmentVariable] ?? ""
+        let named = pinned == true ? "" : ProcessInfo.processInfo.environment[TPMConnection.environmentVariable] ?? ""
         return named.isEmpty ? tcti ?? TPMConnection.defaultTCTI : named
     }
 

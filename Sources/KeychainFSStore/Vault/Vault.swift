@@ -76,8 +76,8 @@ public struct Vault: Sendable {
         let vault = Vault(directory: directory)
         guard !vault.exists else { throw .param("a vault already exists at \(vault.directory)") }
         // A simulated device's files, in its own fresh directory, skip fsync (ThrowawayDirectories).
-        if simulatedDevice, let deviceKeyPath {
-            ThrowawayDirectories.add(throwawayDirectories(directory, deviceKeyPath))
+        if simulatedDevice {
+            ThrowawayDirectories.add(throwawayDirectories(directory, deviceKeyPath ?? directory + "/device.key"))
         }
         // A missing TPM fails here, before anything is made.
         if let tpm { _ = try TPMConnection(tcti: tpm.tctiInForce) }
