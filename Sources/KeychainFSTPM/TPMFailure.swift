@@ -4,6 +4,8 @@ import KeychainFSCTPM
 package struct TPMFailure: Error, CustomStringConvertible {
     /// Not a TSS code: the object unsealed to something that is not a 32-byte key.
     static let wrongSize: UInt32 = 0xFFFF_FFFF
+    /// Not a TSS code: the TPM did not answer within ``TPMDeadline``.
+    static let timedOut: UInt32 = 0xFFFF_FFFE
 
     package enum Kind: Sendable {
         /// The blob is not this TPM's (made by another, or its storage hierarchy was cleared), or damaged.
@@ -23,6 +25,7 @@ package struct TPMFailure: Error, CustomStringConvertible {
 
     package var kind: Kind {
         if rc == Self.wrongSize { return .notThisTPM }
+        if rc == Self.timedOut { return .other }
         switch keychainfs_tpm_classify(rc) {
         case KEYCHAINFS_TPM_NOT_THIS_TPM: return .notThisTPM
         case KEYCHAINFS_TPM_BOOT_STATE_CHANGED: return .bootStateChanged
@@ -33,6 +36,10 @@ package struct TPMFailure: Error, CustomStringConvertible {
     }
 
     package var description: String {
-        rc == Self.wrongSize ? "the sealed object holds no 32-byte key" : TPMConnection.describe(rc)
+        switch rc {
+        case Self.wrongSize: "the sealed object holds no 32-byte key"
+        case Self.timedOut: "the TPM \(TPMDeadline.message)"
+        default: TPMConnection.describe(rc)
+        }
     }
 }

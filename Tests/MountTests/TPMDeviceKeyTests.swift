@@ -445,4 +445,44 @@ import Testing
         #expect(bad.status == 64, "\(bad.stderr)")
         #expect(!(try String(contentsOfFile: m.vault + "/keybag", encoding: .utf8)).contains("bootUnlock"))
     }
+
+    /// A TPM that stops answering (swtpm stopped with SIGSTOP) fails the call within the deadline
+    /// (`KEYCHAINFS_TPM_TIMEOUT`, 2 s here) and never hangs the daemon; once it answers again, so does the vault.
+    @Test func aTPMThatStopsAnsweringFailsWithinTheDeadline() throws {
+        let tpm = try SoftwareTPM()
+        let m = try MountedVault(
+            initArguments: ["--test-device", "--tpm", "--tpm-tcti", tpm.tcti],
+            mountEnvironment: ["KEYCHAINFS_TPM_TIMEOUT": "2"])
+        try expectSuccess(m.device("passcode", "set", passcode: "1234"))
+        try expectSuccess(m.device("lock"))
+        kill(tpm.pid, SIGSTOP)
+        let stalled = m.device("unlock", passcode: "1234")
+        kill(tpm.pid, SIGCONT)
+        #expect(stalled.status != 0 && stalled.stderr.contains("did not answer within 2 s"), "\(stalled.stderr)")
+        #expect(m.cli(["status", "--mount", m.mount]).stdout.contains("failed attempts: 0"), "not a wrong passcode")
+        try expectSuccess(m.device("unlock", passcode: "1234"))
+        #expect(m.cli(["status", "--mount", m.mount]).stdout.contains("state: unlocked"))
+    }
+
+    /// A recovery public key planted in vault.json (so that the next passcode's share would be sealed to an
+    /// attacker's key) is refused: its tag under the device key does not match; the passcode is not set.
+    @Test func aPlantedRecoveryPublicKeyGetsNoShare() throws {
+        let tpm = try SoftwareTPM()
+        let recovery = TestDirectory.root + "/planted-recovery-\(UUID().uuidString.prefix(8))"
+        let m = try MountedVault(initArguments: [
+            "--test-device", "--tpm", "--tpm-tcti", tpm.tcti, "--recovery-key", recovery,
+        ])
+        m.unmount()
+        let configPath = m.vault + "/vault.json"
+        var config = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: configPath))) as? [String: Any]
+        )
+        #expect(config["recoveryPublicKey"] != nil && config["recoveryPublicKeyTag"] != nil)
+        config["recoveryPublicKey"] = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configPath))
+        try expectSuccess(m.remount())
+        let set = m.device("passcode", "set", passcode: "1234")
+        #expect(set.status != 0 && set.stderr.contains("is not this vault's"), "\(set.stderr)")
+        #expect(m.cli(["status", "--mount", m.mount]).stdout.contains("passcode: not set"))
+    }
 }

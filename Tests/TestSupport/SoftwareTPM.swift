@@ -9,7 +9,7 @@ public final class SoftwareTPM: @unchecked Sendable {
     public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
 
     public let directory: String
-    private let pid: pid_t
+    public let pid: pid_t
     private var stopped = false
 
     /// The TCTI that reaches it, for `--tpm-tcti` and KEYCHAINFS_TPM_TCTI.

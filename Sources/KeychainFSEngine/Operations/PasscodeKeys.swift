@@ -17,7 +17,7 @@ extension Keychain {
         }
         let made = try PasscodeShare.create(
             stretched: stretched, deviceKey: deviceKey, binding: deviceKeyTPM,
-            recoveryPublicKey: try vault.config().recoveryPublicKey)
+            recoveryPublicKey: try vault.recoveryPublicKey(deviceKey: deviceKey))
         return (made.kek, made.blob, made.escrow)
     }
 

@@ -40,7 +40,9 @@ extension Vault {
         let escrow = Self.escrowSecret(recovery)
         defer { escrow.wipe() }
         var config = try config()
-        config.recoveryPublicKey = SealedBox.publicKey(secret: escrow)
+        let publicKey = SealedBox.publicKey(secret: escrow)
+        config.recoveryPublicKey = publicKey
+        config.recoveryPublicKeyTag = Self.recoveryTag(publicKey, deviceKey: deviceKey)
         do {
             try FileIO.writeAtomically(copy, to: deviceKeyRecoveryPath, mode: 0o600)
             try save(config)
@@ -108,6 +110,28 @@ extension Vault {
         config.deviceKeyTPM = binding
         try save(config)
         return binding
+    }
+
+    static func recoveryTag(_ publicKey: Data, deviceKey: GuardedKey) -> Data {
+        let key = KeyDerivation.subkey(of: deviceKey, context: "keychainfs recovery public key v1")
+        defer { key.wipe() }
+        return KeyDerivation.keyedHash([publicKey], key: key, outputBytes: 32)
+    }
+
+    /// The recovery key's public key a passcode's share is sealed to, checked against its tag; nil without a
+    /// recovery key.
+    package func recoveryPublicKey(deviceKey: GuardedKey) throws(KeychainError) -> Data? {
+        let config = try config()
+        guard let publicKey = config.recoveryPublicKey else { return nil }
+        guard let tag = config.recoveryPublicKeyTag,
+            Sodium.constantTimeEqual(tag, Self.recoveryTag(publicKey, deviceKey: deviceKey))
+        else {
+            throw KeychainError(
+                SecStatus.decode,
+                "the recovery key's public key in \(configPath) is not this vault's (it was changed): no passcode "
+                    + "share is sealed to it; make a new recovery key (docs/tpm.md, Recovery)")
+        }
+        return publicKey
     }
 
     static func hex(_ key: GuardedKey) -> String {

@@ -19,6 +19,9 @@ public struct Vault: Sendable {
         /// The X25519 public key of the recovery key (docs/tpm.md, Recovery): a passcode's TPM share is
         /// sealed to it too, so that a recovery onto another TPM keeps classes A and C.
         package var recoveryPublicKey: Data?
+        /// A keyed hash of ``recoveryPublicKey`` under the device key: one planted in vault.json (to have the
+        /// next passcode's share sealed to an attacker's key) is refused.
+        package var recoveryPublicKeyTag: Data?
         public var testDevice: Bool
 
         package init(
