@@ -34,7 +34,9 @@ own_mounts() {
 cleanup() {
   if [[ -n ${examples_pid:-} ]]; then kill -- "-$examples_pid" 2>/dev/null || true; fi
   for m in $(own_mounts); do umount -l "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null || true; done
-  pkill -KILL -f -- "--tpmstate dir=$run_dir/" 2>/dev/null || true  # a TPM simulator a crashed test left
+  # A TPM simulator a crashed test (or a kit device it leaked) left.
+  pkill -KILL -f -- "--tpmstate dir=$run_dir/" 2>/dev/null || true
+  pkill -KILL -f -- "--tpmstate dir=$kit_dir/" 2>/dev/null || true
   rm -rf --one-file-system "$run_dir" "$kit_dir"  # never into a mount that would not detach
 }
 trap cleanup EXIT
