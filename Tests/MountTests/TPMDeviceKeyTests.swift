@@ -367,6 +367,15 @@ import Testing
         let status = m.cli(["status", "--mount", m.mount]).stdout
         #expect(status.contains("state: unlocked") && status.contains("boot unlock: sealed to PCRs 16"), "\(status)")
         #expect(try String(contentsOfFile: m.path("genp/svc/acct/value"), encoding: .utf8) == "s3cret")
+        // Only the first unlock after a boot: after `device lock` the passcode is needed; after a reboot not.
+        try expectSuccess(m.device("lock"))
+        let afterLock = m.cli(["device", "unlock", "--tpm", "--mount", m.mount])
+        #expect(
+            afterLock.status != 0 && afterLock.stderr.contains("only the first unlock after a boot"),
+            "\(afterLock.stderr)")
+        try expectSuccess(m.device("reboot"))
+        try expectSuccess(m.cli(["device", "unlock", "--tpm", "--mount", m.mount]))
+        #expect(m.cli(["status", "--mount", m.mount]).stdout.contains("state: unlocked"))
         // A changed passcode: the boot unlock is sealed anew for it.
         try expectSuccess(
             m.cli(["device", "passcode", "change", "--mount", m.mount, "--passcode-stdin"], stdin: "1234\n5678\n"))

@@ -50,11 +50,19 @@ extension Keychain {
     /// Whether boot unlock is enabled, and to which PCRs.
     package var bootUnlockPCRs: PCRSelection? { protection.withLock { $0.record.bootUnlock?.pcrs } }
 
-    /// `mount --tpm-unlock`, `device unlock --tpm`: unlocks as the passcode would (the device is then as after
-    /// its first unlock), when the TPM releases the sealed KEK; otherwise the device stays as it was and the
-    /// error says why (errSecInteractionNotAllowed: a changed boot state, another TPM).
+    /// `mount --tpm-unlock`, `device unlock --tpm`: the first unlock after a boot (a daemon start or `device
+    /// reboot`), as the passcode would make it, when the TPM releases the sealed KEK; otherwise the device
+    /// stays as it was and the error says why (errSecInteractionNotAllowed: a changed boot state, another TPM).
+    /// After `device lock` only the passcode unlocks: the lock keeps its meaning.
     package func unlockWithBootSeal() throws(KeychainError) {
         try oneAttemptAtATime { () throws(KeychainError) in
+            let state = protection.withLock { $0.state }
+            if state == .unlocked || state == .noPasscode { return }
+            guard state == .beforeFirstUnlock else {
+                throw KeychainError(
+                    SecStatus.interactionNotAllowed,
+                    "boot unlock makes only the first unlock after a boot: after 'device lock' the passcode unlocks")
+            }
             guard let seal = protection.withLock({ $0.record.bootUnlock }) else {
                 throw KeychainError(
                     SecStatus.interactionNotAllowed,
@@ -68,8 +76,8 @@ extension Keychain {
             defer { kek.wipe() }
             defer { noteChange(.device) }
             try protection.withLock { keybag throws(KeychainError) in
-                guard keybag.record.bootUnlock == seal else {
-                    throw KeychainError(SecStatus.interactionNotAllowed, "boot unlock changed during this unlock")
+                guard keybag.record.bootUnlock == seal, keybag.state == .beforeFirstUnlock else {
+                    throw KeychainError(SecStatus.interactionNotAllowed, "the device changed during this unlock")
                 }
                 try keybag.unlock(with: kek, at: now())
             }
