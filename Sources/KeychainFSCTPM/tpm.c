@@ -213,6 +213,36 @@ static TSS2_RC start_policy(keychainfs_tpm *tpm, uint32_t pcrs, int with_auth, i
     return rc;
 }
 
+/* Writes an object as TPM2B_PUBLIC then TPM2B_PRIVATE, marshalled (what tpm2_load reads). */
+static TSS2_RC marshal_object(
+    const TPM2B_PUBLIC *public, const TPM2B_PRIVATE *private, uint8_t *blob, size_t blob_capacity,
+    size_t *blob_size) {
+    size_t offset = 0;
+    TSS2_RC rc = Tss2_MU_TPM2B_PUBLIC_Marshal(public, blob, blob_capacity, &offset);
+    if (rc == TSS2_RC_SUCCESS) rc = Tss2_MU_TPM2B_PRIVATE_Marshal(private, blob, blob_capacity, &offset);
+    *blob_size = offset;
+    return rc;
+}
+
+/* Loads a marshalled object of `type` (a P-256 key when TPM2_ALG_ECC) under the primary key: bytes that are
+   not exactly one such object are refused before the TPM sees them. */
+static TSS2_RC load_object(
+    keychainfs_tpm *tpm, const uint8_t *blob, size_t blob_size, TPMI_ALG_PUBLIC type, ESYS_TR *object) {
+    TPM2B_PUBLIC public = {0};
+    TPM2B_PRIVATE private = {0};
+    size_t offset = 0;
+    TSS2_RC rc = Tss2_MU_TPM2B_PUBLIC_Unmarshal(blob, blob_size, &offset, &public);
+    if (rc == TSS2_RC_SUCCESS) rc = Tss2_MU_TPM2B_PRIVATE_Unmarshal(blob, blob_size, &offset, &private);
+    if (rc == TSS2_RC_SUCCESS && offset != blob_size) rc = TSS2_MU_RC_BAD_SIZE;
+    if (rc == TSS2_RC_SUCCESS && public.publicArea.type != type) rc = TSS2_ESYS_RC_BAD_VALUE;
+    if (rc == TSS2_RC_SUCCESS && type == TPM2_ALG_ECC &&
+        public.publicArea.parameters.eccDetail.curveID != TPM2_ECC_NIST_P256) {
+        rc = TSS2_ESYS_RC_BAD_VALUE;
+    }
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    return Esys_Load(tpm->esys, tpm->primary, tpm->session, ESYS_TR_NONE, ESYS_TR_NONE, &private, &public, object);
+}
+
 TSS2_RC keychainfs_tpm_seal(
     keychainfs_tpm *tpm, const uint8_t *secret, size_t secret_size, const uint8_t *auth, size_t auth_size,
     uint32_t pcrs, uint8_t *blob, size_t blob_capacity, size_t *blob_size) {
@@ -250,10 +280,7 @@ TSS2_RC keychainfs_tpm_seal(
         &private, &public, NULL, NULL, NULL);
     explicit_bzero(&sensitive, sizeof sensitive);
     if (rc != TSS2_RC_SUCCESS) return rc;
-    size_t offset = 0;
-    rc = Tss2_MU_TPM2B_PUBLIC_Marshal(public, blob, blob_capacity, &offset);
-    if (rc == TSS2_RC_SUCCESS) rc = Tss2_MU_TPM2B_PRIVATE_Marshal(private, blob, blob_capacity, &offset);
-    *blob_size = offset;
+    rc = marshal_object(public, private, blob, blob_capacity, blob_size);
     Esys_Free(private);
     Esys_Free(public);
     return rc;
@@ -263,15 +290,8 @@ TSS2_RC keychainfs_tpm_unseal(
     keychainfs_tpm *tpm, const uint8_t *blob, size_t blob_size, const uint8_t *auth, size_t auth_size,
     uint32_t pcrs, uint8_t *secret, size_t secret_capacity, size_t *secret_size) {
     if (auth_size > 32) return TSS2_ESYS_RC_BAD_VALUE;
-    TPM2B_PUBLIC public = {0};
-    TPM2B_PRIVATE private = {0};
-    size_t offset = 0;
-    TSS2_RC rc = Tss2_MU_TPM2B_PUBLIC_Unmarshal(blob, blob_size, &offset, &public);
-    if (rc == TSS2_RC_SUCCESS) rc = Tss2_MU_TPM2B_PRIVATE_Unmarshal(blob, blob_size, &offset, &private);
-    if (rc == TSS2_RC_SUCCESS && offset != blob_size) rc = TSS2_MU_RC_BAD_SIZE;
-    if (rc != TSS2_RC_SUCCESS) return rc;
     ESYS_TR object = ESYS_TR_NONE;
-    rc = Esys_Load(tpm->esys, tpm->primary, tpm->session, ESYS_TR_NONE, ESYS_TR_NONE, &private, &public, &object);
+    TSS2_RC rc = load_object(tpm, blob, blob_size, TPM2_ALG_KEYEDHASH, &object);
     if (rc != TSS2_RC_SUCCESS) return rc;
     TPM2B_AUTH value = {0};
     if (auth_size > 0) memcpy(value.buffer, auth, auth_size);
@@ -298,22 +318,6 @@ TSS2_RC keychainfs_tpm_unseal(
     explicit_bzero(data, sizeof *data);
     Esys_Free(data);
     return rc;
-}
-
-/* Loads a marshalled TPM2B_PUBLIC ‖ TPM2B_PRIVATE under the primary key. */
-static TSS2_RC load_blob(keychainfs_tpm *tpm, const uint8_t *blob, size_t blob_size, ESYS_TR *object) {
-    TPM2B_PUBLIC public = {0};
-    TPM2B_PRIVATE private = {0};
-    size_t offset = 0;
-    TSS2_RC rc = Tss2_MU_TPM2B_PUBLIC_Unmarshal(blob, blob_size, &offset, &public);
-    if (rc == TSS2_RC_SUCCESS) rc = Tss2_MU_TPM2B_PRIVATE_Unmarshal(blob, blob_size, &offset, &private);
-    if (rc == TSS2_RC_SUCCESS && offset != blob_size) rc = TSS2_MU_RC_BAD_SIZE;
-    if (rc == TSS2_RC_SUCCESS && (public.publicArea.type != TPM2_ALG_ECC ||
-                                  public.publicArea.parameters.eccDetail.curveID != TPM2_ECC_NIST_P256)) {
-        rc = TSS2_ESYS_RC_BAD_VALUE;
-    }
-    if (rc != TSS2_RC_SUCCESS) return rc;
-    return Esys_Load(tpm->esys, tpm->primary, tpm->session, ESYS_TR_NONE, ESYS_TR_NONE, &private, &public, object);
 }
 
 static int copy_coordinate(const TPM2B_ECC_PARAMETER *from, uint8_t to[32]) {
@@ -345,10 +349,7 @@ TSS2_RC keychainfs_tpm_create_p256(
         tpm->esys, tpm->primary, tpm->session, ESYS_TR_NONE, ESYS_TR_NONE, &sensitive, &template, &outside, &none,
         &private, &public, NULL, NULL, NULL);
     if (rc != TSS2_RC_SUCCESS) return rc;
-    size_t offset = 0;
-    rc = Tss2_MU_TPM2B_PUBLIC_Marshal(public, blob, blob_capacity, &offset);
-    if (rc == TSS2_RC_SUCCESS) rc = Tss2_MU_TPM2B_PRIVATE_Marshal(private, blob, blob_capacity, &offset);
-    *blob_size = offset;
+    rc = marshal_object(public, private, blob, blob_capacity, blob_size);
     if (rc == TSS2_RC_SUCCESS && (!copy_coordinate(&public->publicArea.unique.ecc.x, x) ||
                                   !copy_coordinate(&public->publicArea.unique.ecc.y, y))) {
         rc = TSS2_ESYS_RC_BAD_VALUE;
@@ -370,7 +371,7 @@ TSS2_RC keychainfs_tpm_sign_p256(
     default: return TSS2_ESYS_RC_BAD_VALUE;
     }
     ESYS_TR key = ESYS_TR_NONE;
-    TSS2_RC rc = load_blob(tpm, blob, blob_size, &key);
+    TSS2_RC rc = load_object(tpm, blob, blob_size, TPM2_ALG_ECC, &key);
     if (rc != TSS2_RC_SUCCESS) return rc;
     TPM2B_DIGEST message = {0};
     message.size = (UINT16)digest_size;
@@ -394,7 +395,7 @@ TSS2_RC keychainfs_tpm_ecdh_p256(
     keychainfs_tpm *tpm, const uint8_t *blob, size_t blob_size, const uint8_t peer_x[32],
     const uint8_t peer_y[32], uint8_t shared_x[32]) {
     ESYS_TR key = ESYS_TR_NONE;
-    TSS2_RC rc = load_blob(tpm, blob, blob_size, &key);
+    TSS2_RC rc = load_object(tpm, blob, blob_size, TPM2_ALG_ECC, &key);
     if (rc != TSS2_RC_SUCCESS) return rc;
     TPM2B_ECC_POINT peer = {0};
     peer.point.x.size = 32;

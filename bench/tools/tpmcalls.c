@@ -29,26 +29,18 @@ int main(int argc, char **argv) {
     keychainfs_tpm *tpm = NULL;
     uint8_t blob[1024];
     size_t size = 0;
-    if (strcmp(argv[1], "key") == 0) {
-        uint8_t x[32], y[32];
-        TSS2_RC rc = keychainfs_tpm_open(argv[2], &tpm);
-        if (rc == 0) rc = keychainfs_tpm_create_p256(tpm, blob, sizeof blob, &size, x, y);
-        keychainfs_tpm_close(tpm);
-        if (rc != 0) { fprintf(stderr, "key: %s\n", Tss2_RC_Decode(rc)); return 1; }
-        FILE *out = fopen(argv[3], "wb");
-        if (out == NULL || fwrite(blob, 1, size, out) != size) return 1;
-        fclose(out);
-        return 0;
-    }
-    if (strcmp(argv[1], "seal") == 0) {
-        uint8_t key[32];
+    if (strcmp(argv[1], "key") == 0 || strcmp(argv[1], "seal") == 0) {
+        uint8_t key[32], x[32], y[32];
         FILE *random = fopen("/dev/urandom", "rb");
         if (random == NULL || fread(key, 1, sizeof key, random) != sizeof key) return 1;
         fclose(random);
         TSS2_RC rc = keychainfs_tpm_open(argv[2], &tpm);
-        if (rc == 0) rc = keychainfs_tpm_seal(tpm, key, sizeof key, NULL, 0, 0, blob, sizeof blob, &size);
+        if (rc == 0 && argv[1][0] == 'k') rc = keychainfs_tpm_create_p256(tpm, blob, sizeof blob, &size, x, y);
+        if (rc == 0 && argv[1][0] == 's') {
+            rc = keychainfs_tpm_seal(tpm, key, sizeof key, NULL, 0, 0, blob, sizeof blob, &size);
+        }
         keychainfs_tpm_close(tpm);
-        if (rc != 0) { fprintf(stderr, "seal: %s\n", Tss2_RC_Decode(rc)); return 1; }
+        if (rc != 0) { fprintf(stderr, "%s: %s\n", argv[1], Tss2_RC_Decode(rc)); return 1; }
         FILE *out = fopen(argv[3], "wb");
         if (out == NULL || fwrite(blob, 1, size, out) != size) return 1;
         fclose(out);

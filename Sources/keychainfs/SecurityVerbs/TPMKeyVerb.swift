@@ -16,7 +16,9 @@ struct ExportTPMKey: ParsableCommand {
 
     @Option(help: "The key's label (kSecAttrLabel).") var label: String?
     @Option(help: "The key's application tag (kSecAttrApplicationTag), as text.") var tag: String?
-    @Option(name: .customShort("o"), help: "The file to write (new, 0600); default: standard output.") var output:
+    @Option(
+        name: .customShort("o"),
+        help: "The file to write (new, 0600, never over an existing one); default: standard output.") var output:
         String?
     @OptionGroup var keychain: KeychainArgument
 
@@ -48,14 +50,8 @@ struct ExportTPMKey: ParsableCommand {
                 FileHandle.standardOutput.write(pem)
                 return
             }
-            let fd = open(output, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                throw KeychainError(SecStatus.param, "cannot make \(output): \(String(cString: strerror(errno)))")
-            }
-            defer { close(fd) }
-            guard pem.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == pem.count, fsync(fd) == 0 else {
-                throw KeychainError(SecStatus.io, "cannot write \(output)")
-            }
+            // Complete or absent, never over anything at `output` (a planted link included).
+            try OutsideFile.create(pem, at: output)
         } catch { throw SecurityOutput.fail(Self.operation, error) }
     }
 }
