@@ -7,21 +7,24 @@ import Synchronization
 /// Security module): a listener on the engine's changes (``Keychain/addChangeObserver(_:)``) schedules a
 /// rescan of the items on a queue of its own, coalescing bursts, and compares it with the last one:
 /// ItemCreated / ItemDeleted / ItemChanged and CollectionChanged, and PropertiesChanged of the collection's
-/// Items, Locked and Modified, as gnome-keyring sends them.
+/// Items, Locked, Modified and Label, as gnome-keyring sends them.
 final class ChangeSignals: Sendable {
     private let keychain: Keychain
     private let face: VaultFace
+    private let label: CollectionLabel
     private let caller: Caller
     private let link: BusLink
     private let queue = DispatchQueue(label: "secret-service-changes")
     private let scheduled = Atomic<Bool>(false)
-    private let last = Mutex<(items: [Data: ServiceItem], locked: Bool)?>(nil)
+    private let last = Mutex<Snapshot?>(nil)
+    private typealias Snapshot = (items: [Data: ServiceItem], locked: Bool, label: String)
     /// Items whose own PropertiesChanged goes out at a lock or unlock (a bigger vault's others do not get one).
     static let maxItemSignals = 1024
 
-    init(keychain: Keychain, face: VaultFace, caller: Caller, link: BusLink) {
+    init(keychain: Keychain, face: VaultFace, label: CollectionLabel, caller: Caller, link: BusLink) {
         self.keychain = keychain
         self.face = face
+        self.label = label
         self.caller = caller
         self.link = link
     }
@@ -40,10 +43,11 @@ final class ChangeSignals: Sendable {
     }
 
     /// The items now (the last ones known while the device is locked: their attributes are sealed then).
-    private func snapshot(keeping known: [Data: ServiceItem] = [:]) -> (items: [Data: ServiceItem], locked: Bool) {
+    private func snapshot(keeping known: [Data: ServiceItem] = [:]) -> Snapshot {
         let locked = !keychain.isAvailable(.whenUnlocked)
-        guard !locked, let items = try? face.items(caller) else { return (known, locked) }
-        return (Dictionary(items.map { ($0.reference, $0) }, uniquingKeysWith: { a, _ in a }), locked)
+        let label = label.current(caller)
+        guard !locked, let items = try? face.items(caller) else { return (known, locked, label) }
+        return (Dictionary(items.map { ($0.reference, $0) }, uniquingKeysWith: { a, _ in a }), locked, label)
     }
 
     private func compare() {
@@ -85,6 +89,7 @@ final class ChangeSignals: Sendable {
                         ]))
             }
         }
+        if now.label != before.label { changed["Label"] = .string(now.label) }
         if !signals.isEmpty, let modified = now.items.values.map(\.modified).max() {
             changed["Modified"] = .uint64(ServiceObjects.seconds(modified))
         }

@@ -32,8 +32,14 @@ enum ItemMapping {
     /// and most wrappers) they are kSecAttrService and kSecAttrAccount; otherwise the service is
     /// `xdg:schema` (or org.freedesktop.Secret.Generic) and the account a digest of every attribute, so
     /// the same attribute set always names the same item and different sets never collide.
+    /// The one pair a client's `service` and `username` cannot name: the collection's label
+    /// (``CollectionLabel``) is kept there, so such a set is named by its digest like any other.
     static func name(of attributes: [String: String]) -> (service: String, account: String) {
-        if let service = attributes["service"], let username = attributes["username"] { return (service, username) }
+        if let service = attributes["service"], let username = attributes["username"],
+            (service, username) != (CollectionLabel.service, CollectionLabel.account)
+        {
+            return (service, username)
+        }
         let digest = SHA256.hash(data: canonical(attributes)).prefix(16).map { String(format: "%02x", $0) }.joined()
         return (attributes["xdg:schema"] ?? genericSchema, "ss-" + digest)
     }
@@ -65,6 +71,7 @@ enum ItemMapping {
     static func item(_ found: KeychainDictionary, record: (Data) -> Record? = record) -> ServiceItem? {
         guard let reference = found[QueryKey.valuePersistentRef]?.dataValue else { return nil }
         let service = text(found[Attributes.service.code]), account = text(found[Attributes.account.code])
+        if (service, account) == (CollectionLabel.service, CollectionLabel.account) { return nil }  // not an item
         var attributes = ["service": service, "username": account]
         var contentType = defaultContentType
         if let generic = found[Attributes.generic.code]?.dataValue, let stored = record(generic) {

@@ -20,12 +20,17 @@ extension ServiceObjects {
         case "Set":
             let args = try CallArguments(call, signature: "ssv")
             guard case .variant(let value) = args[2] else { throw .invalidArgs("Set takes a variant") }
-            guard case .item(let reference) = object, args.string(0) == Self.itemInterface || args.string(0).isEmpty
-            else {
+            switch object {
+            case .item(let reference) where args.string(0) == Self.itemInterface || args.string(0).isEmpty:
+                try setItemProperty(args.string(1), value, try existingItem(reference, caller), caller)
+            case .collection
+            where (args.string(0) == Self.collectionInterface || args.string(0).isEmpty) && args.string(1) == "Label":
+                guard let label = value.stringValue else { throw .invalidArgs("Label is a string") }
+                try collectionLabel.set(label, caller)
+            default:
                 throw BusError(
                     "org.freedesktop.DBus.Error.PropertyReadOnly", "\(args.string(1)) of \(call.path) cannot be set")
             }
-            try setItemProperty(args.string(1), value, try existingItem(reference, caller), caller)
             return []
         default:
             throw .unknownMethod("no method \(call.member) of \(Self.propertiesInterface)")
@@ -47,7 +52,8 @@ extension ServiceObjects {
             let items = keychain.isAvailable(.whenUnlocked) ? try face.items(caller) : []
             let created = vaultCreated()
             return [
-                "Items": .paths(items.map { ObjectPath.itemPath($0.reference) }), "Label": .string("Login"),
+                "Items": .paths(items.map { ObjectPath.itemPath($0.reference) }),
+                "Label": .string(collectionLabel.current(caller)),
                 "Locked": .bool(!keychain.isAvailable(.whenUnlocked)), "Created": .uint64(created),
                 "Modified": .uint64(items.map { Self.seconds($0.modified) }.max() ?? created),
             ]

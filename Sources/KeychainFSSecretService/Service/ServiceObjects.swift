@@ -23,6 +23,7 @@ final class ServiceObjects: Sendable {
     let link: BusLink
     let sessions = SessionTable()
     let prompts = PromptTable()
+    let collectionLabel: CollectionLabel
     let changes: ChangeSignals
 
     init(
@@ -35,7 +36,9 @@ final class ServiceObjects: Sendable {
         self.audit = audit
         self.enforcesAccess = enforcesAccess
         self.link = link
-        changes = ChangeSignals(keychain: keychain, face: face, caller: accessPolicy.defaultCaller, link: link)
+        collectionLabel = CollectionLabel(keychain: keychain)
+        changes = ChangeSignals(
+            keychain: keychain, face: face, label: collectionLabel, caller: accessPolicy.defaultCaller, link: link)
     }
 
     func watchChanges() { changes.start() }

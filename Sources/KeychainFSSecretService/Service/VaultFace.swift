@@ -54,9 +54,11 @@ struct VaultFace: Sendable {
 
     /// The items whose attributes include every one of `attributes`. With both `service` and `username`
     /// asked for, only the item they name can match (``ItemMapping/name(of:)``): the engine looks it up by
-    /// its service and account instead of listing the vault.
+    /// its service and account instead of listing the vault (but for the pair the collection's label
+    /// holds, which names its items by digest).
     func search(_ attributes: [String: String], _ caller: Caller) throws(BusError) -> [ServiceItem] {
         let naming = attributes["service"].flatMap { service in attributes["username"].map { (service, $0) } }
+            .flatMap { $0 == (CollectionLabel.service, CollectionLabel.account) ? nil : $0 }
         return try items(caller, naming: naming).filter { item in
             attributes.allSatisfy { item.attributes[$0.key] == $0.value }
         }

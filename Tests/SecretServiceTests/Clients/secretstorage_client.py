@@ -8,6 +8,8 @@ Usage:
   secretstorage_client.py ALGORITHM unlock           prints "dismissed" or "unlocked"
   secretstorage_client.py ALGORITHM lock             Service.Lock on the collection
   secretstorage_client.py ALGORITHM locked           the collection's Locked property
+  secretstorage_client.py ALGORITHM label [NEW]      prints the collection's Label; with NEW, sets it again
+                                                     unchanged, then to NEW (and shows it is not an item)
 
 ALGORITHM is dh (dh-ietf1024-sha256-aes128-cbc-pkcs7) or plain.
 """
@@ -78,6 +80,24 @@ def roundtrip(connection):
     assert list(collection.search_items({"application": "ss-test"})) == []
 
 
+def collection_label(collection, new):
+    before = collection.get_label()
+    print(before)
+    if new is None:
+        return 0
+    collection.set_label(before)  # clients set a label and restore it: the same label is no error
+    assert collection.get_label() == before
+    collection.set_label(new)
+    print(collection.get_label())
+    assert all(item.get_label() != new for item in collection.get_all_items()), "the label shows as an item"
+    try:
+        collection._collection.set_property("Items", "ao", [])
+        raise AssertionError("Items was set")
+    except DBusErrorResponse as error:
+        assert error.name == "org.freedesktop.DBus.Error.PropertyReadOnly", error.name
+    return 0
+
+
 def main():
     algorithm, command, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
     connection = connect(algorithm)
@@ -105,6 +125,8 @@ def main():
         collection.lock()  # Service.Lock
     elif command == "locked":
         print(collection.is_locked())
+    elif command == "label":
+        return collection_label(collection, rest[0] if rest else None)
     return 0
 
 
