@@ -13,8 +13,9 @@ final class CollectionLabel: Sendable {
     static let service = "org.freedesktop.Secret.Collection"
     static let account = "login"
     static let defaultLabel = "Login"
-    /// A label is a display name: bounded as an item's label is by the engine, said here for the error.
-    static let maxBytes = 4096
+
+    /// Whether `service` and `account` name the label's own entry (never an item of the collection).
+    static func holds(service: String, account: String) -> Bool { (service, account) == (Self.service, Self.account) }
 
     private let keychain: Keychain
     private let lastRead = Mutex<String?>(nil)
@@ -34,8 +35,8 @@ final class CollectionLabel: Sendable {
         let label: String
         do {
             label =
-                (try keychain.copyMatching(query, caller: caller)?.dictionaryValue?[Attributes.label.code])
-                .flatMap { if case .string(let text) = $0 { text } else { nil } } ?? Self.defaultLabel
+                try keychain.copyMatching(query, caller: caller)?.dictionaryValue?[Attributes.label.code]?
+                .stringValue ?? Self.defaultLabel
         } catch {
             return lastRead.withLock { $0 } ?? Self.defaultLabel  // locked meanwhile, or refused: nothing read
         }
@@ -45,7 +46,10 @@ final class CollectionLabel: Sendable {
 
     /// Keeps `label` (the same label again is a success that changes nothing but the item's date).
     func set(_ label: String, _ caller: Caller) throws(BusError) {
-        guard label.utf8.count <= Self.maxBytes else { throw .invalidArgs("a label is at most \(Self.maxBytes) bytes") }
+        // The engine bounds only secrets; a display name is held to an attribute value's bound.
+        guard label.utf8.count <= ItemMapping.maxValueBytes else {
+            throw .invalidArgs("a label is at most \(ItemMapping.maxValueBytes) bytes")
+        }
         do throws(KeychainError) {
             var add = Self.naming
             add[Attributes.label.code] = .string(label)

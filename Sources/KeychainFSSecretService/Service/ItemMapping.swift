@@ -36,7 +36,7 @@ enum ItemMapping {
     /// (``CollectionLabel``) is kept there, so such a set is named by its digest like any other.
     static func name(of attributes: [String: String]) -> (service: String, account: String) {
         if let service = attributes["service"], let username = attributes["username"],
-            (service, username) != (CollectionLabel.service, CollectionLabel.account)
+            !CollectionLabel.holds(service: service, account: username)
         {
             return (service, username)
         }
@@ -71,7 +71,7 @@ enum ItemMapping {
     static func item(_ found: KeychainDictionary, record: (Data) -> Record? = record) -> ServiceItem? {
         guard let reference = found[QueryKey.valuePersistentRef]?.dataValue else { return nil }
         let service = text(found[Attributes.service.code]), account = text(found[Attributes.account.code])
-        if (service, account) == (CollectionLabel.service, CollectionLabel.account) { return nil }  // not an item
+        if CollectionLabel.holds(service: service, account: account) { return nil }  // not an item
         var attributes = ["service": service, "username": account]
         var contentType = defaultContentType
         if let generic = found[Attributes.generic.code]?.dataValue, let stored = record(generic) {

@@ -58,7 +58,7 @@ struct VaultFace: Sendable {
     /// holds, which names its items by digest).
     func search(_ attributes: [String: String], _ caller: Caller) throws(BusError) -> [ServiceItem] {
         let naming = attributes["service"].flatMap { service in attributes["username"].map { (service, $0) } }
-            .flatMap { $0 == (CollectionLabel.service, CollectionLabel.account) ? nil : $0 }
+            .flatMap { CollectionLabel.holds(service: $0.0, account: $0.1) ? nil : $0 }
         return try items(caller, naming: naming).filter { item in
             attributes.allSatisfy { item.attributes[$0.key] == $0.value }
         }
